@@ -1,0 +1,314 @@
+// The local, spec-faithful stand-in for the Rostering and Enrollment API, on loopback only. This module
+// wires sockets to the route modules and applies faults; the behaviour of each endpoint lives in its module.
+import { randomInt } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { createAttendanceRoute } from './attendance.js';
+import { type DemoClient, demoClients } from './clients.js';
+import { Faults, type ScriptedFault } from './faults.js';
+import { BodyTooLarge, isLoopbackHost, readBody, sendResponse, sendTruncated, splitTarget } from './http.js';
+import { createInvitationsRoute, type InvitationRecord, InvitationStore } from './invitations.js';
+import { createOneRosterRoute, type OneRosterSandboxOptions } from './oneroster/index.js';
+import { Outbox, type SentEmail } from './outbox.js';
+import { authenticateBearer, handleTokenRequest, TOKEN_ENDPOINTS, TokenStore } from './tokens.js';
+import type { Caller, ResourceRoute, SandboxRequest, SandboxResponse } from './types.js';
+
+export type { DemoClient } from './clients.js';
+export type { ScriptedFault } from './faults.js';
+export type { InvitationRecord, PublicInvitation } from './invitations.js';
+export type { SentEmail } from './outbox.js';
+
+export interface SandboxOptions {
+  /** Default '127.0.0.1'. Any host that is not loopback is refused (the demo secrets are public). */
+  host?: string;
+  /** Default 0: an ephemeral port. */
+  port?: number;
+  /** Lifetime of issued access tokens, whole seconds (default 3600, spec §8). */
+  tokenTtlSeconds?: number;
+  /** Delay every response by latencyMs plus up to jitterMs. */
+  latencyMs?: number;
+  jitterMs?: number;
+  /** Resource endpoints answer failStatus (default 503, with Retry-After: 1) with this probability, unprocessed. */
+  failRate?: number;
+  failStatus?: number;
+  /** Resource endpoints process the request, then cut the connection mid-response with this probability. */
+  dropRate?: number;
+  /** Requests per second per client over all resource endpoints; excess gets 429 with Retry-After. */
+  rateLimit?: number;
+  /** Seed of the PRNG behind every random fault (default: random; read it back from `sandbox.seed`). */
+  seed?: number;
+  /** When set, every invitation e-mail is also written here as an .eml file. */
+  outboxDir?: string;
+  /** Keep `sandbox.requests` (default true). */
+  record?: boolean;
+  /** One line per request: method, path (no query), status, milliseconds, client id. Never a secret or token. */
+  log?: (line: string) => void;
+  oneroster?: OneRosterSandboxOptions;
+  /** Clock in epoch milliseconds, for tests of token expiry and rate limits (default Date.now). */
+  now?: () => number;
+}
+
+export interface RecordedRequest {
+  method: string;
+  /** Full path as sent, including /v1, never decoded. */
+  path: string;
+  rawQuery: string;
+  /** Raw headers, Authorization included: this list is for tests and stays in memory. */
+  headers: IncomingHttpHeaders;
+  body: string;
+  /** Status answered (0 while still in progress). */
+  status: number;
+  /** Set when the connection was cut mid-response on purpose. */
+  dropped?: boolean;
+  /** The client the request was attributed to, when known. */
+  clientId?: string;
+}
+
+export interface InjectFaultOptions extends ScriptedFault {}
+
+export interface Sandbox {
+  /** e.g. http://127.0.0.1:43123/v1 — the spec's {base_url}. */
+  baseUrl: string;
+  /** e.g. http://127.0.0.1:43123 */
+  origin: string;
+  seed: number;
+  clients: DemoClient[];
+  /** Every request to /v1 (and stray paths) in arrival order; the /__sandbox admin calls are left out. */
+  requests: RecordedRequest[];
+  outbox: SentEmail[];
+  invitations(): InvitationRecord[];
+  revokeAllTokens(): void;
+  /** A scripted fault: the next `times` (default 1) matching /v1 requests get it, before anything else. */
+  injectFault(fault: InjectFaultOptions): void;
+  setOptions(
+    patch: Partial<
+      Pick<
+        SandboxOptions,
+        'latencyMs' | 'jitterMs' | 'failRate' | 'failStatus' | 'dropRate' | 'rateLimit' | 'tokenTtlSeconds'
+      >
+    >,
+  ): void;
+  close(): Promise<void>;
+}
+
+interface Outcome {
+  response: SandboxResponse;
+  clientId?: string;
+  drop?: boolean;
+}
+
+const json = (status: number, message: string, headers?: Record<string, string>): SandboxResponse =>
+  headers ? { status, headers, body: { message } } : { status, body: { message } };
+
+function checkTtl(ttl: number): number {
+  if (!Number.isInteger(ttl) || ttl < 1)
+    throw new RangeError(`tokenTtlSeconds must be a positive integer (got ${ttl})`);
+  return ttl;
+}
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const host = options.host ?? '127.0.0.1';
+  if (!isLoopbackHost(host)) {
+    throw new Error(
+      `The sandbox only listens on loopback (127.0.0.1, ::1, localhost); refusing host ${host}`,
+    );
+  }
+  const now = options.now ?? Date.now;
+  const seed = options.seed ?? randomInt(2 ** 31);
+  let ttlSeconds = checkTtl(options.tokenTtlSeconds ?? 3600);
+  const faults = new Faults(
+    {
+      latencyMs: options.latencyMs,
+      jitterMs: options.jitterMs,
+      failRate: options.failRate,
+      failStatus: options.failStatus,
+      dropRate: options.dropRate,
+      rateLimit: options.rateLimit,
+    },
+    seed,
+  );
+  const clients = demoClients();
+  const tokens = new TokenStore(now);
+  const invitations = new InvitationStore();
+  const outbox = new Outbox(options.outboxDir);
+  const requests: RecordedRequest[] = [];
+  const record = options.record ?? true;
+  let origin = '';
+
+  // Tried in order; each answers the paths it owns. OneRoster comes from its own module.
+  const routes: ResourceRoute[] = [
+    createAttendanceRoute(clients),
+    createInvitationsRoute({ store: invitations, outbox, now, origin: () => origin }),
+    createOneRosterRoute(options.oneroster ?? {}),
+  ];
+
+  function admin(method: string, path: string): SandboxResponse {
+    const only = (allowed: string, body: () => unknown): SandboxResponse =>
+      method === allowed
+        ? { status: 200, body: body() }
+        : json(405, `Use ${allowed} for ${path}`, { Allow: allowed });
+    if (path === '/__sandbox/outbox') return only('GET', () => outbox.sent);
+    if (path === '/__sandbox/invitations') return only('GET', () => invitations.records);
+    if (path === '/__sandbox/revoke-tokens') return only('POST', () => ({ revoked: tokens.revokeAll() }));
+    return json(404, `No sandbox admin endpoint ${path}`);
+  }
+
+  async function resource(sreq: SandboxRequest, remote: string, drop: boolean): Promise<Outcome> {
+    const auth = authenticateBearer(sreq, tokens);
+    const caller: Caller | undefined = 'caller' in auth ? auth.caller : undefined;
+    // Throttling and random failures happen "in front of" the service, before any processing.
+    const retryAfter = faults.rateLimited(caller ? `client:${caller.clientId}` : `addr:${remote}`, now());
+    if (retryAfter !== undefined) {
+      const limit = faults.settings.rateLimit;
+      return {
+        response: json(429, `Rate limit exceeded: at most ${limit} requests per second`, {
+          'Retry-After': String(retryAfter),
+        }),
+        ...(caller ? { clientId: caller.clientId } : {}),
+      };
+    }
+    const roll = faults.rollResource();
+    if (roll.fail) {
+      const status = faults.settings.failStatus;
+      const headers: Record<string, string> = status === 503 || status === 429 ? { 'Retry-After': '1' } : {};
+      return { response: json(status, 'The service is temporarily unavailable (injected failure)', headers) };
+    }
+    if (!caller) return { response: (auth as { response: SandboxResponse }).response };
+    for (const route of routes) {
+      const response = await route(sreq, caller);
+      if (response) return { response, clientId: caller.clientId, drop: drop || roll.drop };
+    }
+    return {
+      response: json(404, `No such endpoint: ${sreq.method} /v1${sreq.path}`),
+      clientId: caller.clientId,
+    };
+  }
+
+  async function dispatch(sreq: SandboxRequest, remote: string): Promise<Outcome> {
+    const scripted = faults.takeScripted(sreq);
+    if (scripted && !scripted.drop) {
+      const response: SandboxResponse = {
+        status: scripted.status ?? 503,
+        body: scripted.body ?? { message: 'Injected fault' },
+      };
+      if (scripted.headers) response.headers = scripted.headers;
+      return { response };
+    }
+    const drop = scripted?.drop === true;
+    if (TOKEN_ENDPOINTS.includes(sreq.path)) {
+      const result = handleTokenRequest(sreq, sreq.path, { clients, store: tokens, ttlSeconds });
+      return { ...result, drop };
+    }
+    return resource(sreq, remote, drop);
+  }
+
+  let closed = false;
+  const pendingDelays = new Set<() => void>();
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      if (ms <= 0) return resolve();
+      const done = () => {
+        clearTimeout(timer);
+        pendingDelays.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      pendingDelays.add(done);
+    });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    const method = req.method ?? 'GET';
+    const { path, rawQuery } = splitTarget(req.url);
+    const isAdmin = path.startsWith('/__sandbox/');
+    const entry: RecordedRequest = { method, path, rawQuery, headers: req.headers, body: '', status: 0 };
+    if (record && !isAdmin) requests.push(entry);
+
+    let outcome: Outcome;
+    try {
+      const body = await readBody(req);
+      entry.body = body.toString('utf8');
+      if (isAdmin) {
+        outcome = { response: admin(method, path) };
+      } else if (path === '/v1' || path.startsWith('/v1/')) {
+        const sreq: SandboxRequest = {
+          method,
+          path: path.slice(3) || '/',
+          rawQuery,
+          query: new URLSearchParams(rawQuery),
+          headers: req.headers,
+          body,
+        };
+        outcome = await dispatch(sreq, req.socket.remoteAddress ?? 'unknown');
+      } else {
+        outcome = { response: json(404, `No such endpoint: ${path} (the API is served under /v1)`) };
+      }
+    } catch (err) {
+      outcome =
+        err instanceof BodyTooLarge
+          ? { response: json(413, 'The request body is too large', { Connection: 'close' }) }
+          : { response: json(500, 'Internal sandbox error') };
+      if (!(err instanceof BodyTooLarge)) options.log?.(`sandbox error: ${(err as Error).message}`);
+    }
+
+    if (!isAdmin) await sleep(faults.delayMs());
+    if (closed) return;
+    entry.status = outcome.response.status;
+    if (outcome.clientId !== undefined) entry.clientId = outcome.clientId;
+    if (outcome.drop) {
+      entry.dropped = true;
+      sendTruncated(res, outcome.response);
+    } else {
+      sendResponse(res, outcome.response);
+    }
+    const ms = Math.round(performance.now() - started);
+    options.log?.(
+      `${method} ${path} ${entry.status} ${ms}ms ${outcome.clientId ?? '-'}${outcome.drop ? ' (connection dropped)' : ''}`,
+    );
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch(() => res.destroy());
+  });
+  // Long keep-alive so clients (bulk sends, paged exports) reuse their sockets.
+  server.keepAliveTimeout = 30_000;
+  server.headersTimeout = 35_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  origin = `http://${hostPart}:${address.port}`;
+
+  return {
+    baseUrl: `${origin}/v1`,
+    origin,
+    seed,
+    clients: clients.map((c) => ({ ...c })),
+    requests,
+    outbox: outbox.sent,
+    invitations: () => invitations.records.map((r) => ({ ...r, scopes: [...r.scopes] })),
+    revokeAllTokens: () => {
+      tokens.revokeAll();
+    },
+    injectFault: (fault) => faults.inject(fault),
+    setOptions: (patch) => {
+      const { tokenTtlSeconds, ...faultPatch } = patch;
+      if (tokenTtlSeconds !== undefined) ttlSeconds = checkTtl(tokenTtlSeconds);
+      faults.update(faultPatch);
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        closed = true;
+        for (const done of [...pendingDelays]) done();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
