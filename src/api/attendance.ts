@@ -1,0 +1,26 @@
+// GET /attendance/status (spec §4.7, §2.7).
+import { RosterError } from '../errors.js';
+import type { ApiClient } from './client.js';
+import { isRecord, parseJson, unexpectedResponse } from './errors.js';
+
+export interface AttendanceStatus {
+  success: boolean;
+  clientLabel: string;
+  [field: string]: unknown;
+}
+
+export async function attendanceStatus(api: ApiClient): Promise<AttendanceStatus> {
+  const what = 'Attendance check';
+  const response = await api.send({ method: 'GET', path: '/attendance/status', purpose: 'general', what });
+  const body = parseJson(response.body);
+  if (!isRecord(body) || typeof body.clientLabel !== 'string') {
+    throw unexpectedResponse(response, what, 'a JSON body with success and clientLabel');
+  }
+  if (body.success !== true) {
+    throw new RosterError(
+      'api',
+      `${what}: the server answered success=${String(body.success)} for "${body.clientLabel}".`,
+    );
+  }
+  return body as AttendanceStatus;
+}

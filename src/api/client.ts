@@ -1,0 +1,152 @@
+// Resource requests (everything but the token endpoints): a bearer token on each, one replay after a
+// 401 with a fresh token, retries per api/retry.ts, and every error answer turned into a RosterError.
+import type { TokenPurpose } from '../auth/config.js';
+import type { Logger } from '../context.js';
+import { ApiError, RosterError } from '../errors.js';
+import { errorFromResponse } from './errors.js';
+import {
+  backoffDelay,
+  isRetryableStatus,
+  MAX_RETRIES,
+  MAX_RETRY_AFTER_MS,
+  parseRetryAfter,
+} from './retry.js';
+import { type HttpResponse, NetworkError, stripQuery, type Transport } from './transport.js';
+
+/** Hands out bearer tokens and hears when the server rejected one. */
+export interface Authenticator {
+  token(purpose: TokenPurpose): Promise<string>;
+  /** Called after a 401; true when a different token may now be tried. */
+  rejected(purpose: TokenPurpose, token: string): Promise<boolean>;
+}
+
+export interface ResourceRequest {
+  method: 'GET' | 'POST';
+  /** Path below the base URL, e.g. `/attendance/status`. */
+  path: string;
+  /** An already-encoded query string, without `?`. */
+  query?: string;
+  json?: unknown;
+  purpose: TokenPurpose;
+  /** Names the operation in messages, e.g. "Attendance check". */
+  what: string;
+  /** For a POST whose outcome is unknown: how the user can find out. */
+  unknownOutcomeHint?: string;
+}
+
+export interface ApiClientOptions {
+  baseUrl: string;
+  transport: Transport;
+  auth: Authenticator;
+  log: Logger;
+  now: () => number;
+  sleep: (ms: number) => Promise<void>;
+  maxRetries?: number;
+  random?: () => number;
+}
+
+export class ApiClient {
+  constructor(private readonly options: ApiClientOptions) {}
+
+  get baseUrl(): string {
+    return this.options.baseUrl;
+  }
+
+  url(path: string, query?: string): string {
+    return `${this.options.baseUrl}${path}${query ? `?${query}` : ''}`;
+  }
+
+  /** Sends the request; resolves with a 2xx response or throws. */
+  async send(request: ResourceRequest): Promise<HttpResponse> {
+    const { transport, auth, log } = this.options;
+    const maxRetries = this.options.maxRetries ?? MAX_RETRIES;
+    const url = this.url(request.path, request.query);
+    const body = request.json === undefined ? undefined : JSON.stringify(request.json);
+    let replayedAfter401 = false;
+    for (let attempt = 0; ; ) {
+      const token = await auth.token(request.purpose);
+      let response: HttpResponse;
+      try {
+        response = await transport.send({
+          method: request.method,
+          url,
+          headers: {
+            authorization: `Bearer ${token}`,
+            accept: 'application/json',
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          body,
+        });
+      } catch (error) {
+        if (!(error instanceof NetworkError)) throw error;
+        if (request.method !== 'GET' && error.sent) throw outcomeUnknown(request, url, error.message);
+        if (attempt >= maxRetries) throw gaveUp(error, attempt + 1);
+        const delay = backoffDelay(attempt++, this.options.random);
+        log.debug(`retrying ${request.method} ${stripQuery(url)} in ${delay} ms after: ${error.message}`);
+        await this.options.sleep(delay);
+        continue;
+      }
+
+      if (response.status === 401 && !replayedAfter401) {
+        replayedAfter401 = true;
+        if (await auth.rejected(request.purpose, token)) {
+          log.debug('the API rejected the access token; fetching a new one and replaying once');
+          continue;
+        }
+      }
+      const retryAfter = header(response, 'retry-after');
+      if (isRetryableStatus(request.method, response.status, retryAfter) && attempt < maxRetries) {
+        const asked = parseRetryAfter(retryAfter, this.options.now());
+        if (asked === undefined || asked <= MAX_RETRY_AFTER_MS) {
+          const delay = asked ?? backoffDelay(attempt, this.options.random);
+          attempt++;
+          log.debug(`HTTP ${response.status}; retry ${attempt}/${maxRetries} in ${delay} ms`);
+          await this.options.sleep(delay);
+          continue;
+        }
+      }
+      if (response.status >= 200 && response.status < 300) return response;
+      throw finalError(response, request, replayedAfter401, attempt);
+    }
+  }
+}
+
+function finalError(response: HttpResponse, request: ResourceRequest, replayed: boolean, attempts: number) {
+  const error = errorFromResponse(response, request.what);
+  if (response.status === 401 && replayed) {
+    return new ApiError(
+      'auth',
+      401,
+      `${error.message} (a fresh token was rejected too)`,
+      'Check that this client may use this API, or run `roster login` again.',
+    );
+  }
+  if (attempts > 0 && error instanceof ApiError) {
+    return new ApiError(
+      error.code as 'api',
+      response.status,
+      `${error.message} (after ${attempts + 1} tries)`,
+      error.hint,
+    );
+  }
+  return error;
+}
+
+function outcomeUnknown(request: ResourceRequest, url: string, reason: string): RosterError {
+  return new RosterError(
+    'outcome-unknown',
+    `${request.what}: the outcome is unknown. The request to ${stripQuery(url)} may have reached the server (${reason.replace(/\.$/, '')}); it was not sent again.`,
+    request.unknownOutcomeHint,
+  );
+}
+
+function gaveUp(error: NetworkError, tries: number): RosterError {
+  return tries > 1
+    ? new NetworkError(`${error.message} (gave up after ${tries} tries)`, error.sent, error.causeCode)
+    : error;
+}
+
+function header(response: HttpResponse, name: string): string | undefined {
+  const value = response.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}

@@ -1,0 +1,85 @@
+// One factory turns any error answer into a RosterError: OAuth {error, error_description}, the
+// service's {message} and {status, message}, OneRoster imsx_* in its field variants, errors[] lists,
+// and bodies that are not JSON at all (a proxy's HTML page).
+import { ApiError, RosterError } from '../errors.js';
+import type { HttpResponse } from './transport.js';
+
+/** `what` names the operation for the message, e.g. "Attendance check". */
+export function errorFromResponse(response: HttpResponse, what: string): RosterError {
+  const { status } = response;
+  const body = parseJson(response.body);
+  const serverMessage = body === undefined ? undefined : messageOf(body);
+  const detail = serverMessage ?? describeBody(response);
+  const message = `${what} failed (HTTP ${status}): ${detail}`;
+  if (status === 401)
+    return new ApiError('auth', status, message, 'Run `roster login`, or check the credentials.');
+  if (status === 403) return new ApiError('forbidden', status, message);
+  return new ApiError(
+    'api',
+    status,
+    message,
+    status >= 500 ? 'The server failed; try again later.' : undefined,
+  );
+}
+
+/** An answer that is not what the operation expects (wrong shape, not JSON). */
+export function unexpectedResponse(response: HttpResponse, what: string, expected: string): RosterError {
+  return new RosterError(
+    'unexpected',
+    `${what}: unexpected answer (HTTP ${response.status}, ${describeBody(response)}); expected ${expected}.`,
+  );
+}
+
+export function parseJson(text: string): unknown {
+  if (!text.trim()) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The human message in an error body, whatever its shape. */
+export function messageOf(body: unknown): string | undefined {
+  if (typeof body === 'string') return clean(body);
+  if (!isRecord(body)) return undefined;
+  if (typeof body.error === 'string') {
+    const description = typeof body.error_description === 'string' ? body.error_description : undefined;
+    return description ? `${clean(description)} (${clean(body.error)})` : clean(body.error);
+  }
+  for (const key of ['imsx_description', 'message', 'description', 'detail', 'title']) {
+    if (typeof body[key] === 'string' && body[key]) return clean(body[key] as string);
+  }
+  for (const key of ['imsx_statusInfo', 'statusInfoSet', 'imsx_statusInfoSet', 'errors', 'error']) {
+    const nested = body[key];
+    const list = Array.isArray(nested) ? nested : nested === undefined ? [] : [nested];
+    const messages = list.map((item) =>
+      messageOf(isRecord(item) && item.imsx_statusInfo ? item.imsx_statusInfo : item),
+    );
+    const found = messages.filter((m): m is string => Boolean(m));
+    if (found.length > 0) return found.join('; ');
+  }
+  return undefined;
+}
+
+function describeBody(response: HttpResponse): string {
+  const type = String(response.headers['content-type'] ?? '').split(';')[0] || 'no content type';
+  if (!response.body.trim()) return 'an empty body';
+  if (/html/i.test(type) || /^\s*</.test(response.body)) {
+    const title = /<title[^>]*>([^<]*)<\/title>/i.exec(response.body)?.[1];
+    return `an HTML page${title ? ` "${clean(title)}"` : ''} (a proxy or gateway?)`;
+  }
+  return parseJson(response.body) === undefined
+    ? `a ${type} body that is not JSON`
+    : `a ${type} body without a message`;
+}
+
+/** One line, no control characters, bounded: server text goes straight to the user's terminal. */
+function clean(text: string): string {
+  const line = text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
+  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

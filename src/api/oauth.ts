@@ -1,0 +1,98 @@
+// The OAuth 2.0 client-credentials grant (spec §4.1–4.3, §5). The only module that ever sends client
+// credentials, and only ever to a token endpoint.
+import type { ClientAuth, TokenEndpointName } from '../auth/config.js';
+import type { CachedToken } from '../auth/token-cache.js';
+import { AuthError, RosterError } from '../errors.js';
+import { isRecord, messageOf, parseJson } from './errors.js';
+import type { HttpResponse, Transport } from './transport.js';
+
+export const TOKEN_ENDPOINTS: Record<TokenEndpointName, string> = {
+  oauth: '/oauth/token',
+  v1p1: '/ims/oneroster/v1p1/token',
+  v1p2: '/ims/oneroster/v1p2/token',
+};
+
+export interface ClientCredentials {
+  clientId: string;
+  clientSecret: string;
+}
+
+/** application/x-www-form-urlencoded, as RFC 6749 §2.3.1 asks of Basic credentials (space as +). */
+export const formEncode = (value: string) => new URLSearchParams({ v: value }).toString().slice(2);
+
+export function basicAuthorization({ clientId, clientSecret }: ClientCredentials): string {
+  return `Basic ${Buffer.from(`${formEncode(clientId)}:${formEncode(clientSecret)}`).toString('base64')}`;
+}
+
+export interface TokenRequest {
+  url: string;
+  credentials: ClientCredentials;
+  clientAuth: ClientAuth;
+  scope?: string;
+  now: number;
+}
+
+export async function requestToken(transport: Transport, request: TokenRequest): Promise<CachedToken> {
+  const form = new URLSearchParams({ grant_type: 'client_credentials' });
+  if (request.scope) form.set('scope', request.scope);
+  const headers: Record<string, string> = {
+    'content-type': 'application/x-www-form-urlencoded',
+    accept: 'application/json',
+  };
+  if (request.clientAuth === 'basic') {
+    headers.authorization = basicAuthorization(request.credentials);
+  } else {
+    form.set('client_id', request.credentials.clientId);
+    form.set('client_secret', request.credentials.clientSecret);
+  }
+  const response = await transport.send({ method: 'POST', url: request.url, headers, body: form.toString() });
+  return parseTokenResponse(response, request.now, request.scope);
+}
+
+export function parseTokenResponse(
+  response: HttpResponse,
+  now: number,
+  requestedScope?: string,
+): CachedToken {
+  const body = parseJson(response.body);
+  if (response.status !== 200) throw tokenError(response, body);
+  const unexpected = (why: string) =>
+    new RosterError('unexpected', `The token endpoint answered 200 but ${why}.`, 'Check the base URL.');
+  if (!isRecord(body)) throw unexpected('not with a JSON object');
+  const { access_token: accessToken, token_type: tokenType, expires_in: rawExpiresIn, scope } = body;
+  if (typeof accessToken !== 'string' || accessToken === '') throw unexpected('without an access_token');
+  if (tokenType !== undefined && String(tokenType).toLowerCase() !== 'bearer') {
+    throw unexpected(`with token_type "${String(tokenType).slice(0, 20)}" instead of bearer`);
+  }
+  // The spec says 3600; servers send a number or, sometimes, a numeric string.
+  const expiresIn = rawExpiresIn === undefined ? 3600 : Number(rawExpiresIn);
+  if (!Number.isFinite(expiresIn) || expiresIn <= 0) throw unexpected('with an invalid expires_in');
+  return {
+    accessToken,
+    tokenType: 'bearer',
+    expiresIn,
+    expiresAt: now + expiresIn * 1000,
+    scope: typeof scope === 'string' ? scope : requestedScope,
+  };
+}
+
+function tokenError(response: HttpResponse, body: unknown): RosterError {
+  const message = messageOf(body);
+  const where = 'The token endpoint';
+  if (isRecord(body) && typeof body.error === 'string') {
+    const hint =
+      body.error === 'invalid_client'
+        ? 'Check the client id and secret (and --client-auth basic|post), or run `roster login`.'
+        : body.error === 'invalid_scope'
+          ? 'Check the scope configured for this profile (or pass a different --scope).'
+          : undefined;
+    return new AuthError(`${where} refused the request (HTTP ${response.status}): ${message}`, hint);
+  }
+  if (response.status === 401) {
+    return new AuthError(
+      `${where} refused the client credentials (HTTP 401)${message ? `: ${message}` : ''}.`,
+    );
+  }
+  const what = message ?? (response.body.trim() ? 'an answer that is not an OAuth error' : 'an empty answer');
+  return new RosterError('api', `${where} failed (HTTP ${response.status}): ${what}`);
+}

@@ -1,0 +1,158 @@
+// The one place that puts bytes on the wire, on got: keep-alive agents, a timeout on every request,
+// our User-Agent, redirects under our own rules, and a redacted --debug trace. got loads lazily, on
+// the first request, so commands that never reach the network never pay for it.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Logger } from '../context.js';
+import { RosterError } from '../errors.js';
+import type { Redactor } from '../redact.js';
+
+export interface HttpRequest {
+  method: 'GET' | 'POST';
+  url: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+  url: string;
+}
+
+export interface Transport {
+  send(request: HttpRequest): Promise<HttpResponse>;
+}
+
+/** No usable answer. `sent` tells whether the server may have received (and acted on) the request. */
+export class NetworkError extends RosterError {
+  constructor(
+    message: string,
+    readonly sent: boolean,
+    readonly causeCode?: string,
+  ) {
+    super('network', message, 'Check the base URL and your network, then try again.');
+  }
+}
+
+export interface TransportOptions {
+  timeoutMs: number;
+  userAgent: string;
+  log: Logger;
+  secrets: Redactor;
+}
+
+const MAX_REDIRECTS = 5;
+/** Failures that happen before the request leaves the machine: safe to retry, even for a POST. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+const CONNECT_PHASES = new Set(['lookup', 'connect', 'secureConnect']);
+
+export function createGotTransport(options: TransportOptions): Transport {
+  let client: Promise<import('got').Got> | undefined;
+  const load = () => {
+    client ??= import('./got-client.js').then((m) => m.createGotClient(options.timeoutMs));
+    return client;
+  };
+
+  async function once(request: HttpRequest): Promise<HttpResponse> {
+    const got = await load();
+    const headers = { 'user-agent': options.userAgent, ...request.headers };
+    const started = performance.now();
+    trace(options, request, headers);
+    try {
+      const response = await got(request.url, { method: request.method, headers, body: request.body });
+      const result = {
+        status: response.statusCode,
+        headers: response.headers,
+        body: response.body,
+        url: response.url,
+      };
+      traceResponse(options, result, performance.now() - started);
+      return result;
+    } catch (error) {
+      throw toNetworkError(error, request, options);
+    }
+  }
+
+  return {
+    async send(request) {
+      let current = request;
+      for (let hop = 0; ; hop++) {
+        const response = await once(current);
+        const location = response.headers.location;
+        if (response.status < 300 || response.status >= 400 || !location) return response;
+        if (hop >= MAX_REDIRECTS) throw redirectError(`more than ${MAX_REDIRECTS} redirects`, current.url);
+        current = redirected(current, response.status, new URL(location, current.url));
+      }
+    },
+  };
+}
+
+/** The next request after a redirect: never downgraded to http, and no credentials to another origin. */
+function redirected(request: HttpRequest, status: number, target: URL): HttpRequest {
+  const from = new URL(request.url);
+  if (from.protocol === 'https:' && target.protocol !== 'https:') {
+    throw redirectError(`a redirect from https to ${target.protocol.replace(':', '')}`, request.url);
+  }
+  const headers = { ...request.headers };
+  if (target.origin !== from.origin) {
+    for (const name of Object.keys(headers)) if (name.toLowerCase() === 'authorization') delete headers[name];
+  }
+  const keepsMethod = status === 307 || status === 308;
+  return keepsMethod
+    ? { ...request, url: target.href, headers }
+    : { method: 'GET', url: target.href, headers: withoutBodyHeaders(headers) };
+}
+
+function withoutBodyHeaders(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !/^content-/i.test(name)));
+}
+
+function redirectError(what: string, url: string): RosterError {
+  return new RosterError('unexpected', `Refused ${what} (from ${stripQuery(url)}).`);
+}
+
+function toNetworkError(error: unknown, request: HttpRequest, options: TransportOptions): RosterError {
+  if (error instanceof RosterError) return error;
+  const e = error as { code?: string; event?: string; message?: string; timings?: { upload?: number } };
+  const code = e.code ?? 'UNKNOWN';
+  const where = stripQuery(request.url);
+  const sent =
+    !NOT_SENT_CODES.has(code) && !CONNECT_PHASES.has(e.event ?? '') && e.timings?.upload !== undefined;
+  const timedOut = code === 'ETIMEDOUT' || e.event !== undefined;
+  const message = timedOut
+    ? `No answer from ${where} within ${options.timeoutMs / 1000} s.`
+    : code === 'ECONNREFUSED'
+      ? `Could not connect to ${where}: connection refused.`
+      : `Request to ${where} failed: ${options.secrets.redact(e.message ?? code)}.`;
+  options.log.debug(`! ${request.method} ${where}: ${code}${e.event ? ` (${e.event})` : ''}, sent=${sent}`);
+  return new NetworkError(message, sent, code);
+}
+
+function trace(options: TransportOptions, request: HttpRequest, headers: Record<string, string>): void {
+  if (!options.log.debugEnabled) return;
+  options.log.debug(`> ${request.method} ${request.url}`);
+  for (const [name, value] of Object.entries(headers)) options.log.debug(`> ${name}: ${value}`);
+  if (request.body) options.log.debug(`> (body: ${Buffer.byteLength(request.body)} bytes)`);
+}
+
+function traceResponse(options: TransportOptions, response: HttpResponse, ms: number): void {
+  if (!options.log.debugEnabled) return;
+  options.log.debug(`< ${response.status} ${response.url} (${Math.round(ms)} ms)`);
+  for (const name of [
+    'content-type',
+    'x-total-count',
+    'link',
+    'retry-after',
+    'location',
+    'www-authenticate',
+  ]) {
+    const value = response.headers[name];
+    if (value !== undefined) options.log.debug(`< ${name}: ${String(value)}`);
+  }
+  // Error bodies help diagnose; success bodies may carry student records and tokens, so only their size.
+  if (response.status >= 400) options.log.debug(`< ${response.body.slice(0, 500)}`);
+  else options.log.debug(`< (body: ${Buffer.byteLength(response.body)} bytes)`);
+}
+
+export const stripQuery = (url: string) => url.split('?')[0] ?? url;

@@ -1,0 +1,78 @@
+// Profiles: one district each. Kept in a JSON file under the user's config directory that never holds
+// a secret (the client secret lives in the OS keychain, or in an opt-in credentials file).
+import { join } from 'node:path';
+import { RosterError } from '../errors.js';
+import { readIfExists, writePrivateFile } from '../files.js';
+
+export type ClientAuth = 'basic' | 'post';
+export type OneRosterVersion = '1.1' | '1.2';
+export type TokenEndpointName = 'oauth' | 'v1p1' | 'v1p2';
+/** What a token is for: each purpose may be served by its own token endpoint. */
+export type TokenPurpose = 'general' | 'invitations' | 'oneroster-1.1' | 'oneroster-1.2';
+
+export interface Profile {
+  baseUrl?: string;
+  clientId?: string;
+  clientAuth?: ClientAuth;
+  oneroster?: OneRosterVersion;
+  /** Scope requested for general tokens (none by default). */
+  scope?: string;
+  /** Scope requested for OneRoster tokens (none by default: some servers refuse any). */
+  onerosterScope?: string;
+  sentByUserId?: string;
+  secretStorage?: 'keychain' | 'file';
+  /** Token endpoint per purpose: a name (oauth, v1p1, v1p2) or a path below the base URL. */
+  tokenEndpoints?: Partial<Record<TokenPurpose, string>>;
+  /** Rostering path prefix per OneRoster version, for vendors that serve elsewhere. */
+  onerosterPaths?: Partial<Record<OneRosterVersion, string>>;
+}
+
+export interface ConfigFile {
+  defaultProfile?: string;
+  profiles: Record<string, Profile>;
+}
+
+export const configPath = (configDir: string) => join(configDir, 'config.json');
+
+export async function loadConfig(configDir: string): Promise<ConfigFile> {
+  const path = configPath(configDir);
+  const text = await readIfExists(path);
+  if (text === undefined) return { profiles: {} };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw corrupt(path, (error as Error).message);
+  }
+  if (!isObject(parsed) || (parsed.profiles !== undefined && !isObject(parsed.profiles))) {
+    throw corrupt(path, 'expected an object with "profiles"');
+  }
+  const profiles: Record<string, Profile> = {};
+  for (const [name, profile] of Object.entries(parsed.profiles ?? {})) {
+    if (!isObject(profile)) throw corrupt(path, `profile "${name}" is not an object`);
+    for (const [key, value] of Object.entries(profile)) {
+      if (value !== undefined && typeof value !== 'string' && !isObject(value)) {
+        throw corrupt(path, `profile "${name}": "${key}" has the wrong type`);
+      }
+    }
+    profiles[name] = profile as Profile;
+  }
+  const defaultProfile = typeof parsed.defaultProfile === 'string' ? parsed.defaultProfile : undefined;
+  return { defaultProfile, profiles };
+}
+
+export async function saveConfig(configDir: string, config: ConfigFile): Promise<void> {
+  await writePrivateFile(configPath(configDir), `${JSON.stringify(config, null, 2)}\n`);
+}
+
+function corrupt(path: string, why: string): RosterError {
+  return new RosterError(
+    'failure',
+    `The config file ${path} cannot be read: ${why}.`,
+    'Fix it by hand, or remove it and run `roster login` again.',
+  );
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

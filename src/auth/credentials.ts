@@ -1,0 +1,51 @@
+// Finds the client credentials of the active profile: the environment first (nothing written), then
+// the store the profile was saved to (keychain by default, or the opt-in file).
+
+import type { ClientCredentials } from '../api/oauth.js';
+import type { Context } from '../context.js';
+import { AuthError } from '../errors.js';
+import { requireBaseUrl, type Settings } from '../settings.js';
+import { createSecretFileStore } from './secret-file.js';
+import { type SecretStore, secretAccount } from './secret-store.js';
+
+export type SecretSource = 'environment' | 'keychain' | 'file';
+
+export interface ResolvedCredentials extends ClientCredentials {
+  source: SecretSource;
+}
+
+export async function storeFor(ctx: Context, settings: Settings): Promise<SecretStore> {
+  return settings.profile.secretStorage === 'file'
+    ? createSecretFileStore(ctx.paths.configDir)
+    : ctx.keychain();
+}
+
+/** The keychain account of the saved profile: keyed by the base URL it was saved with. */
+export function profileAccount(settings: Settings): string | undefined {
+  const { clientId, baseUrl } = settings.profile;
+  return clientId && baseUrl ? secretAccount(clientId, baseUrl) : undefined;
+}
+
+export async function loadCredentials(ctx: Context, settings: Settings): Promise<ResolvedCredentials> {
+  if (settings.envCredentials) {
+    ctx.secrets.add(settings.envCredentials.clientSecret);
+    return { ...settings.envCredentials, source: 'environment' };
+  }
+  requireBaseUrl(settings);
+  const account = profileAccount(settings);
+  const noCredentials = (why: string) =>
+    new AuthError(
+      `No client credentials for profile "${settings.profileName}": ${why}.`,
+      'Run `roster login`, or set ROSTER_CLIENT_ID and ROSTER_CLIENT_SECRET.',
+    );
+  if (!account || !settings.profile.clientId) throw noCredentials('it has no saved client id');
+  const store = await storeFor(ctx, settings);
+  const secret = await store.get(account);
+  if (!secret) throw noCredentials(`no secret in ${store.description}`);
+  ctx.secrets.add(secret);
+  return {
+    clientId: settings.profile.clientId,
+    clientSecret: secret,
+    source: settings.profile.secretStorage === 'file' ? 'file' : 'keychain',
+  };
+}

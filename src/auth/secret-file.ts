@@ -1,0 +1,35 @@
+// The opt-in alternative to the keychain (`login --insecure-storage`): a JSON file of secrets with mode
+// 0600 in the config directory. Still never the config file itself.
+import { join } from 'node:path';
+import { readIfExists, writePrivateFile } from '../files.js';
+import type { SecretStore } from './secret-store.js';
+
+export const secretFilePath = (configDir: string) => join(configDir, 'credentials.json');
+
+export function createSecretFileStore(configDir: string): SecretStore {
+  const path = secretFilePath(configDir);
+  const load = async (): Promise<Record<string, string>> => {
+    const text = await readIfExists(path);
+    if (!text) return {};
+    try {
+      const parsed = JSON.parse(text) as unknown;
+      return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, string>) : {};
+    } catch {
+      return {};
+    }
+  };
+  const save = (secrets: Record<string, string>) =>
+    writePrivateFile(path, `${JSON.stringify(secrets, null, 2)}\n`);
+  return {
+    description: `the file ${path} (mode 0600)`,
+    get: async (account) => (await load())[account],
+    set: async (account, secret) => save({ ...(await load()), [account]: secret }),
+    delete: async (account) => {
+      const secrets = await load();
+      if (!(account in secrets)) return false;
+      delete secrets[account];
+      await save(secrets);
+      return true;
+    },
+  };
+}

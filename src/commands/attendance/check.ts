@@ -1,0 +1,35 @@
+// `roster attendance check`: the attendance-daily go-live check (spec §4.7). Exit 0 when token
+// authentication works, 3 when the district has not enabled the feature for this client, 4 when the
+// credentials fail, 1 when the server or network does.
+import type { Command } from 'commander';
+import { type AttendanceStatus, attendanceStatus } from '../../api/attendance.js';
+import type { Context } from '../../context.js';
+import { printJson } from '../../output/render.js';
+import { colours } from '../../output/style.js';
+import type { Session } from '../../session.js';
+import { examples, openSession } from '../common.js';
+
+export async function run(session: Session): Promise<AttendanceStatus> {
+  return attendanceStatus(session.api);
+}
+
+export function register(program: Command, ctx: Context): void {
+  const attendance = program.command('attendance').summary('attendance-daily: go-live checks');
+  const command = attendance
+    .command('check')
+    .summary('check that API token authentication works for attendance-daily')
+    .option('--json', "print the server's answer as JSON")
+    .action(async (options: { json?: boolean }, cmd: Command) => {
+      const status = await run(await openSession(ctx, cmd));
+      if (options.json) return printJson(ctx, status);
+      const c = colours(ctx.color);
+      ctx.io.stdout.write(
+        `${c.green('✓')} Token authentication works for attendance-daily (client label: ${status.clientLabel}).\n`,
+      );
+    });
+  examples(command, [
+    'roster attendance check',
+    'roster attendance check --json | jq -r .clientLabel',
+    'roster attendance check --profile east || echo "not ready for go-live"',
+  ]);
+}

@@ -1,0 +1,117 @@
+// `roster sandbox`: the local stand-in for the service, for rehearsals, offline scripts and our tests.
+import type { Command } from 'commander';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import { examples } from './common.js';
+
+export interface SandboxCommandOptions {
+  port: string;
+  host: string;
+  students?: string;
+  tokenTtl?: string;
+  latency?: string;
+  jitter?: string;
+  failRate?: string;
+  failStatus?: string;
+  dropRate?: string;
+  rateLimit?: string;
+  pageCap?: string;
+  link?: string;
+  outbox?: string;
+  quiet?: boolean;
+}
+
+function number(
+  flag: string,
+  value: string | undefined,
+  min: number,
+  max: number,
+  integer = true,
+): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max || (integer && !Number.isInteger(n))) {
+    throw new UsageError(
+      `Invalid ${flag} "${value.slice(0, 40)}": expected ${integer ? 'a whole number' : 'a number'} from ${min} to ${max}.`,
+    );
+  }
+  return n;
+}
+
+export function sandboxOptions(o: SandboxCommandOptions) {
+  const rate = (v: string | undefined) => (v?.endsWith('/s') ? v.slice(0, -2) : v);
+  if (o.link !== undefined && !['angle', 'bare', 'none'].includes(o.link)) {
+    throw new UsageError(`Invalid --link "${o.link.slice(0, 20)}": expected angle, bare or none.`);
+  }
+  return {
+    host: o.host,
+    port: number('--port', o.port, 0, 65535),
+    tokenTtlSeconds: number('--token-ttl', o.tokenTtl, 1, 86_400),
+    latencyMs: number('--latency', o.latency, 0, 60_000),
+    jitterMs: number('--jitter', o.jitter, 0, 60_000),
+    failRate: number('--fail-rate', o.failRate, 0, 1, false),
+    failStatus: number('--fail-status', o.failStatus, 400, 599),
+    dropRate: number('--drop-rate', o.dropRate, 0, 1, false),
+    rateLimit: number('--rate-limit', rate(o.rateLimit), 1, 100_000),
+    outboxDir: o.outbox,
+    oneroster: {
+      students: number('--students', o.students, 0, 200_000),
+      pageCap: number('--page-cap', o.pageCap, 1, 100_000),
+      link: o.link as 'angle' | 'bare' | 'none' | undefined,
+    },
+  };
+}
+
+export function register(program: Command, ctx: Context): void {
+  const command = program
+    .command('sandbox')
+    .summary('run a local stand-in for the service with demo data (loopback only)')
+    .option('--port <n>', 'port to listen on', '4010')
+    .option('--host <address>', 'loopback address to listen on', '127.0.0.1')
+    .option('--students <n>', 'students in the demo district (default 1200, up to 200000)')
+    .option('--token-ttl <seconds>', 'access token lifetime', undefined)
+    .option('--latency <ms>', 'delay every response')
+    .option('--jitter <ms>', 'random extra delay up to this much')
+    .option('--fail-rate <p>', 'answer this fraction of resource requests with --fail-status')
+    .option('--fail-status <code>', 'status of injected failures (default 503)')
+    .option('--drop-rate <p>', 'close this fraction of connections mid-response')
+    .option('--rate-limit <n/s>', 'requests per second per client before 429')
+    .option('--page-cap <n>', 'OneRoster: silently clamp limit to this many rows')
+    .option('--link <style>', 'OneRoster Link header: angle (default), bare or none')
+    .option('--outbox <dir>', 'also write invitation e-mails as .eml files here')
+    .option('--quiet', 'do not log requests')
+    .action(async (options: SandboxCommandOptions) => {
+      const parsed = sandboxOptions(options);
+      const { startSandbox } = await import('../sandbox/server.js');
+      const sandbox = await startSandbox({
+        ...parsed,
+        record: false,
+        log: options.quiet ? undefined : (line) => ctx.log.info(line),
+      });
+      const lines = [
+        `Sandbox listening on ${sandbox.baseUrl}`,
+        '',
+        'Demo clients (client id / secret / what it shows):',
+        ...sandbox.clients.map((c) => `  ${c.clientId}  ${JSON.stringify(c.clientSecret)}  ${c.label}`),
+        '',
+        'Try:',
+        `  export ROSTER_BASE_URL=${sandbox.baseUrl}`,
+        `  export ROSTER_CLIENT_ID=${sandbox.clients[0]?.clientId}`,
+        `  export ROSTER_CLIENT_SECRET=${JSON.stringify(sandbox.clients[0]?.clientSecret)}`,
+        '  roster attendance check',
+        '',
+        'Press Ctrl-C to stop.',
+      ];
+      ctx.io.stdout.write(`${lines.join('\n')}\n`);
+      const interrupted = ctx.trapInterrupt();
+      await new Promise<void>((resolve) =>
+        interrupted.addEventListener('abort', () => resolve(), { once: true }),
+      );
+      await sandbox.close();
+    });
+  examples(command, [
+    'roster sandbox',
+    'roster sandbox --port 8080 --students 5000 --latency 50',
+    'roster sandbox --fail-rate 0.1 --drop-rate 0.05 --rate-limit 20/s',
+  ]);
+}

@@ -1,0 +1,53 @@
+// The only door to the outside world. Commands receive a Context and never touch `process`, the
+// keychain or the network directly, so tests can hand them a fake one. Heavy pieces (keychain binding,
+// prompts) load lazily: `--help`, `--version` and usage errors never pay for them.
+import type { SecretStore } from './auth/secret-store.js';
+import type { IO } from './io.js';
+import type { Paths } from './paths.js';
+import type { Prompter } from './prompter.js';
+import { Redactor } from './redact.js';
+import type { Env } from './settings.js';
+
+export interface Logger {
+  /** Whether --debug is on. */
+  debugEnabled: boolean;
+  debug(line: string): void;
+  /** A note, hint or warning on stderr (never stdout). */
+  info(line: string): void;
+  warn(line: string): void;
+}
+
+export interface Context {
+  io: IO;
+  env: Env;
+  paths: Paths;
+  now(): number;
+  sleep(ms: number): Promise<void>;
+  secrets: Redactor;
+  log: Logger;
+  /** Colour on stdout/stderr (off for NO_COLOR, --no-color and pipes). */
+  color: boolean;
+  /** Prompts are allowed: terminals on both ends, no --no-input, no CI. */
+  interactive: boolean;
+  keychain(): Promise<SecretStore>;
+  prompter(): Promise<Prompter>;
+  /**
+   * For long-running commands: from now on Ctrl-C aborts the returned signal (so the command can stop
+   * taking work and save its state) instead of ending the process; a second Ctrl-C still ends it.
+   */
+  trapInterrupt(): AbortSignal;
+}
+
+export function createLogger(stderr: IO['stderr'], secrets: Redactor, debugEnabled = false): Logger {
+  const write = (line: string) => stderr.write(`${secrets.redact(line)}\n`);
+  return {
+    debugEnabled,
+    debug(line) {
+      if (this.debugEnabled) write(`[debug] ${line}`);
+    },
+    info: write,
+    warn: (line) => write(`Warning: ${line}`),
+  };
+}
+
+export { Redactor };

@@ -1,0 +1,2 @@
+// `npm run demo`: placeholder, filled in below.
+console.log('demo');

@@ -1,0 +1,67 @@
+// The small error vocabulary of roster. Every failure a user can meet is one of these; `main` maps the
+// `code` to an exit code (see exitCodeFor). Anything else reaching `main` is a bug.
+
+export type ErrorCode =
+  | 'usage' // bad flags or input; nothing was sent
+  | 'auth' // no credentials, invalid client, or a token the API keeps rejecting
+  | 'forbidden' // the API answered 403
+  | 'api' // the API answered with an error status
+  | 'network' // no answer: refused, reset, timed out
+  | 'unexpected' // an answer we cannot understand
+  | 'outcome-unknown' // a non-idempotent request may or may not have been processed
+  | 'failure' // a local failure with a clear cause (keychain, files)
+  | 'partial' // a bulk run finished with some rows failed
+  | 'interrupted'; // Ctrl-C, after saving what must be saved
+
+export class RosterError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    /** The next step for the user, printed after the message. */
+    readonly hint?: string,
+  ) {
+    super(message);
+    this.name = 'RosterError';
+  }
+}
+
+export class UsageError extends RosterError {
+  constructor(message: string, hint?: string) {
+    super('usage', message, hint);
+  }
+}
+
+export class AuthError extends RosterError {
+  constructor(message: string, hint = 'Check the client id and secret, or run `roster login`.') {
+    super('auth', message, hint);
+  }
+}
+
+/** An HTTP answer that is an error: carries the status and the server's own message. */
+export class ApiError extends RosterError {
+  constructor(
+    code: 'api' | 'forbidden' | 'auth',
+    readonly status: number,
+    message: string,
+    hint?: string,
+  ) {
+    super(code, message, hint);
+  }
+}
+
+export const EXIT_CODES: Record<ErrorCode, number> = {
+  usage: 2,
+  auth: 4,
+  forbidden: 3,
+  api: 1,
+  network: 1,
+  unexpected: 1,
+  'outcome-unknown': 1,
+  failure: 1,
+  partial: 5,
+  interrupted: 130,
+};
+
+export function exitCodeFor(error: unknown): number {
+  return error instanceof RosterError ? EXIT_CODES[error.code] : 1;
+}

@@ -1,0 +1,70 @@
+// The one renderer: commands hand over data, this decides how it looks. JSON for --json, a table on a
+// terminal, tab-separated text for pipes. stdout carries data only.
+import type { Context } from '../context.js';
+import { writeWithBackpressure } from '../io.js';
+
+export interface Column<Row> {
+  header: string;
+  value: (row: Row) => unknown;
+}
+
+export function printJson(ctx: Context, value: unknown): void {
+  ctx.io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+export async function printNdjsonLine(ctx: Context, value: unknown): Promise<void> {
+  await writeWithBackpressure(ctx.io.stdout, `${JSON.stringify(value)}\n`);
+}
+
+/** A table on a terminal; tab-separated with a header row when stdout is a pipe. */
+export async function printTable<Row>(ctx: Context, columns: Column<Row>[], rows: Row[]): Promise<void> {
+  const cells = rows.map((row) => columns.map((c) => cellText(c.value(row))));
+  if (!ctx.io.stdoutIsTTY) {
+    const lines = [columns.map((c) => c.header), ...cells].map((line) => line.map(tsvCell).join('\t'));
+    ctx.io.stdout.write(`${lines.join('\n')}\n`);
+    return;
+  }
+  const { default: Table } = await import('cli-table3');
+  const width = fitWidths(
+    columns.map((c, i) => Math.max(c.header.length, ...cells.map((r) => (r[i] ?? '').length))),
+    ctx.io.columns,
+  );
+  const table = new Table({
+    head: columns.map((c) => c.header),
+    colWidths: width,
+    wordWrap: false,
+    truncate: '…',
+    style: { head: ctx.color ? ['bold'] : [], border: ctx.color ? ['grey'] : [] },
+  });
+  for (const row of cells) table.push(row);
+  ctx.io.stdout.write(`${table.toString()}\n`);
+}
+
+/** Label/value lines, aligned: for single records such as `roster status`. */
+export function printFields(ctx: Context, fields: [label: string, value: unknown][]): void {
+  const width = Math.max(...fields.map(([label]) => label.length));
+  const lines = fields.map(([label, value]) => `${`${label}:`.padEnd(width + 2)}${cellText(value)}`);
+  ctx.io.stdout.write(`${lines.join('\n')}\n`);
+}
+
+export function cellText(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'string') return value.replace(/[\u0000-\u001f\u007f]/g, ' ');
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (Array.isArray(value)) return value.map(cellText).join(', ');
+  return JSON.stringify(value);
+}
+
+const tsvCell = (text: string) => text.replace(/[\t\n\r]/g, ' ');
+
+/** Column widths (content + padding) shrunk, widest first, until the table fits the terminal. */
+function fitWidths(content: number[], columns: number): number[] {
+  const widths = content.map((w) => Math.min(w, 60) + 2);
+  const budget = Math.max(columns - (widths.length + 1), widths.length * 6);
+  while (widths.reduce((a, b) => a + b, 0) > budget) {
+    const widest = widths.indexOf(Math.max(...widths));
+    if ((widths[widest] ?? 0) <= 6) break;
+    widths[widest] = (widths[widest] ?? 0) - 1;
+  }
+  return widths;
+}

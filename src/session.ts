@@ -1,0 +1,127 @@
+// Everything a command needs to talk to the API, built from Settings: the token provider (with the
+// right token endpoint per purpose), the transport and the resource client. Built on first use, so
+// commands that fail validation never touch the keychain or the network.
+import { ApiClient, type Authenticator } from './api/client.js';
+import { requestToken, TOKEN_ENDPOINTS } from './api/oauth.js';
+import { createGotTransport, type Transport } from './api/transport.js';
+import type { TokenPurpose } from './auth/config.js';
+import { loadCredentials } from './auth/credentials.js';
+import { type CachedToken, TokenCache } from './auth/token-cache.js';
+import { TokenProvider, type TokenSource } from './auth/token-provider.js';
+import type { Context } from './context.js';
+import { AuthError, UsageError } from './errors.js';
+import { requireBaseUrl, type Settings } from './settings.js';
+import { VERSION } from './version.js';
+
+const DEFAULT_ENDPOINT: Record<TokenPurpose, keyof typeof TOKEN_ENDPOINTS> = {
+  general: 'oauth',
+  invitations: 'v1p1', // spec §4.5: API token authentication uses the OneRoster 1.1 token endpoint
+  'oneroster-1.1': 'v1p1', // spec §5 rule 6
+  'oneroster-1.2': 'v1p2',
+};
+
+export interface TokenChoice {
+  /** A token endpoint name (oauth, v1p1, v1p2) or a path below the base URL. */
+  endpoint?: string;
+  scope?: string;
+}
+
+export class Session implements Authenticator {
+  readonly baseUrl: string;
+  readonly tokens: TokenProvider;
+  private transportInstance?: Transport;
+  private apiInstance?: ApiClient;
+
+  constructor(
+    readonly ctx: Context,
+    readonly settings: Settings,
+  ) {
+    this.baseUrl = requireBaseUrl(settings);
+    this.tokens = new TokenProvider(new TokenCache(`${ctx.paths.cacheDir}/tokens`), ctx.now);
+    if (settings.envToken) ctx.secrets.add(settings.envToken);
+  }
+
+  get transport(): Transport {
+    this.transportInstance ??= createGotTransport({
+      timeoutMs: this.settings.timeoutMs,
+      userAgent: `roster/${VERSION}`,
+      log: this.ctx.log,
+      secrets: this.ctx.secrets,
+    });
+    return this.transportInstance;
+  }
+
+  get api(): ApiClient {
+    this.apiInstance ??= new ApiClient({
+      baseUrl: this.baseUrl,
+      transport: this.transport,
+      auth: this,
+      log: this.ctx.log,
+      now: this.ctx.now,
+      sleep: this.ctx.sleep,
+    });
+    return this.apiInstance;
+  }
+
+  /** The token source of a purpose, honouring the profile's endpoint and scope overrides. */
+  tokenSource(purpose: TokenPurpose, choice: TokenChoice = {}): TokenSource {
+    const { profile } = this.settings;
+    const endpoint = endpointPath(
+      choice.endpoint ?? profile.tokenEndpoints?.[purpose] ?? DEFAULT_ENDPOINT[purpose],
+    );
+    const scope = choice.scope ?? (purpose.startsWith('oneroster') ? profile.onerosterScope : profile.scope);
+    const clientId = this.settings.envCredentials?.clientId ?? this.settings.clientId ?? '';
+    return {
+      key: { baseUrl: this.baseUrl, clientId, endpoint, scope },
+      fetch: async () => {
+        const credentials = await loadCredentials(this.ctx, this.settings);
+        const token = await requestToken(this.transport, {
+          url: `${this.baseUrl}${endpoint}`,
+          credentials,
+          clientAuth: this.settings.clientAuth,
+          scope,
+          now: this.ctx.now(),
+        });
+        this.ctx.secrets.add(token.accessToken);
+        return token;
+      },
+    };
+  }
+
+  async accessToken(purpose: TokenPurpose, choice: TokenChoice = {}, refresh = false): Promise<CachedToken> {
+    if (this.settings.envToken) {
+      return {
+        accessToken: this.settings.envToken,
+        tokenType: 'bearer',
+        expiresAt: Number.NaN,
+        expiresIn: Number.NaN,
+      };
+    }
+    const token = await this.tokens.get(this.tokenSource(purpose, choice), { refresh });
+    this.ctx.secrets.add(token.accessToken);
+    return token;
+  }
+
+  async token(purpose: TokenPurpose): Promise<string> {
+    return (await this.accessToken(purpose)).accessToken;
+  }
+
+  async rejected(purpose: TokenPurpose, token: string): Promise<boolean> {
+    if (this.settings.envToken) {
+      throw new AuthError(
+        'The API rejected the access token from ROSTER_TOKEN (HTTP 401).',
+        'Get a fresh token, or unset ROSTER_TOKEN.',
+      );
+    }
+    await this.tokens.invalidate(this.tokenSource(purpose), token);
+    return true;
+  }
+}
+
+export function endpointPath(endpoint: string): string {
+  if (endpoint in TOKEN_ENDPOINTS) return TOKEN_ENDPOINTS[endpoint as keyof typeof TOKEN_ENDPOINTS];
+  if (/^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/.test(endpoint)) return endpoint;
+  throw new UsageError(
+    `Invalid token endpoint "${endpoint.slice(0, 80)}": use oauth, v1p1, v1p2 or a path starting with /.`,
+  );
+}

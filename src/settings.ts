@@ -1,0 +1,141 @@
+// Resolves every setting once, with the contract's precedence: flags, then ROSTER_* environment
+// variables, then the saved profile, then defaults. Commands read Settings, never env or config directly.
+
+import {
+  type ClientAuth,
+  type ConfigFile,
+  configPath,
+  loadConfig,
+  type OneRosterVersion,
+  type Profile,
+} from './auth/config.js';
+import { parseBaseUrl } from './base-url.js';
+import { UsageError } from './errors.js';
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** Flags that every command accepts (declared once on the program). */
+export interface GlobalFlags {
+  profile?: string;
+  baseUrl?: string;
+  clientAuth?: string;
+  oneroster?: string;
+  timeout?: string;
+  debug?: boolean;
+}
+
+export interface Settings {
+  profileName: string;
+  /** The saved profile (empty when none was saved). */
+  profile: Profile;
+  config: ConfigFile;
+  configFile: string;
+  /** Undefined until configured: commands that need it call requireBaseUrl. */
+  baseUrl?: string;
+  clientId?: string;
+  clientAuth: ClientAuth;
+  oneroster: OneRosterVersion;
+  timeoutMs: number;
+  /** Client credentials from ROSTER_CLIENT_ID + ROSTER_CLIENT_SECRET: they win, nothing is written. */
+  envCredentials?: { clientId: string; clientSecret: string };
+  /** A ready access token from ROSTER_TOKEN. */
+  envToken?: string;
+}
+
+export const DEFAULT_PROFILE = 'default';
+export const DEFAULT_TIMEOUT_MS = 30_000;
+const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+export async function resolveSettings(flags: GlobalFlags, env: Env, configDir: string): Promise<Settings> {
+  const profileName = flags.profile ?? nonEmpty(env.ROSTER_PROFILE) ?? DEFAULT_PROFILE;
+  if (!PROFILE_NAME.test(profileName)) {
+    throw new UsageError(
+      `Invalid profile name "${printable(profileName)}": use letters, digits, ".", "_" or "-" (at most 64).`,
+    );
+  }
+  const config = await loadConfig(configDir);
+  const profile = config.profiles[profileName] ?? {};
+
+  const baseUrlFrom = pick(
+    ['--base-url', flags.baseUrl],
+    ['ROSTER_BASE_URL', env.ROSTER_BASE_URL],
+    [`profile "${profileName}"`, profile.baseUrl],
+  );
+  const envId = nonEmpty(env.ROSTER_CLIENT_ID);
+  const envSecret = env.ROSTER_CLIENT_SECRET || undefined;
+  if (Boolean(envId) !== Boolean(envSecret)) {
+    throw new UsageError(
+      `${envId ? 'ROSTER_CLIENT_ID' : 'ROSTER_CLIENT_SECRET'} is set but ${envId ? 'ROSTER_CLIENT_SECRET' : 'ROSTER_CLIENT_ID'} is not.`,
+      'Set both to use environment credentials, or neither to use the saved profile.',
+    );
+  }
+
+  return {
+    profileName,
+    profile,
+    config,
+    configFile: configPath(configDir),
+    baseUrl: baseUrlFrom ? parseBaseUrl(baseUrlFrom[1], baseUrlFrom[0]) : undefined,
+    clientId: envId ?? profile.clientId,
+    clientAuth: oneOf(
+      ['basic', 'post'] as const,
+      'basic',
+      ['--client-auth', flags.clientAuth],
+      ['ROSTER_CLIENT_AUTH', env.ROSTER_CLIENT_AUTH],
+      [`profile "${profileName}" clientAuth`, profile.clientAuth],
+    ),
+    oneroster: oneOf(
+      ['1.1', '1.2'] as const,
+      '1.1',
+      ['--oneroster', flags.oneroster],
+      ['ROSTER_ONEROSTER', env.ROSTER_ONEROSTER],
+      [`profile "${profileName}" oneroster`, profile.oneroster],
+    ),
+    timeoutMs: parseTimeout(flags.timeout ?? nonEmpty(env.ROSTER_TIMEOUT)),
+    envCredentials: envId && envSecret ? { clientId: envId, clientSecret: envSecret } : undefined,
+    envToken: nonEmpty(env.ROSTER_TOKEN),
+  };
+}
+
+export function requireBaseUrl(settings: Settings): string {
+  if (settings.baseUrl) return settings.baseUrl;
+  throw new UsageError(
+    `No base URL for profile "${settings.profileName}".`,
+    'Run `roster login`, or pass --base-url / set ROSTER_BASE_URL.',
+  );
+}
+
+/** Seconds, as given to --timeout or ROSTER_TIMEOUT. */
+function parseTimeout(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_TIMEOUT_MS;
+  const seconds = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value) || seconds <= 0 || seconds > 3600) {
+    throw new UsageError(`Invalid timeout "${printable(value)}": give seconds between 0 and 3600.`);
+  }
+  return Math.round(seconds * 1000);
+}
+
+type Source = [name: string, value: string | undefined];
+
+function pick(...sources: Source[]): [string, string] | undefined {
+  for (const [name, value] of sources) if (value !== undefined && value !== '') return [name, value];
+  return undefined;
+}
+
+function oneOf<T extends string>(allowed: readonly T[], fallback: T, ...sources: Source[]): T {
+  const found = pick(...sources);
+  if (!found) return fallback;
+  const [name, value] = found;
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  throw new UsageError(`Invalid value "${printable(value)}" from ${name}: expected ${allowed.join(' or ')}.`);
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** A user-supplied value, safe to echo in one line of an error message. */
+export function printable(value: string, max = 80): string {
+  const clean = value.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+  return clean.length > max ? `${clean.slice(0, max)}…` : clean;
+}
