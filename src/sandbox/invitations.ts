@@ -1,6 +1,6 @@
 // POST and GET /enrollment/invitations (spec §2.4–2.6, §4.5, §4.6). The spec leaves the required fields,
 // bounds, status codes, list parameters and record shape open; the sandbox's choices are written here.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Outbox, SentEmail } from './outbox.js';
 import { SENDER } from './outbox.js';
 import type { Caller, ResourceRoute, SandboxRequest, SandboxResponse } from './types.js';
@@ -133,7 +133,22 @@ export function validateInvitation(body: unknown): InvitationInput {
 export class InvitationStore {
   /** Kept in creation order; see the list handler for why. */
   readonly records: InvitationRecord[] = [];
+  /** Guest tokens by SHA-256 digest: the sandbox can check a link without keeping the token itself. */
+  private readonly guests = new Map<string, InvitationRecord>();
+
+  add(record: InvitationRecord, guestToken: string): void {
+    this.records.push(record);
+    this.guests.set(guestDigest(guestToken), record);
+  }
+
+  /** The invitation a guest token opens, while the token is valid. */
+  byGuestToken(guestToken: string, nowMs: number): InvitationRecord | undefined {
+    const record = this.guests.get(guestDigest(guestToken));
+    return record && Date.parse(record.guestTokenExpiresAt) > nowMs ? record : undefined;
+  }
 }
+
+const guestDigest = (token: string): string => createHash('sha256').update(token, 'utf8').digest('base64url');
 
 export interface InvitationRouteContext {
   store: InvitationStore;
@@ -191,7 +206,7 @@ async function createInvitation(
   await ctx.outbox.deliver(
     invitationEmail(record, caller.label, `${ctx.origin()}/enroll?token=${guestToken}`),
   );
-  ctx.store.records.push(record);
+  ctx.store.add(record, guestToken);
   return { status: 201, body: { success: true, message: `Invitation sent to ${record.email}` } };
 }
 

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { createAttendanceRoute } from './attendance.js';
 import { type DemoClient, demoClients } from './clients.js';
+import { enrollmentPage } from './enroll.js';
 import { Faults, type ScriptedFault } from './faults.js';
 import { BodyTooLarge, isLoopbackHost, readBody, sendResponse, sendTruncated, splitTarget } from './http.js';
 import { createInvitationsRoute, type InvitationRecord, InvitationStore } from './invitations.js';
@@ -231,6 +232,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       entry.body = body.toString('utf8');
       if (isAdmin) {
         outcome = { response: admin(method, path) };
+      } else if (path === '/enroll') {
+        outcome = { response: enrollmentPage(invitations, method, new URLSearchParams(rawQuery), now()) };
       } else if (path === '/v1' || path.startsWith('/v1/')) {
         const sreq: SandboxRequest = {
           method,

@@ -94,6 +94,16 @@ describe('POST /enrollment/invitations', () => {
     expect(adminOutbox).toHaveLength(sandbox.outbox.length);
   });
 
+  it('the enrollment link opens its invitation; an unknown guest token does not', async () => {
+    expect((await post({ ...valid, email: 'link@example.com' })).status).toBe(201);
+    const mail = sandbox.outbox.at(-1)!;
+    const page = await fetch(mail.enrollmentLink);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await page.text()).toContain(mail.invitationId);
+    expect((await fetch(`${sandbox.origin}/enroll?token=gst_nope`)).status).toBe(404);
+  });
+
   it.each([
     [{ ...valid, email: 'not-an-address' }, /email/],
     [{ ...valid, email: 'Parent <p@example.org>' }, /email/],
