@@ -173,12 +173,20 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     if (roll.fail) {
       const status = faults.settings.failStatus;
       const headers: Record<string, string> = status === 503 || status === 429 ? { 'Retry-After': '1' } : {};
-      return { response: json(status, 'The service is temporarily unavailable (injected failure)', headers) };
+      return {
+        response: json(status, 'The service is temporarily unavailable (injected failure)', headers),
+        ...(caller ? { clientId: caller.clientId } : {}),
+      };
     }
-    if (!caller) return { response: (auth as { response: SandboxResponse }).response };
-    for (const route of routes) {
-      const response = await route(sreq, caller);
-      if (response) return { response, clientId: caller.clientId, drop: drop || roll.drop };
+    if ('response' in auth) return { response: auth.response };
+    return routeRequest(sreq, auth.caller, drop || roll.drop);
+  }
+
+  /** Tries each resource route in order; the first that owns the path answers. */
+  async function routeRequest(sreq: SandboxRequest, caller: Caller, drop: boolean): Promise<Outcome> {
+    for (const handler of routes) {
+      const response = await handler(sreq, caller);
+      if (response) return { response, clientId: caller.clientId, drop };
     }
     return {
       response: json(404, `No such endpoint: ${sreq.method} /v1${sreq.path}`),
