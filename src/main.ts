@@ -86,8 +86,8 @@ function report(ctx: Context, error: unknown): number {
     return 2;
   }
   if (error instanceof RosterError) {
-    const hint = error.hint ? ` ${error.hint}` : '';
-    ctx.log.info(`Error: ${error.message}${hint}`);
+    const message = /[.!?]$/.test(error.message) ? error.message : `${error.message}.`;
+    ctx.log.info(`Error: ${message}${error.hint ? ` ${error.hint}` : ''}`);
     if (ctx.log.debugEnabled && error.stack) ctx.log.debug(error.stack);
     return exitCodeFor(error);
   }

@@ -70,6 +70,11 @@ export async function run(options: LoginOptions, settings: Settings, ctx: Contex
   baseUrl = parseBaseUrl(baseUrl);
   ctx.secrets.add(clientSecret);
 
+  // Fail before any request when the keychain cannot be reached (no session bus, locked, missing).
+  const store = options.insecureStorage ? createSecretFileStore(ctx.paths.configDir) : await ctx.keychain();
+  const account = secretAccount(clientId, baseUrl);
+  await store.get(account);
+
   // Prove the credentials before saving anything.
   const verifying = new Session(ctx, { ...settings, baseUrl });
   const source = verifying.tokenSource('general');
@@ -82,13 +87,12 @@ export async function run(options: LoginOptions, settings: Settings, ctx: Contex
   });
   ctx.secrets.add(token.accessToken);
 
-  const store = options.insecureStorage ? createSecretFileStore(ctx.paths.configDir) : await ctx.keychain();
   if (options.insecureStorage) {
     ctx.log.warn(
       `storing the client secret in a plain file (${store.description}), not in the system keychain.`,
     );
   }
-  await store.set(secretAccount(clientId, baseUrl), clientSecret);
+  await store.set(account, clientSecret);
 
   const profile: Profile = {
     ...saved,

@@ -1,0 +1,68 @@
+// A Context for behaviour tests: in-memory streams, temporary directories, an in-memory keychain.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import type { SecretStore } from '../../src/auth/secret-store.js';
+import { type Context, createLogger, Redactor } from '../../src/context.js';
+import type { IO } from '../../src/io.js';
+import type { Prompter } from '../../src/prompter.js';
+
+export class MemoryKeychain implements SecretStore {
+  readonly description = 'the test keychain';
+  readonly secrets = new Map<string, string>();
+  get = async (account: string) => this.secrets.get(account);
+  set = async (account: string, secret: string) => void this.secrets.set(account, secret);
+  delete = async (account: string) => this.secrets.delete(account);
+}
+
+export interface FakeContext {
+  ctx: Context;
+  stdout: () => string;
+  stderr: () => string;
+  keychain: MemoryKeychain;
+  home: string;
+}
+
+export function tempDir(prefix = 'roster-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export function fakeContext(
+  options: { env?: Record<string, string>; stdin?: string; tty?: boolean; prompter?: Prompter; debug?: boolean } = {},
+): FakeContext {
+  const home = tempDir();
+  let out = '';
+  let err = '';
+  const stdin = new PassThrough();
+  stdin.end(options.stdin ?? '');
+  const io: IO = {
+    stdout: { write: (s: string) => ((out += s), true) },
+    stderr: { write: (s: string) => ((err += s), true) },
+    stdin,
+    stdinIsTTY: options.tty ?? false,
+    stdoutIsTTY: options.tty ?? false,
+    stderrIsTTY: options.tty ?? false,
+    columns: 100,
+  };
+  const secrets = new Redactor();
+  const keychain = new MemoryKeychain();
+  const ctx: Context = {
+    io,
+    env: { HOME: home, ...options.env },
+    paths: { configDir: join(home, 'config'), cacheDir: join(home, 'cache'), stateDir: join(home, 'state') },
+    now: Date.now,
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, Math.min(ms, 20))),
+    secrets,
+    log: createLogger(io.stderr, secrets, options.debug ?? false),
+    color: false,
+    interactive: Boolean(options.tty && options.prompter),
+    keychain: async () => keychain,
+    prompter: async () => {
+      if (!options.prompter) throw new Error('no prompter in this test');
+      return options.prompter;
+    },
+    trapInterrupt: () => new AbortController().signal,
+  };
+  return { ctx, stdout: () => out, stderr: () => err, keychain, home };
+}
