@@ -1,5 +1,15 @@
-// OneRoster 1.1 / 1.2 rostering endpoints of the sandbox. (Being written: see the OneRoster issue.)
-import type { ResourceRoute } from '../types.js';
+// OneRoster 1.1 / 1.2 rostering endpoints of the sandbox: a ResourceRoute serving the seeded district under
+// /ims/oneroster/v1p1/… and /ims/oneroster/v1p2/… with the standard's query grammar, paging headers and
+// errors, plus switches that reproduce what real vendors do (clamped pages, bare or missing Link headers).
+import type { Caller, ResourceRoute, SandboxRequest, SandboxResponse } from '../types.js';
+import { buildDistrict, type District } from './district.js';
+import { errorResponse, OneRosterError, statusInfo } from './errors.js';
+import { fieldsOf, isKnownPath } from './fields.js';
+import { checkFilterFields, matches, parseFilter, valuesAt } from './filter.js';
+import { type IndexList, Indices, resolve, WRAPPER } from './lists.js';
+import { type LinkStyle, linkHeader, pageOffsets } from './paging.js';
+import { decodeQuery, parseReadQuery } from './query.js';
+import { type Kind, type Rec, type RenderContext, render, sourcedIdOf, type Version } from './records.js';
 
 export interface OneRosterSandboxOptions {
   /** Number of students in the seeded district (default about 1,200; up to 200,000). */
@@ -10,8 +20,240 @@ export interface OneRosterSandboxOptions {
   link?: 'angle' | 'bare' | 'none';
   /** Seed of the deterministic data. */
   seed?: number;
+  /** Accept only tokens issued by the version's own token endpoint (default true); otherwise 401. */
+  strictTokenEndpoint?: boolean;
+  /** Decode `+` in the query as a space (default false: `+` is a literal plus; clients must send %20). */
+  plusAsSpace?: boolean;
+  /** Send `X-Total-Count` (default true); false reproduces servers that do not. */
+  totalCount?: boolean;
+  /** Status of an empty page: 200 with an empty list (default) or 204 No Content, as some servers do. */
+  emptyStatus?: 200 | 204;
+  /** 1.1 `enabledUser`: mixed booleans and strings (default), or all booleans / all strings. */
+  enabledUser11?: 'mixed' | 'boolean' | 'string';
+  /** Write some absent optional 1.1 user fields (middleName, sms) as null. Default false. */
+  nulls?: boolean;
+  /** Path of the service below the origin in absolute URLs (Link, href). Default '/v1'. */
+  pathPrefix?: string;
+  /** Absolute service base for Link and href URLs (e.g. 'http://127.0.0.1:4010/v1'); default from Host. */
+  baseUrl?: string;
 }
 
-export function createOneRosterRoute(_options: OneRosterSandboxOptions = {}): ResourceRoute {
-  return () => undefined;
+export const DEFAULT_STUDENTS = 1200;
+export const MAX_STUDENTS = 200_000;
+export const DEFAULT_SEED = 20250825;
+const CACHE_ENTRIES = 32;
+
+const VERSIONS: Record<string, Version> = { v1p1: '1.1', v1p2: '1.2' };
+
+export function createOneRosterRoute(options: OneRosterSandboxOptions = {}): ResourceRoute {
+  const students = options.students ?? DEFAULT_STUDENTS;
+  if (!Number.isInteger(students) || students < 0 || students > MAX_STUDENTS) {
+    throw new RangeError(`students must be an integer from 0 to ${MAX_STUDENTS}, got ${students}`);
+  }
+  if (options.pageCap !== undefined && (!Number.isInteger(options.pageCap) || options.pageCap < 1)) {
+    throw new RangeError(`pageCap must be a positive integer, got ${options.pageCap}`);
+  }
+  const d = buildDistrict(options.seed ?? DEFAULT_SEED, students);
+  const server = new OneRosterServer(d, options);
+  return (req, caller) => server.handle(req, caller);
+}
+
+/** The district a route with these options serves (for tests and the demo: known ids and names). */
+export function seededDistrict(options: OneRosterSandboxOptions = {}): District {
+  return buildDistrict(options.seed ?? DEFAULT_SEED, options.students ?? DEFAULT_STUDENTS);
+}
+
+class OneRosterServer {
+  /** Filtered and sorted index lists per (version, path, filter, sort), so paging through is O(page). */
+  private readonly cache = new Map<string, IndexList>();
+  private readonly link: LinkStyle;
+
+  constructor(
+    private readonly d: District,
+    private readonly options: OneRosterSandboxOptions,
+  ) {
+    this.link = options.link ?? 'angle';
+  }
+
+  handle(req: SandboxRequest, caller: Caller): SandboxResponse | undefined {
+    const m = /^\/ims\/oneroster\/(v1p1|v1p2)(\/.*)?$/.exec(req.path);
+    if (!m) return undefined;
+    const versionSegment = m[1]!;
+    const version = VERSIONS[versionSegment]!;
+    const rest = (m[2] ?? '').replace(/\/$/, '');
+    // The token endpoints under these prefixes belong to the server's token route.
+    if (rest === '/token') return undefined;
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      return errorResponse(405, `Method ${req.method} is not supported on ${req.path}`, 'invaliddata', {
+        Allow: 'GET, HEAD',
+      });
+    }
+    const tokenPath = `/ims/oneroster/${versionSegment}/token`;
+    if (this.options.strictTokenEndpoint !== false && !caller.tokenEndpoint.endsWith(tokenPath)) {
+      return errorResponse(
+        401,
+        `The access token was not issued for OneRoster ${version}: obtain it from ${tokenPath}`,
+        'unauthorisedrequest',
+        {
+          'WWW-Authenticate': `Bearer error="invalid_token", error_description="token not issued by ${tokenPath}"`,
+        },
+      );
+    }
+    try {
+      const response = this.read(req, version, rest);
+      if (req.method === 'HEAD') delete response.body;
+      return response;
+    } catch (err) {
+      if (err instanceof OneRosterError) return errorResponse(err.status, err.message, err.codeMinor);
+      throw err;
+    }
+  }
+
+  private read(req: SandboxRequest, version: Version, rest: string): SandboxResponse {
+    const segments = rest
+      .split('/')
+      .slice(1)
+      .map((s) => {
+        try {
+          return decodeURIComponent(s);
+        } catch {
+          throw new OneRosterError(`Malformed percent-encoding in the path: "${s}"`, 'invaliddata');
+        }
+      });
+    const target = resolve(this.d, segments);
+    if (!target) throw new OneRosterError(`Unknown OneRoster endpoint: ${req.path}`, 'unknownobject', 404);
+    const params = decodeQuery(req.rawQuery, this.options.plusAsSpace ?? false);
+    const query = parseReadQuery(params);
+    const serviceBase = this.serviceBase(req);
+    const ctx: RenderContext = {
+      d: this.d,
+      version,
+      base: `${serviceBase}/ims/oneroster/${version === '1.1' ? 'v1p1' : 'v1p2'}`,
+      enabledUser11: this.options.enabledUser11 ?? 'mixed',
+      nulls: this.options.nulls ?? false,
+    };
+    const warnings: Record<string, unknown>[] = [];
+    const select = this.selection(version, target.kind, query.fields, warnings);
+    const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+
+    if (target.type === 'single') {
+      const rec = select(render(ctx, target.kind, target.index));
+      return { status: 200, headers, body: this.body(version, WRAPPER[target.kind].one, rec, warnings) };
+    }
+
+    const filter = query.filter === undefined ? undefined : parseFilter(query.filter);
+    if (filter) checkFilterFields(filter, version, target.kind);
+    let sort = query.sort;
+    if (sort !== undefined && !isKnownPath(version, target.kind, sort)) {
+      // The standard: an unknown sort field sorts by sourcedId (1.1 adds a warning).
+      if (version === '1.1') {
+        warnings.push(
+          statusInfo(`Unknown sort field '${sort}': sorted by sourcedId`, 'invalid_sort_field', 'warning'),
+        );
+      }
+      sort = 'sourcedId';
+    }
+
+    const base = this.cached(`base|${target.key}`, target.list);
+    const list =
+      filter || sort
+        ? this.cached(`${version}|${target.key}|${query.filter ?? ''}|${sort ?? ''}|${query.orderBy}`, () => {
+            let indices = Array.from({ length: base.length }, (_, i) => base.at(i));
+            if (filter) indices = indices.filter((i) => matches(filter, render(ctx, target.kind, i)));
+            if (sort) indices = sortIndices(ctx, target.kind, indices, sort, query.orderBy);
+            return new Indices(Int32Array.from(indices));
+          })
+        : base;
+
+    const total = list.length;
+    const pageSize = Math.min(query.limit, this.options.pageCap ?? Number.POSITIVE_INFINITY);
+    const end = Math.min(total, query.offset + pageSize);
+    const rows: Rec[] = [];
+    for (let i = query.offset; i < end; i++) rows.push(select(render(ctx, target.kind, list.at(i))));
+
+    if (this.options.totalCount !== false) headers['X-Total-Count'] = String(total);
+    const link = linkHeader(
+      `${serviceBase}${req.path}`,
+      req.rawQuery,
+      pageOffsets(query.offset, pageSize, total),
+      this.link,
+    );
+    if (link) headers.Link = link;
+    if (rows.length === 0 && this.options.emptyStatus === 204) return { status: 204, headers };
+    return { status: 200, headers, body: this.body(version, WRAPPER[target.kind].many, rows, warnings) };
+  }
+
+  private body(version: Version, key: string, value: unknown, warnings: Record<string, unknown>[]): Rec {
+    // 1.1 reports ignored parameters next to the data, as its binding describes.
+    return version === '1.1' && warnings.length
+      ? { [key]: value, statusInfoSet: warnings }
+      : { [key]: value };
+  }
+
+  /** The `fields` projection: 1.1 returns whole records (with a warning) on an unknown field, 1.2 a 400. */
+  private selection(
+    version: Version,
+    kind: Kind,
+    fields: string[] | undefined,
+    warnings: Record<string, unknown>[],
+  ): (rec: Rec) => Rec {
+    if (!fields) return (rec) => rec;
+    const known = fieldsOf(version, kind);
+    const unknown = fields.filter((f) => !Object.hasOwn(known, f));
+    if (unknown.length) {
+      const what = `Unknown selection field${unknown.length > 1 ? 's' : ''}: ${unknown.map((f) => `'${f}'`).join(', ')}`;
+      if (version === '1.2') throw new OneRosterError(what, 'invalid_selection_field');
+      warnings.push(statusInfo(`${what}; all fields returned`, 'invalid_selection_field', 'warning'));
+      return (rec) => rec;
+    }
+    return (rec) => {
+      const out: Rec = {};
+      for (const f of fields) if (rec[f] !== undefined) out[f] = rec[f];
+      return out;
+    };
+  }
+
+  private serviceBase(req: SandboxRequest): string {
+    if (this.options.baseUrl) return this.options.baseUrl.replace(/\/$/, '');
+    const host = req.headers.host ?? 'localhost';
+    return `http://${host}${this.options.pathPrefix ?? '/v1'}`;
+  }
+
+  private cached(key: string, compute: () => IndexList): IndexList {
+    const hit = this.cache.get(key);
+    if (hit) {
+      // Refresh recency: Map iteration order is insertion order, so the first key is the oldest.
+      this.cache.delete(key);
+      this.cache.set(key, hit);
+      return hit;
+    }
+    const value = compute();
+    this.cache.set(key, value);
+    if (this.cache.size > CACHE_ENTRIES) this.cache.delete(this.cache.keys().next().value!);
+    return value;
+  }
+}
+
+/** Sorts by the field's first value (absent last), ties in serving order; ids for sourcedId are cheap. */
+function sortIndices(
+  ctx: RenderContext,
+  kind: Kind,
+  indices: number[],
+  field: string,
+  orderBy: 'asc' | 'desc',
+) {
+  const keys = indices.map((i) =>
+    field === 'sourcedId' ? sourcedIdOf(ctx.d, kind, i) : valuesAt(render(ctx, kind, i), field)[0],
+  );
+  const order = indices.map((_, k) => k);
+  const dir = orderBy === 'asc' ? 1 : -1;
+  order.sort((a, b) => {
+    const ka = keys[a];
+    const kb = keys[b];
+    if (ka === kb) return a - b;
+    if (ka === undefined) return 1;
+    if (kb === undefined) return -1;
+    return (ka < kb ? -1 : 1) * dir;
+  });
+  return order.map((k) => indices[k]!);
 }

@@ -1,0 +1,319 @@
+// The seeded district's structure, stored compactly (typed arrays, no per-student objects): who is in
+// which school, grade, class. Everything per-record (names, e-mails, dates) is derived on demand in
+// people.ts from (seed, index), so 200,000 students cost a few megabytes.
+import { hash32, rngFor } from './prng.js';
+
+export const GRADES = ['KG', '01', '02', '03', '04', '05', '06', '07', '08', '09', '10', '11', '12'] as const;
+
+export const SUBJECTS = [
+  { code: 'MATH', name: 'Mathematics', sced: '02' },
+  { code: 'ELA', name: 'English Language Arts', sced: '01' },
+  { code: 'SCI', name: 'Science', sced: '03' },
+  { code: 'SOC', name: 'Social Studies', sced: '04' },
+  { code: 'ART', name: 'Art', sced: '05' },
+  { code: 'PE', name: 'Physical Education', sced: '08' },
+] as const;
+export const SUBJECT_COUNT = SUBJECTS.length;
+
+/** Art and PE run for one semester (alternating by section); the rest for the whole year. */
+export const SEMESTER_SUBJECTS = new Set([4, 5]);
+
+export interface SchoolInfo {
+  sourcedId: string;
+  name: string;
+  identifier: string;
+  /** Grade indices (into GRADES) the school serves. */
+  grades: readonly number[];
+}
+
+export const DISTRICT_ID = 'org-district';
+export const DISTRICT_NAME = 'Riverside Unified School District';
+
+export const SCHOOLS: readonly SchoolInfo[] = [
+  {
+    sourcedId: 'org-sch-1',
+    name: 'Alder Elementary School',
+    identifier: '360001000001',
+    grades: [0, 1, 2, 3, 4, 5],
+  },
+  {
+    sourcedId: 'org-sch-2',
+    name: 'Birch Elementary School',
+    identifier: '360001000002',
+    grades: [0, 1, 2, 3, 4, 5],
+  },
+  {
+    sourcedId: 'org-sch-3',
+    name: 'Cedar Elementary School',
+    identifier: '360001000003',
+    grades: [0, 1, 2, 3, 4, 5],
+  },
+  { sourcedId: 'org-sch-4', name: 'Dogwood Middle School', identifier: '360001000004', grades: [6, 7, 8] },
+  { sourcedId: 'org-sch-5', name: 'Elm High School', identifier: '360001000005', grades: [9, 10, 11, 12] },
+];
+
+export interface SessionInfo {
+  sourcedId: string;
+  title: string;
+  type: 'schoolYear' | 'term' | 'gradingPeriod';
+  startDate: string;
+  endDate: string;
+  /** Index of the parent session, if any. */
+  parent?: number;
+  children: readonly number[];
+}
+
+/** School year, two terms, four grading periods (indices are stable: 0 year, 1-2 terms, 3-6 periods). */
+export const SESSIONS: readonly SessionInfo[] = [
+  {
+    sourcedId: 'as-2025-26',
+    title: '2025-2026 School Year',
+    type: 'schoolYear',
+    startDate: '2025-08-25',
+    endDate: '2026-06-12',
+    children: [1, 2],
+  },
+  {
+    sourcedId: 'as-2025-26-t1',
+    title: 'Fall 2025',
+    type: 'term',
+    startDate: '2025-08-25',
+    endDate: '2026-01-16',
+    parent: 0,
+    children: [3, 4],
+  },
+  {
+    sourcedId: 'as-2025-26-t2',
+    title: 'Spring 2026',
+    type: 'term',
+    startDate: '2026-01-20',
+    endDate: '2026-06-12',
+    parent: 0,
+    children: [5, 6],
+  },
+  {
+    sourcedId: 'as-2025-26-gp1',
+    title: 'Quarter 1',
+    type: 'gradingPeriod',
+    startDate: '2025-08-25',
+    endDate: '2025-10-31',
+    parent: 1,
+    children: [],
+  },
+  {
+    sourcedId: 'as-2025-26-gp2',
+    title: 'Quarter 2',
+    type: 'gradingPeriod',
+    startDate: '2025-11-03',
+    endDate: '2026-01-16',
+    parent: 1,
+    children: [],
+  },
+  {
+    sourcedId: 'as-2025-26-gp3',
+    title: 'Quarter 3',
+    type: 'gradingPeriod',
+    startDate: '2026-01-20',
+    endDate: '2026-03-27',
+    parent: 2,
+    children: [],
+  },
+  {
+    sourcedId: 'as-2025-26-gp4',
+    title: 'Quarter 4',
+    type: 'gradingPeriod',
+    startDate: '2026-04-06',
+    endDate: '2026-06-12',
+    parent: 2,
+    children: [],
+  },
+];
+export const SCHOOL_YEAR = '2026';
+
+export interface CourseInfo {
+  sourcedId: string;
+  school: number;
+  grade: number;
+  subject: number;
+  /** Index of this course's first class, and how many sections it has (0 when no students). */
+  classStart: number;
+  sections: number;
+}
+
+export interface ClassInfo {
+  sourcedId: string;
+  course: number;
+  section: number;
+  /** Teacher index (0-based among teachers). */
+  teacher: number;
+  /** Session indices of the class's terms. */
+  terms: readonly number[];
+}
+
+export const ADMIN_COUNT = 3;
+const CLASS_SIZE = 25;
+const CLASSES_PER_TEACHER = 5;
+/** PRNG stream kinds (one per record kind, so streams never collide). */
+export const KIND = { student: 1, teacher: 2, admin: 3, demographics: 4, layout: 5 } as const;
+
+export interface District {
+  seed: number;
+  studentCount: number;
+  teacherCount: number;
+  studentSchool: Uint8Array;
+  studentGrade: Uint8Array;
+  /** Rank of the student within its (school, grade) group, ordered by student index. */
+  studentRank: Uint32Array;
+  /** Students of group g (= school * 13 + grade) are groupMembers[groupStart[g] .. groupStart[g + 1]). */
+  groupStart: Uint32Array;
+  groupMembers: Uint32Array;
+  courses: CourseInfo[];
+  /** courseIndex[(school * 13 + grade) * 6 + subject], or -1. */
+  courseIndex: Int32Array;
+  classes: ClassInfo[];
+  classById: Map<string, number>;
+  courseById: Map<string, number>;
+  teacherSchool: Uint8Array;
+  /** First class index of each teacher (a teacher teaches up to 5 consecutive classes of one school). */
+  teacherClassStart: Uint32Array;
+  teacherClassEnd: Uint32Array;
+  /** First teacher index of each school (length SCHOOLS.length + 1). */
+  schoolTeacherStart: Uint32Array;
+  schoolClassStart: Uint32Array;
+}
+
+export const groupOf = (school: number, grade: number): number => school * GRADES.length + grade;
+
+const pad = (n: number, width: number): string => String(n).padStart(width, '0');
+export const studentId = (i: number): string => `stu-${pad(i + 1, 6)}`;
+export const teacherId = (t: number): string => `tch-${pad(t + 1, 5)}`;
+export const adminId = (a: number): string => `adm-${pad(a + 1, 3)}`;
+
+/** Grade and school of student i: the first draws of its layout stream (stable whatever N is). */
+function placeStudent(seed: number, i: number): [school: number, grade: number] {
+  const rng = rngFor(seed, KIND.layout, i);
+  const grade = rng.int(GRADES.length);
+  if (grade <= 5) return [rng.int(3), grade];
+  return [grade <= 8 ? 3 : 4, grade];
+}
+
+export function buildDistrict(seed: number, studentCount: number): District {
+  const groups = SCHOOLS.length * GRADES.length;
+  const studentSchool = new Uint8Array(studentCount);
+  const studentGrade = new Uint8Array(studentCount);
+  const studentRank = new Uint32Array(studentCount);
+  const groupCount = new Uint32Array(groups);
+  for (let i = 0; i < studentCount; i++) {
+    const [school, grade] = placeStudent(seed, i);
+    studentSchool[i] = school;
+    studentGrade[i] = grade;
+    const g = groupOf(school, grade);
+    studentRank[i] = groupCount[g]!;
+    groupCount[g]!++;
+  }
+  const groupStart = new Uint32Array(groups + 1);
+  for (let g = 0; g < groups; g++) groupStart[g + 1] = groupStart[g]! + groupCount[g]!;
+  const groupMembers = new Uint32Array(studentCount);
+  for (let i = 0; i < studentCount; i++) {
+    const g = groupOf(studentSchool[i]!, studentGrade[i]!);
+    groupMembers[groupStart[g]! + studentRank[i]!] = i;
+  }
+
+  const courses: CourseInfo[] = [];
+  const classes: ClassInfo[] = [];
+  const courseIndex = new Int32Array(groups * SUBJECT_COUNT).fill(-1);
+  const schoolClassStart = new Uint32Array(SCHOOLS.length + 1);
+  const schoolTeacherStart = new Uint32Array(SCHOOLS.length + 1);
+  const teacherSchool: number[] = [];
+  const teacherClassStart: number[] = [];
+  const teacherClassEnd: number[] = [];
+  SCHOOLS.forEach((school, s) => {
+    schoolClassStart[s] = classes.length;
+    schoolTeacherStart[s] = teacherSchool.length;
+    for (const grade of school.grades) {
+      const g = groupOf(s, grade);
+      const sections = Math.ceil(groupCount[g]! / CLASS_SIZE);
+      SUBJECTS.forEach((subject, k) => {
+        const course = courses.length;
+        courseIndex[g * SUBJECT_COUNT + k] = course;
+        courses.push({
+          sourcedId: `crs-${s + 1}-${GRADES[grade]}-${subject.code}`,
+          school: s,
+          grade,
+          subject: k,
+          classStart: classes.length,
+          sections,
+        });
+        for (let section = 0; section < sections; section++) {
+          const terms = SEMESTER_SUBJECTS.has(k) ? [section % 2 === 0 ? 1 : 2] : [1, 2];
+          const first = schoolClassStart[s]!;
+          classes.push({
+            sourcedId: `cls-${s + 1}-${GRADES[grade]}-${subject.code}-${pad(section + 1, 2)}`,
+            course,
+            section,
+            teacher: schoolTeacherStart[s]! + Math.floor((classes.length - first) / CLASSES_PER_TEACHER),
+            terms,
+          });
+        }
+      });
+    }
+    // Every school has at least one teacher, even in a tiny district with no classes.
+    const schoolClasses = classes.length - schoolClassStart[s]!;
+    const teachers = Math.max(1, Math.ceil(schoolClasses / CLASSES_PER_TEACHER));
+    for (let t = 0; t < teachers; t++) {
+      teacherSchool.push(s);
+      const start = schoolClassStart[s]! + t * CLASSES_PER_TEACHER;
+      teacherClassStart.push(Math.min(start, classes.length));
+      teacherClassEnd.push(Math.min(start + CLASSES_PER_TEACHER, classes.length));
+    }
+  });
+  schoolClassStart[SCHOOLS.length] = classes.length;
+  schoolTeacherStart[SCHOOLS.length] = teacherSchool.length;
+
+  return {
+    seed,
+    studentCount,
+    teacherCount: teacherSchool.length,
+    studentSchool,
+    studentGrade,
+    studentRank,
+    groupStart,
+    groupMembers,
+    courses,
+    courseIndex,
+    classes,
+    classById: new Map(classes.map((c, i) => [c.sourcedId, i])),
+    courseById: new Map(courses.map((c, i) => [c.sourcedId, i])),
+    teacherSchool: Uint8Array.from(teacherSchool),
+    teacherClassStart: Uint32Array.from(teacherClassStart),
+    teacherClassEnd: Uint32Array.from(teacherClassEnd),
+    schoolTeacherStart,
+    schoolClassStart,
+  };
+}
+
+/** Class index of student i's class in subject k. */
+export function studentClass(d: District, i: number, k: number): number {
+  const g = groupOf(d.studentSchool[i]!, d.studentGrade[i]!);
+  const course = d.courses[d.courseIndex[g * SUBJECT_COUNT + k]!]!;
+  return course.classStart + ((d.studentRank[i]! + k) % course.sections);
+}
+
+/** Student indices of class c, ascending: ranks r of its group with (r + subject) mod sections = section. */
+export function classStudents(d: District, c: number): number[] {
+  const cls = d.classes[c]!;
+  const course = d.courses[cls.course]!;
+  const g = groupOf(course.school, course.grade);
+  const start = d.groupStart[g]!;
+  const size = d.groupStart[g + 1]! - start;
+  const S = course.sections;
+  const out: number[] = [];
+  for (let r = (((cls.section - course.subject) % S) + S) % S; r < size; r += S)
+    out.push(d.groupMembers[start + r]!);
+  return out;
+}
+
+/** About one teacher in twenty also works at a second school (a secondary role in 1.2, a second org in 1.1). */
+export function teacherSecondarySchool(d: District, t: number): number | undefined {
+  return hash32(d.seed, 77, t) % 20 === 0 ? (d.teacherSchool[t]! + 1) % SCHOOLS.length : undefined;
+}

@@ -1,0 +1,159 @@
+// Per-person attributes derived on demand from (seed, kind, index): nothing per person is stored, which is
+// what lets the sandbox hold 200,000 students in a few megabytes.
+import { ADMIN_COUNT, KIND } from './district.js';
+import { BIRTH_PLACES, FAMILY_NAMES, GIVEN_NAMES, MIDDLE_NAMES, NICKNAMES, PRONOUNS } from './names.js';
+import { type Rng, rngFor } from './prng.js';
+
+export interface Person {
+  givenName: string;
+  familyName: string;
+  middleName?: string;
+  preferredFirstName?: string;
+  pronouns?: string;
+  sex: 'male' | 'female';
+  email?: string;
+  phone?: string;
+  sms?: string;
+  password?: string;
+  status: 'active' | 'tobedeleted';
+  dateLastModified: string;
+  enabled: boolean;
+  /** Whether a 1.1 record writes enabledUser as a string (1.1 servers in the field do both). */
+  enabledAsString: boolean;
+  /** Free-form metadata on some records, with a null inside to exercise clients. */
+  metadata?: Record<string, unknown>;
+}
+
+/** Fixed first students, whatever the seed: known names for tests and demos. */
+const FIXED_STUDENTS: readonly (readonly [string, string, 'male' | 'female'])[] = [
+  ['Zoë', 'Åkesson', 'female'],
+  ['José', 'García', 'male'],
+  ['Mary Ann', "O'Brien", 'female'],
+  ['Zoë', 'Nguyễn', 'female'],
+  ['Anne Marie', 'van der Berg', 'female'],
+];
+
+const ADMINS: readonly (readonly [string, string, 'male' | 'female'])[] = [
+  ['Patricia', 'Okafor', 'female'],
+  ['Renée', 'Dubois', 'female'],
+  ['Marcus', 'Lindqvist', 'male'],
+];
+if (ADMINS.length !== ADMIN_COUNT) throw new Error('ADMINS and ADMIN_COUNT disagree');
+
+const ASCII_FOLD: Record<string, string> = {
+  ł: 'l',
+  Ł: 'L',
+  ø: 'o',
+  Ø: 'O',
+  đ: 'd',
+  Đ: 'D',
+  æ: 'ae',
+  ß: 'ss',
+};
+
+/** ASCII local part for e-mails and usernames: strip accents, spaces and apostrophes. */
+export function asciiName(s: string): string {
+  return s
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .replace(/[łŁøØđĐæß]/g, (c) => ASCII_FOLD[c] ?? c)
+    .replace(/[^A-Za-z]/g, '')
+    .toLowerCase();
+}
+
+const MODIFIED_FROM = Date.UTC(2025, 5, 1);
+const MODIFIED_SPAN_S = 245 * 86400;
+
+/** A timestamp between 2025-06-01 and 2026-01-31, to the second. */
+export function modifiedAt(rng: Rng): string {
+  return new Date(MODIFIED_FROM + rng.int(MODIFIED_SPAN_S) * 1000).toISOString();
+}
+
+export type PersonKind = 'student' | 'teacher' | 'admin';
+
+export function person(seed: number, kind: PersonKind, index: number): Person {
+  const rng = rngFor(seed, KIND[kind], index);
+  const fixed = kind === 'student' ? FIXED_STUDENTS[index] : kind === 'admin' ? ADMINS[index] : undefined;
+  let givenName: string;
+  let familyName: string;
+  let sex: 'male' | 'female';
+  const drawnGiven = rng.pick(GIVEN_NAMES);
+  const drawnFamily = rng.pick(FAMILY_NAMES);
+  if (fixed) [givenName, familyName, sex] = fixed;
+  else [givenName, sex, familyName] = [drawnGiven[0], drawnGiven[1], drawnFamily];
+
+  const p: Person = {
+    givenName,
+    familyName,
+    sex,
+    status: rng.chance(0.01) && index >= FIXED_STUDENTS.length ? 'tobedeleted' : 'active',
+    dateLastModified: modifiedAt(rng),
+    enabled: index < FIXED_STUDENTS.length || !rng.chance(0.04),
+    enabledAsString: index % 3 === 0,
+  };
+  if (rng.chance(0.4)) p.middleName = rng.pick(MIDDLE_NAMES);
+  if (rng.chance(0.1)) p.preferredFirstName = rng.pick(NICKNAMES);
+  if (rng.chance(0.15)) p.pronouns = rng.pick(PRONOUNS);
+  const local = `${asciiName(givenName)}.${asciiName(familyName)}`;
+  if (kind === 'student') {
+    if (!rng.chance(0.05) || index < FIXED_STUDENTS.length)
+      p.email = `${local}${index + 1}@students.riverside.example`;
+  } else {
+    p.email = `${local}${kind === 'teacher' ? index + 1 : ''}@riverside.example`;
+    p.phone = `+1-555-01${String(rng.int(100)).padStart(2, '0')}`;
+  }
+  if (rng.chance(0.2)) p.sms = `+1-555-02${String(rng.int(100)).padStart(2, '0')}`;
+  // A few records carry a password, as real exports sometimes do: clients must treat users as sensitive.
+  if (rng.chance(0.02)) p.password = `Riverside-${rng.int(10000)}!`;
+  if (rng.chance(0.1))
+    p.metadata = { 'ext.homeLanguage': rng.pick(['en', 'es', 'vi', 'sv']), 'ext.nickname': null };
+  return p;
+}
+
+export interface Demographic {
+  birthDate: string;
+  sex: 'male' | 'female' | 'other' | 'unspecified';
+  races: Record<string, boolean>;
+  hispanic?: boolean;
+  country?: string;
+  state?: string;
+  city?: string;
+  residence?: string;
+  dateLastModified: string;
+}
+
+export const RACE_FIELDS = [
+  'americanIndianOrAlaskaNative',
+  'asian',
+  'blackOrAfricanAmerican',
+  'nativeHawaiianOrOtherPacificIslander',
+  'white',
+] as const;
+
+/** Demographics of student i (one per student; the age follows the grade). */
+export function demographic(seed: number, index: number, grade: number, sex: 'male' | 'female'): Demographic {
+  const rng = rngFor(seed, KIND.demographics, index);
+  const year = 2020 - grade;
+  const month = 1 + rng.int(12);
+  const day = 1 + rng.int(28);
+  const race = rng.int(RACE_FIELDS.length);
+  const races: Record<string, boolean> = {};
+  for (const [k, f] of RACE_FIELDS.entries()) races[f] = k === race;
+  if (rng.chance(0.05)) races[RACE_FIELDS[(race + 1) % RACE_FIELDS.length]!] = true;
+  const d: Demographic = {
+    birthDate: `${year}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`,
+    sex: rng.chance(0.03) ? rng.pick(['other', 'unspecified'] as const) : sex,
+    races,
+    dateLastModified: modifiedAt(rng),
+  };
+  // Sparse records exist: some districts send little beyond the birth date.
+  if (rng.chance(0.9)) d.hispanic = rng.chance(0.3);
+  if (rng.chance(0.8)) {
+    const [country, state, city] = rng.pick(BIRTH_PLACES);
+    d.country = country;
+    if (state) d.state = state;
+    d.city = city;
+  }
+  if (rng.chance(0.5)) d.residence = '01652';
+  return d;
+}
