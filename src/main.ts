@@ -1,8 +1,10 @@
 // Builds the program and is the one place that turns errors into exit codes.
 import { Command, CommanderError, Option } from 'commander';
 import { register as registerAttendance } from './commands/attendance/check.js';
+import { register as registerInvite } from './commands/invite/index.js';
 import { register as registerLogin } from './commands/login.js';
 import { register as registerLogout } from './commands/logout.js';
+import { register as registerRoster } from './commands/roster/index.js';
 import { register as registerSandbox } from './commands/sandbox.js';
 import { register as registerStatus } from './commands/status.js';
 import { register as registerToken } from './commands/token.js';
