@@ -1,18 +1,32 @@
 // Builds the real Context from the process and runs main. Imported by bin/roster.js.
+import { isatty } from 'node:tty';
 import type { Context } from './context.js';
 import { createLogger, Redactor } from './context.js';
 import type { IO } from './io.js';
-import { main } from './main.js';
 import { resolvePaths } from './paths.js';
+import { VERSION } from './version.js';
 
 export async function run(argv: string[]): Promise<number> {
+  // Scripts call `roster --version` to probe for the tool: answer before loading the program.
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+    process.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
   const env = process.env;
   const secrets = new Redactor();
+  // `roster … | head` closes the pipe early: that is the reader's choice, not an error.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(0);
+  });
   const io: IO = {
     stdout: process.stdout,
     stderr: process.stderr,
-    stdin: process.stdin,
-    stdinIsTTY: Boolean(process.stdin.isTTY),
+    // Opening stdin costs start-up time; most commands never read it.
+    get stdin() {
+      return process.stdin;
+    },
+    stdinIsTTY: isatty(0),
     stdoutIsTTY: Boolean(process.stdout.isTTY),
     stderrIsTTY: Boolean(process.stderr.isTTY),
     columns: process.stdout.columns || 80,
@@ -41,5 +55,6 @@ export async function run(argv: string[]): Promise<number> {
       (await import('./prompter.js')).createInquirerPrompter(process.stdin, process.stderr),
     trapInterrupt,
   };
+  const { main } = await import('./main.js');
   return main(argv, ctx);
 }

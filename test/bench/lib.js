@@ -1,0 +1,61 @@
+// Shared by the benchmark scripts: start the sandbox as its own process, time commands, print ratios.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const ROOT = new URL('../..', import.meta.url).pathname;
+export const ROSTER = join(ROOT, 'bin', 'roster.js');
+
+/** Starts `roster sandbox` on an ephemeral port; resolves with its base URL and a stop function. */
+export function startSandbox(args = []) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [ROSTER, 'sandbox', '--port', '0', '--quiet', ...args], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const match = /Sandbox listening on (\S+)/.exec(out);
+      if (match) resolve({ baseUrl: match[1], pid: child.pid, stop: () => child.kill('SIGINT') });
+    });
+    child.on('exit', (code) => reject(new Error(`sandbox exited with ${code}`)));
+  });
+}
+
+/** A private HOME so benchmarks never touch the user's profiles or token cache. */
+export function benchEnv(extra = {}) {
+  const home = mkdtempSync(join(tmpdir(), 'roster-bench-'));
+  return {
+    PATH: process.env.PATH,
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, 'config'),
+    XDG_CACHE_HOME: join(home, 'cache'),
+    XDG_STATE_HOME: join(home, 'state'),
+    NO_COLOR: '1',
+    ...extra,
+  };
+}
+
+/** Median wall time in ms of `runs` runs of a command (after one warm-up run). */
+export function medianMs(command, args, env, runs) {
+  const times = [];
+  for (let i = 0; i <= runs; i++) {
+    const started = process.hrtime.bigint();
+    const result = spawnSync(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    if (result.status !== 0) {
+      throw new Error(`${command} ${args.join(' ')} failed (${result.status}): ${result.stderr}`);
+    }
+    if (i > 0) times.push(ms);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)];
+}
+
+export function row(label, ms, baselineMs, goal) {
+  const ratio = ms / baselineMs;
+  const verdict =
+    goal === undefined ? '' : ratio <= goal ? `  goal ≤ ${goal}× met` : `  goal ≤ ${goal}× NOT met`;
+  return `${label.padEnd(44)} ${ms.toFixed(1).padStart(8)} ms  ${ratio.toFixed(2).padStart(5)}×${verdict}`;
+}
