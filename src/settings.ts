@@ -46,14 +46,36 @@ export const DEFAULT_PROFILE = 'default';
 export const DEFAULT_TIMEOUT_MS = 30_000;
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-export async function resolveSettings(flags: GlobalFlags, env: Env, configDir: string): Promise<Settings> {
-  const profileName = flags.profile ?? nonEmpty(env.ROSTER_PROFILE) ?? DEFAULT_PROFILE;
-  if (!PROFILE_NAME.test(profileName)) {
+/** Where the active profile's name came from. */
+export type ProfileSource = '--profile' | 'ROSTER_PROFILE' | 'defaultProfile' | 'built-in default';
+
+/** The active profile: --profile, then ROSTER_PROFILE, then the config's defaultProfile, then "default". */
+export function activeProfile(
+  flags: Pick<GlobalFlags, 'profile'>,
+  env: Env,
+  config: ConfigFile,
+): { name: string; source: ProfileSource } {
+  const [name, source]: [string, ProfileSource] =
+    flags.profile !== undefined
+      ? [flags.profile, '--profile']
+      : nonEmpty(env.ROSTER_PROFILE) !== undefined
+        ? [env.ROSTER_PROFILE as string, 'ROSTER_PROFILE']
+        : config.defaultProfile
+          ? [config.defaultProfile, 'defaultProfile']
+          : [DEFAULT_PROFILE, 'built-in default'];
+  if (!isProfileName(name)) {
     throw new UsageError(
-      `Invalid profile name "${printable(profileName)}": use letters, digits, ".", "_" or "-" (at most 64).`,
+      `Invalid profile name "${printable(name)}" from ${source}: use letters, digits, ".", "_" or "-" (at most 64).`,
     );
   }
+  return { name, source };
+}
+
+export const isProfileName = (name: string) => PROFILE_NAME.test(name);
+
+export async function resolveSettings(flags: GlobalFlags, env: Env, configDir: string): Promise<Settings> {
   const config = await loadConfig(configDir);
+  const profileName = activeProfile(flags, env, config).name;
   const profile = config.profiles[profileName] ?? {};
 
   const baseUrlFrom = pick(
