@@ -1,2 +1,125 @@
-// `npm run demo`: placeholder, filled in below.
-console.log('demo');
+// `npm run demo`: starts the sandbox in this process and walks through an admin's main jobs with the
+// real CLI (bin/roster.js in child processes), printing what the admin would see. Touches nothing of the
+// user's own: a private HOME for the run, removed at the end.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startSandbox } from './sandbox/server.js';
+
+const bin = fileURLToPath(new URL('../bin/roster.js', import.meta.url));
+const bold = (text: string) =>
+  process.stdout.isTTY && !process.env.NO_COLOR ? `\u001b[1m${text}\u001b[22m` : text;
+
+interface Step {
+  say: string;
+  args: string[];
+  env?: Record<string, string>;
+  input?: string;
+}
+
+function run(step: Step, env: NodeJS.ProcessEnv): Promise<number | null> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [bin, ...step.args], {
+      env: { ...env, ...step.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const indent = (chunk: Buffer) => chunk.toString().replace(/^(?=.)/gm, '    ');
+    child.stdout.on('data', (chunk: Buffer) => process.stdout.write(indent(chunk)));
+    child.stderr.on('data', (chunk: Buffer) => process.stdout.write(indent(chunk)));
+    child.on('close', resolve);
+    child.stdin.end(step.input ?? '');
+  });
+}
+
+const sandbox = await startSandbox({ oneroster: { students: 1200 } });
+const home = mkdtempSync(join(tmpdir(), 'roster-demo-'));
+const allowed = sandbox.clients.find((c) => c.clientId === 'demo-allowed')!;
+const refused = sandbox.clients.find((c) => c.clientId === 'demo-refused')!;
+const baseEnv: NodeJS.ProcessEnv = {
+  PATH: process.env.PATH,
+  HOME: home,
+  XDG_CONFIG_HOME: join(home, 'config'),
+  XDG_CACHE_HOME: join(home, 'cache'),
+  XDG_STATE_HOME: join(home, 'state'),
+  NO_COLOR: process.env.NO_COLOR,
+  ROSTER_BASE_URL: sandbox.baseUrl,
+  ROSTER_CLIENT_ID: allowed.clientId,
+  ROSTER_CLIENT_SECRET: allowed.clientSecret,
+};
+
+const steps: Step[] = [
+  { say: 'Get an access token (cached for the next commands)', args: ['token'] },
+  { say: 'Which profile, which credentials, which token', args: ['status'] },
+  { say: 'Go-live check for attendance-daily: an allowed client', args: ['attendance', 'check'] },
+  {
+    say: 'The same check for a client the district has not enabled (exit 3)',
+    args: ['attendance', 'check'],
+    env: { ROSTER_CLIENT_ID: refused.clientId, ROSTER_CLIENT_SECRET: refused.clientSecret },
+  },
+  {
+    say: 'Send one enrollment invitation (--yes: no confirmation prompt in a script)',
+    args: [
+      'invite',
+      'send',
+      '--email',
+      'parent@example.org',
+      '--school-id',
+      'org-sch-1',
+      '--sent-by-user-id',
+      'adm-001',
+      '--yes',
+    ],
+  },
+  { say: 'List the invitations sent', args: ['invite', 'list', '--school-id', 'org-sch-1'] },
+  { say: 'Read students over OneRoster 1.1', args: ['roster', 'students', '--limit', '5'] },
+  {
+    say: 'The same in OneRoster 1.2, filtered, as NDJSON for a script',
+    args: [
+      'roster',
+      'students',
+      '--oneroster',
+      '1.2',
+      '--filter',
+      "givenName='Zoë'",
+      '--limit',
+      '2',
+      '--ndjson',
+      '--fields',
+      'sourcedId,givenName,familyName',
+    ],
+  },
+];
+
+console.log(
+  bold(`roster demo: a sandbox of the Rostering and Enrollment API is running at ${sandbox.baseUrl}`),
+);
+console.log(
+  `Credentials come from the environment here (ROSTER_CLIENT_ID=${allowed.clientId}, ROSTER_CLIENT_SECRET=…).\n`,
+);
+let failures = 0;
+try {
+  for (const step of steps) {
+    console.log(bold(`# ${step.say}`));
+    console.log(`$ roster ${step.args.map((a) => (/[\s'"=]/.test(a) ? `"${a}"` : a)).join(' ')}`);
+    const code = await run(step, baseEnv);
+    const expected = step.env?.ROSTER_CLIENT_ID === refused.clientId ? 3 : 0;
+    if (code !== expected) failures++;
+    console.log(`  (exit ${code})\n`);
+  }
+  const sent = sandbox.outbox[0];
+  if (sent)
+    console.log(
+      bold(
+        `The sandbox "sent" ${sandbox.outbox.length} e-mail(s); the first, to ${sent.to}, links to ${sent.enrollmentLink.replace(/token=.*/, 'token=…')}`,
+      ),
+    );
+} finally {
+  await sandbox.close();
+  rmSync(home, { recursive: true, force: true });
+}
+if (failures > 0) {
+  console.log(`${failures} step(s) did not end as expected.`);
+  process.exitCode = 1;
+}
