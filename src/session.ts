@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 // Everything a command needs to talk to the API, built from Settings: the token provider (with the
 // right token endpoint per purpose), the transport and the resource client. Built on first use, so
 // commands that fail validation never touch the keychain or the network.
@@ -44,6 +45,7 @@ export class Session implements Authenticator {
   get transport(): Transport {
     this.transportInstance ??= createGotTransport({
       timeoutMs: this.settings.timeoutMs,
+      env: this.ctx.env,
       userAgent: `roster/${VERSION}`,
       log: this.ctx.log,
       secrets: this.ctx.secrets,
@@ -70,7 +72,10 @@ export class Session implements Authenticator {
       choice.endpoint ?? profile.tokenEndpoints?.[purpose] ?? DEFAULT_ENDPOINT[purpose],
     );
     const scope = choice.scope ?? (purpose.startsWith('oneroster') ? profile.onerosterScope : profile.scope);
-    const clientId = this.settings.envCredentials?.clientId ?? this.settings.clientId ?? '';
+    const env = this.settings.envCredentials;
+    // Environment credentials can change between runs: a token cached for another secret must not
+    // answer for a wrong one. A short one-way fingerprint tells them apart without storing the secret.
+    const clientId = env ? `${env.clientId}#${fingerprint(env.clientId, env.clientSecret)}` : (this.settings.clientId ?? '');
     return {
       key: { baseUrl: this.baseUrl, clientId, endpoint, scope },
       fetch: async () => {
@@ -116,6 +121,10 @@ export class Session implements Authenticator {
     await this.tokens.invalidate(this.tokenSource(purpose), token);
     return true;
   }
+}
+
+function fingerprint(clientId: string, secret: string): string {
+  return createHash('sha256').update(`roster-token-cache\0${clientId}\0${secret}`).digest('hex').slice(0, 12);
 }
 
 export function endpointPath(endpoint: string): string {

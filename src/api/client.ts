@@ -80,6 +80,7 @@ export class ApiClient {
       } catch (error) {
         if (!(error instanceof NetworkError)) throw error;
         if (request.method !== 'GET' && error.sent) throw outcomeUnknown(request, url, error.message);
+        if (!error.retryable) throw error;
         if (attempt >= maxRetries) throw gaveUp(error, attempt + 1);
         const delay = backoffDelay(attempt++, this.options.random);
         log.debug(`retrying ${request.method} ${stripQuery(url)} in ${delay} ms after: ${error.message}`);
@@ -142,7 +143,12 @@ function outcomeUnknown(request: ResourceRequest, url: string, reason: string): 
 
 function gaveUp(error: NetworkError, tries: number): RosterError {
   return tries > 1
-    ? new NetworkError(`${error.message} (gave up after ${tries} tries)`, error.sent, error.causeCode)
+    ? new NetworkError(
+        `${error.message} (gave up after ${tries} tries)`,
+        error.sent,
+        error.causeCode,
+        error.hint,
+      )
     : error;
 }
 

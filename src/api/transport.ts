@@ -5,6 +5,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from '../context.js';
 import { RosterError } from '../errors.js';
 import type { Redactor } from '../redact.js';
+import { displayProxy } from './proxy.js';
 
 export interface HttpRequest {
   method: 'GET' | 'POST';
@@ -30,13 +31,18 @@ export class NetworkError extends RosterError {
     message: string,
     readonly sent: boolean,
     readonly causeCode?: string,
+    hint = 'Check the base URL and your network, then try again.',
+    /** False when trying again cannot help (an untrusted certificate). */
+    readonly retryable = true,
   ) {
-    super('network', message, 'Check the base URL and your network, then try again.');
+    super('network', message, hint);
   }
 }
 
 export interface TransportOptions {
   timeoutMs: number;
+  /** For HTTPS_PROXY / HTTP_PROXY / NO_PROXY. */
+  env: Readonly<Record<string, string | undefined>>;
   userAgent: string;
   log: Logger;
   secrets: Redactor;
@@ -46,21 +52,35 @@ const MAX_REDIRECTS = 5;
 /** Failures that happen before the request leaves the machine: safe to retry, even for a POST. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 const CONNECT_PHASES = new Set(['lookup', 'connect', 'secureConnect']);
+const TLS_TRUST_CODES = new Set([
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+]);
 
 export function createGotTransport(options: TransportOptions): Transport {
-  let client: Promise<import('got').Got> | undefined;
+  let client: Promise<import('./got-client.js').GotClient> | undefined;
   const load = () => {
-    client ??= import('./got-client.js').then((m) => m.createGotClient(options.timeoutMs));
+    client ??= import('./got-client.js').then((m) => m.createGotClient(options.timeoutMs, options.env));
     return client;
   };
 
   async function once(request: HttpRequest): Promise<HttpResponse> {
-    const got = await load();
+    const { got, agentsFor } = await load();
     const headers = { 'user-agent': options.userAgent, ...request.headers };
+    const { agents, proxy } = agentsFor(new URL(request.url));
     const started = performance.now();
-    trace(options, request, headers);
+    trace(options, request, headers, proxy);
     try {
-      const response = await got(request.url, { method: request.method, headers, body: request.body });
+      const response = await got(request.url, {
+        method: request.method,
+        headers,
+        body: request.body,
+        agent: agents,
+      });
       const result = {
         status: response.statusCode,
         headers: response.headers,
@@ -120,6 +140,15 @@ function toNetworkError(error: unknown, request: HttpRequest, options: Transport
   const sent =
     !NOT_SENT_CODES.has(code) && !CONNECT_PHASES.has(e.event ?? '') && e.timings?.upload !== undefined;
   const timedOut = code === 'ETIMEDOUT' || e.event !== undefined;
+  if (TLS_TRUST_CODES.has(code) || code.startsWith('ERR_TLS_CERT')) {
+    return new NetworkError(
+      `The certificate of ${new URL(request.url).host} is not trusted: ${e.message ?? code}.`,
+      false,
+      code,
+      'If your district uses its own certificate authority, set NODE_EXTRA_CA_CERTS to its PEM file.',
+      false,
+    );
+  }
   const message = timedOut
     ? `No answer from ${where} within ${options.timeoutMs / 1000} s.`
     : code === 'ECONNREFUSED'
@@ -129,9 +158,16 @@ function toNetworkError(error: unknown, request: HttpRequest, options: Transport
   return new NetworkError(message, sent, code);
 }
 
-function trace(options: TransportOptions, request: HttpRequest, headers: Record<string, string>): void {
+function trace(
+  options: TransportOptions,
+  request: HttpRequest,
+  headers: Record<string, string>,
+  proxy?: string,
+) {
   if (!options.log.debugEnabled) return;
-  options.log.debug(`> ${request.method} ${request.url}`);
+  options.log.debug(
+    `> ${request.method} ${request.url}${proxy ? ` (via proxy ${displayProxy(proxy)})` : ''}`,
+  );
   for (const [name, value] of Object.entries(headers)) options.log.debug(`> ${name}: ${value}`);
   if (request.body) options.log.debug(`> (body: ${Buffer.byteLength(request.body)} bytes)`);
 }

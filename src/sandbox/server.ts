@@ -2,6 +2,7 @@
 // wires sockets to the route modules and applies faults; the behaviour of each endpoint lives in its module.
 import { randomInt } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { createAttendanceRoute } from './attendance.js';
@@ -48,6 +49,8 @@ export interface SandboxOptions {
   oneroster?: OneRosterSandboxOptions;
   /** Clock in epoch milliseconds, for tests of token expiry and rate limits (default Date.now). */
   now?: () => number;
+  /** Serve HTTPS with this key and certificate (PEM) instead of plain HTTP. */
+  tls?: { key: string | Buffer; cert: string | Buffer };
 }
 
 export interface RecordedRequest {
@@ -279,9 +282,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     );
   }
 
-  const server = createServer((req, res) => {
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch(() => res.destroy());
-  });
+  };
+  // TLS for rehearsing a district's HTTPS set-up (custom CA, proxies); plain HTTP otherwise.
+  const server = options.tls ? createHttpsServer(options.tls, listener) : createServer(listener);
   // Long keep-alive so clients (bulk sends, paged exports) reuse their sockets.
   server.keepAliveTimeout = 30_000;
   server.headersTimeout = 35_000;
@@ -295,7 +300,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   });
   const address = server.address() as AddressInfo;
   const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  origin = `http://${hostPart}:${address.port}`;
+  origin = `${options.tls ? 'https' : 'http'}://${hostPart}:${address.port}`;
 
   return {
     baseUrl: `${origin}/v1`,

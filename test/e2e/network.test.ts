@@ -1,0 +1,205 @@
+// District networks: HTTPS with the district's own CA, proxies (HTTPS_PROXY / HTTP_PROXY / NO_PROXY in
+// either case), and redirects that must not carry credentials elsewhere or downgrade to http.
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { type AddressInfo, connect } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/context.js';
+import { makeTestPki, type TestPki } from '../helpers/tls.js';
+
+let pki: TestPki;
+let tlsSandbox: Sandbox;
+let plainSandbox: Sandbox;
+let proxy: Server;
+let proxyUrl: string;
+const proxied: string[] = [];
+
+const creds = { ROSTER_CLIENT_ID: 'demo-allowed', ROSTER_CLIENT_SECRET: 'riverside-secret-2024' };
+const listen = (server: Server) =>
+  new Promise<number>((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
+  );
+
+beforeAll(async () => {
+  pki = makeTestPki();
+  tlsSandbox = await startSandbox({ tls: { key: pki.key, cert: pki.cert } });
+  plainSandbox = await startSandbox();
+  // A small proxy: CONNECT tunnels for https, absolute-URI forwarding for http. It records what it carried.
+  proxy = createServer((req, res) => {
+    proxied.push(`${req.method} ${req.url}`);
+    const upstream = httpRequest(req.url ?? '', { method: req.method, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    req.pipe(upstream);
+  });
+  proxy.on('connect', (req, client, head) => {
+    proxied.push(`CONNECT ${req.url}`);
+    const [host, port] = String(req.url).split(':');
+    const upstream = connect(Number(port), host, () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    upstream.on('error', () => client.destroy());
+    client.on('error', () => upstream.destroy());
+  });
+  proxyUrl = `http://127.0.0.1:${await listen(proxy)}`;
+});
+afterAll(async () => {
+  proxy.closeAllConnections();
+  proxy.close();
+  await Promise.all([tlsSandbox.close(), plainSandbox.close()]);
+});
+beforeEach(() => {
+  proxied.length = 0;
+});
+
+describe('HTTPS with a district certificate authority', () => {
+  it('an untrusted certificate fails at once with a hint about NODE_EXTRA_CA_CERTS', async () => {
+    const result = await runCli(['attendance', 'check'], tempDir(), {
+      env: { ROSTER_BASE_URL: tlsSandbox.baseUrl, ...creds },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /^Error: The certificate of 127\.0\.0\.1:\d+ is not trusted: .*NODE_EXTRA_CA_CERTS/,
+    );
+    expect(tlsSandbox.requests).toHaveLength(0);
+  });
+
+  it('NODE_EXTRA_CA_CERTS makes it work', async () => {
+    const result = await runCli(['attendance', 'check'], tempDir(), {
+      env: { ROSTER_BASE_URL: tlsSandbox.baseUrl, NODE_EXTRA_CA_CERTS: pki.caFile, ...creds },
+    });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+  });
+});
+
+describe('proxies', () => {
+  const port = () => new URL(tlsSandbox.origin).port;
+
+  it.each(['HTTPS_PROXY', 'https_proxy'])('%s tunnels https through CONNECT', async (name) => {
+    const result = await runCli(['attendance', 'check'], tempDir(), {
+      env: {
+        ROSTER_BASE_URL: tlsSandbox.baseUrl,
+        NODE_EXTRA_CA_CERTS: pki.caFile,
+        [name]: proxyUrl,
+        ...creds,
+      },
+    });
+    expect(result.code).toBe(0);
+    expect(proxied).toContain(`CONNECT 127.0.0.1:${port()}`);
+  });
+
+  it('HTTP_PROXY carries plain http (tunnelled, so the proxy sees no credentials)', async () => {
+    const result = await runCli(['attendance', 'check'], tempDir(), {
+      env: { ROSTER_BASE_URL: plainSandbox.baseUrl, HTTP_PROXY: proxyUrl, ...creds },
+    });
+    expect(result.code).toBe(0);
+    expect(proxied).toEqual([`CONNECT 127.0.0.1:${new URL(plainSandbox.origin).port}`]);
+  });
+
+  it.each(['127.0.0.1', '127.0.0.1:PORT', '*', 'localhost,127.0.0.1'])(
+    'NO_PROXY=%s bypasses the proxy',
+    async (entry) => {
+      const result = await runCli(['attendance', 'check'], tempDir(), {
+        env: {
+          ROSTER_BASE_URL: tlsSandbox.baseUrl,
+          NODE_EXTRA_CA_CERTS: pki.caFile,
+          HTTPS_PROXY: proxyUrl,
+          no_proxy: entry.replace('PORT', port()),
+          ...creds,
+        },
+      });
+      expect(result.code).toBe(0);
+      expect(proxied).toEqual([]);
+    },
+  );
+
+  it('a NO_PROXY entry for another port does not bypass', async () => {
+    const result = await runCli(['attendance', 'check'], tempDir(), {
+      env: {
+        ROSTER_BASE_URL: tlsSandbox.baseUrl,
+        NODE_EXTRA_CA_CERTS: pki.caFile,
+        HTTPS_PROXY: proxyUrl,
+        NO_PROXY: '127.0.0.1:1',
+        ...creds,
+      },
+    });
+    expect(result.code).toBe(0);
+    expect(proxied.length).toBeGreaterThan(0);
+  });
+
+  it('--debug names the proxy without its password', async () => {
+    const withPassword = proxyUrl.replace('http://', 'http://user:pr0xy-pa55@');
+    const result = await runCli(['attendance', 'check', '--debug'], tempDir(), {
+      env: {
+        ROSTER_BASE_URL: tlsSandbox.baseUrl,
+        NODE_EXTRA_CA_CERTS: pki.caFile,
+        HTTPS_PROXY: withPassword,
+        ...creds,
+      },
+    });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(`(via proxy ${proxyUrl})`);
+    expect(result.stderr).not.toContain('pr0xy-pa55');
+  });
+});
+
+describe('redirects', () => {
+  const redirector = async (location: (path: string) => string, secure = false) => {
+    const seen: { path: string; authorization?: string }[] = [];
+    const handler = (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => {
+      seen.push({ path: String(req.url), authorization: req.headers.authorization });
+      res.writeHead(302, { location: location(String(req.url)) }).end();
+    };
+    const server = secure
+      ? createHttpsServer({ key: pki.key, cert: pki.cert }, handler)
+      : createServer(handler);
+    const port = await listen(server as Server);
+    return { seen, base: `${secure ? 'https' : 'http'}://127.0.0.1:${port}/v1`, close: () => server.close() };
+  };
+  const token = 'rst_test-token-value-123456';
+
+  it('the Authorization header is not forwarded to another origin', async () => {
+    const target = await startSandbox();
+    const server = await redirector((path) => `${target.origin}${path}`);
+    const result = await runCli(['attendance', 'check'], tempDir(), {
+      env: { ROSTER_BASE_URL: server.base, ROSTER_TOKEN: token },
+    });
+    server.close();
+    await target.close();
+    expect(server.seen[0]?.authorization).toBe(`Bearer ${token}`);
+    expect(target.requests.map((r) => [r.path, r.headers.authorization])).toEqual([
+      ['/v1/attendance/status', undefined],
+    ]);
+    expect(result.code).toBe(4);
+  });
+
+  it('a redirect from https to http is refused', async () => {
+    const server = await redirector((path) => `${plainSandbox.origin}${path}`, true);
+    const before = plainSandbox.requests.length;
+    const result = await runCli(['attendance', 'check'], tempDir(), {
+      env: { ROSTER_BASE_URL: server.base, ROSTER_TOKEN: token, NODE_EXTRA_CA_CERTS: pki.caFile },
+    });
+    server.close();
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/Refused a redirect from https to http/);
+    expect(plainSandbox.requests.length).toBe(before);
+  });
+
+  it('a redirect loop stops after five hops', async () => {
+    const server = await redirector((path) => path);
+    const result = await runCli(['attendance', 'check'], tempDir(), {
+      env: { ROSTER_BASE_URL: server.base, ROSTER_TOKEN: token },
+    });
+    server.close();
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/more than 5 redirects/);
+    expect(server.seen).toHaveLength(6);
+  });
+});
