@@ -59,6 +59,7 @@ export function createProgram(ctx: Context): Command {
     registerToken,
     registerStatus,
     registerAttendance,
+    registerInvite,
     registerSandbox,
   ]) {
     register(program, ctx);

@@ -1,0 +1,252 @@
+// `roster invite send --file invites.csv`: the whole file validated first, then sent with bounded
+// concurrency under a journal that makes the run resumable (see src/invite/journal.ts). Re-running the same
+// command skips rows already sent, retries failed rows, and lists in-doubt rows without re-sending them.
+import { readFile, rm } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
+import { INVITATIONS_PATH, sendInvitation } from '../../api/enrollment.js';
+import type { Context } from '../../context.js';
+import { RosterError, UsageError } from '../../errors.js';
+import { writePrivateFile } from '../../files.js';
+import { sendRows } from '../../invite/bulk-runner.js';
+import { inviteCsv, type PlannedRow, readInviteFile } from '../../invite/invite-file.js';
+import { contentHash, Journal, type JournalEntry, journalPath } from '../../invite/journal.js';
+import { type BulkReport, countRows, finalRows, summaryLines } from '../../invite/report.js';
+import { startProgress } from '../../output/progress.js';
+import { printJson, printNdjsonLine } from '../../output/render.js';
+import { Session } from '../../session.js';
+import type { Settings } from '../../settings.js';
+import { draftFromFlags, parseConcurrency, type SendOptions } from './options.js';
+
+/** Rows split by what the journal says happened to them before this run. */
+interface Plan {
+  toSend: PlannedRow[];
+  skipped: PlannedRow[];
+  inDoubt: PlannedRow[];
+  /** In-doubt rows sent again because of --resend-in-doubt. */
+  resending: Set<number>;
+}
+
+function plan(rows: PlannedRow[], states: Map<number, JournalEntry>, resendInDoubt: boolean): Plan {
+  const result: Plan = { toSend: [], skipped: [], inDoubt: [], resending: new Set() };
+  for (const row of rows) {
+    const state = states.get(row.line)?.state;
+    if (state === 'sent') result.skipped.push(row);
+    else if (state === 'in-flight' || state === 'in-doubt') {
+      if (resendInDoubt) {
+        result.toSend.push(row);
+        result.resending.add(row.line);
+      } else result.inDoubt.push(row);
+    } else result.toSend.push(row);
+  }
+  return result;
+}
+
+export async function runBulk(options: SendOptions, ctx: Context, settings: Settings): Promise<void> {
+  if (options.email !== undefined) {
+    throw new UsageError('--email and --file do not go together: the file gives one address per row.');
+  }
+  const concurrency = parseConcurrency(options.concurrency);
+  const file = resolve(options.file ?? '');
+  const content = await readInput(file, options.file ?? '');
+
+  const checked = readInviteFile(content, draftFromFlags(options, settings));
+  if (!checked.ok) {
+    if (options.json) printJson(ctx, { file, problems: checked.problems });
+    for (const p of checked.problems) ctx.log.info(`  line ${p.line}: ${p.reason}`);
+    const n = checked.problems.length;
+    throw new UsageError(
+      `${options.file}: ${n} problem${n === 1 ? '' : 's'} found (listed above); nothing was sent.`,
+      'Fix the file and run the command again.',
+    );
+  }
+  const rows = checked.rows;
+  const path = journalPath(ctx.paths.stateDir, file, content);
+  const session = new Session(ctx, settings);
+
+  if (options.dryRun) return dryRun(ctx, session, rows, path, options);
+
+  const journal = await Journal.open(
+    path,
+    { journal: 'roster invite send', version: 1, file, sha256: contentHash(content) },
+    new Date(ctx.now()),
+  );
+  try {
+    const before = new Map(journal.states);
+    const work = plan(rows, before, Boolean(options.resendInDoubt));
+    if (work.toSend.length > 0 && ctx.interactive && !options.yes)
+      await confirm(ctx, work, options.file ?? file);
+    const fresh = work.toSend.filter((r) => !before.has(r.line));
+    if (fresh.length > 0) {
+      // The whole plan on disk before the first request: a crash can never make a row look untouched.
+      const at = new Date(ctx.now()).toISOString();
+      await journal.record(
+        fresh.map((r) => ({
+          line: r.line,
+          state: 'pending',
+          at,
+          email: r.body.email,
+          schoolId: r.body.schoolId,
+        })),
+      );
+    }
+
+    let outcome: Awaited<ReturnType<typeof sendRows>> = { results: new Map() };
+    let interrupted = false;
+    if (work.toSend.length > 0) {
+      ctx.log.info(
+        `Sending ${work.toSend.length} invitation${work.toSend.length === 1 ? '' : 's'} from ${options.file}` +
+          ` (concurrency ${concurrency}${work.skipped.length ? `, ${work.skipped.length} already sent` : ''}). Journal: ${path}`,
+      );
+      // Credentials are checked once, before any row is marked in flight.
+      await session.accessToken('invitations');
+      const signal = ctx.trapInterrupt();
+      const progress = await startProgress(ctx, progressText(0, 0, 0, work.toSend.length));
+      try {
+        outcome = await sendRows({
+          rows: work.toSend,
+          journal,
+          concurrency,
+          signal,
+          resending: work.resending,
+          send: (row) => sendInvitation(session.api, row.body),
+          now: () => new Date(ctx.now()),
+          onProgress: (c) => progress.update(progressText(c.sent, c.failed, c.inDoubt, c.remaining)),
+        });
+      } finally {
+        progress.stop();
+      }
+      interrupted = signal.aborted;
+    }
+
+    const reportRows = finalRows(rows, before, outcome.results);
+    const failedBodies = rows.filter((r) => reportRows.find((x) => x.line === r.line)?.result === 'failed');
+    const failedCsv = await writeFailed(failedBodies, options.failedCsv, path);
+    const report: BulkReport = {
+      file,
+      journal: path,
+      interrupted,
+      ...(outcome.stoppedBy && { stoppedBy: outcome.stoppedBy.message }),
+      counts: countRows(reportRows),
+      failedCsv,
+      rows: reportRows,
+    };
+    if (options.json) printJson(ctx, report);
+    for (const line of summaryLines(report, options.file ?? file)) ctx.log.info(line);
+    throwForOutcome(report, outcome.stoppedBy);
+  } finally {
+    await journal.close();
+  }
+}
+
+function progressText(sent: number, failed: number, inDoubt: number, remaining: number): string {
+  return `Sending invitations: ${sent} sent, ${failed} failed${inDoubt ? `, ${inDoubt} in doubt` : ''}, ${remaining} remaining`;
+}
+
+async function readInput(file: string, given: string): Promise<string> {
+  if (given === '' || given === '-') {
+    throw new UsageError(
+      '--file needs a path to a CSV file (stdin cannot be resumed, so it is not accepted).',
+    );
+  }
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why =
+      code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message;
+    throw new UsageError(`Cannot read --file ${given}: ${why}.`);
+  }
+}
+
+async function confirm(ctx: Context, work: Plan, fileName: string): Promise<void> {
+  const schools = [...new Set(work.toSend.map((r) => r.body.schoolId))];
+  const senders = [...new Set(work.toSend.map((r) => r.body.sentByUserId))];
+  const sample = work.toSend
+    .slice(0, 5)
+    .map(
+      (r) =>
+        `    line ${r.line}: ${r.body.email} (${r.body.schoolId}, ${r.body.studentCount} student${r.body.studentCount === 1 ? '' : 's'})`,
+    );
+  const n = work.toSend.length;
+  ctx.io.stderr.write(
+    [
+      `About to e-mail ${n} enrollment invitation${n === 1 ? '' : 's'} from ${fileName} (they cannot be taken back):`,
+      `  schools: ${listed(schools)}`,
+      `  sent by user: ${listed(senders)}`,
+      ...sample,
+      ...(n > sample.length ? [`    … and ${n - sample.length} more`] : []),
+      ...(work.skipped.length
+        ? [`  ${work.skipped.length} already sent by an earlier run will be skipped.`]
+        : []),
+      ...(work.resending.size
+        ? [`  ${work.resending.size} in doubt will be sent AGAIN (--resend-in-doubt).`]
+        : []),
+      ...(work.inDoubt.length ? [`  ${work.inDoubt.length} in doubt will not be sent.`] : []),
+      '',
+    ].join('\n'),
+  );
+  const yes = await (await ctx.prompter()).confirm(`Send ${n} invitation${n === 1 ? '' : 's'}?`, false);
+  if (!yes) throw new UsageError('Cancelled; nothing was sent.');
+}
+
+const listed = (values: string[]) =>
+  values.length <= 5 ? values.join(', ') : `${values.slice(0, 5).join(', ')} and ${values.length - 5} more`;
+
+/** The requests a run would send, one JSON object per line on stdout; the journal is read, not written. */
+async function dryRun(
+  ctx: Context,
+  session: Session,
+  rows: PlannedRow[],
+  path: string,
+  options: SendOptions,
+): Promise<void> {
+  const work = plan(rows, await Journal.peek(path), Boolean(options.resendInDoubt));
+  const url = session.api.url(INVITATIONS_PATH);
+  for (const row of work.toSend)
+    await printNdjsonLine(ctx, { line: row.line, method: 'POST', url, body: row.body });
+  ctx.log.info(
+    `Dry run: would send ${work.toSend.length} of ${rows.length} invitations` +
+      `${work.skipped.length ? ` (${work.skipped.length} already sent)` : ''}` +
+      `${work.inDoubt.length ? ` (${work.inDoubt.length} in doubt, not re-sent)` : ''}; nothing was sent. Journal: ${path}`,
+  );
+}
+
+/** Failed rows as a CSV to feed back in. A stale default one is removed so it can never be re-sent by mistake. */
+async function writeFailed(
+  failed: PlannedRow[],
+  chosen: string | undefined,
+  journal: string,
+): Promise<string | null> {
+  const path = chosen ? resolve(chosen) : `${dirname(journal)}/${basename(journal, '.jsonl')}.failed.csv`;
+  if (failed.length === 0) {
+    if (!chosen) await rm(path, { force: true });
+    return null;
+  }
+  await writePrivateFile(path, inviteCsv(failed.map((r) => r.body)));
+  return path;
+}
+
+function throwForOutcome(report: BulkReport, stoppedBy: RosterError | undefined): void {
+  const { counts } = report;
+  if (report.interrupted) {
+    throw new RosterError(
+      'interrupted',
+      `Interrupted: ${counts.notStarted} row${counts.notStarted === 1 ? '' : 's'} not started`,
+      'Run the same command again to continue; rows already sent will be skipped.',
+    );
+  }
+  if (stoppedBy) {
+    throw new RosterError(
+      stoppedBy.code,
+      `Stopped sending: ${stoppedBy.message.replace(/\.$/, '')}`,
+      stoppedBy.hint ?? 'Fix the cause and run the same command again to continue.',
+    );
+  }
+  if (counts.failed > 0 || counts.inDoubt > 0) {
+    const parts = [
+      ...(counts.failed ? [`${counts.failed} failed`] : []),
+      ...(counts.inDoubt ? [`${counts.inDoubt} in doubt`] : []),
+    ];
+    throw new RosterError('partial', `Not every invitation is confirmed sent: ${parts.join(', ')}`);
+  }
+}

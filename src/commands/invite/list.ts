@@ -1,0 +1,161 @@
+// `roster invite list`: GET /enrollment/invitations (spec §4.6). The spec names no query parameters; the
+// named flags are the sandbox's (page, perPage, schoolId, email, sentByUserId) and --param passes any other.
+import type { Command } from 'commander';
+import { listInvitations } from '../../api/enrollment.js';
+import { isRecord } from '../../api/errors.js';
+import type { Context } from '../../context.js';
+import { RosterError, UsageError } from '../../errors.js';
+import { type Column, printJson, printNdjsonLine, printTable } from '../../output/render.js';
+import type { Session } from '../../session.js';
+import { examples, openSession } from '../common.js';
+
+export interface ListOptions {
+  schoolId?: string;
+  email?: string;
+  sentByUserId?: string;
+  page?: string;
+  perPage?: string;
+  param?: string[];
+  all?: boolean;
+  json?: boolean;
+  ndjson?: boolean;
+}
+
+export interface ListResult {
+  /** With --all, the data of every page; otherwise the one page's. */
+  data: unknown[];
+  /** The last page's meta. */
+  meta: unknown;
+  /** The last page's body unchanged (for --json without --all). */
+  body: Record<string, unknown>;
+  pages: number;
+}
+
+/** Guards --all against a server that ignores the page parameter. */
+const MAX_PAGES = 10_000;
+
+export function buildQuery(options: ListOptions): URLSearchParams {
+  const query = new URLSearchParams();
+  const named: [string, string, string | undefined][] = [
+    ['--school-id', 'schoolId', options.schoolId],
+    ['--email', 'email', options.email],
+    ['--sent-by-user-id', 'sentByUserId', options.sentByUserId],
+    ['--page', 'page', positive('--page', options.page)],
+    ['--per-page', 'perPage', positive('--per-page', options.perPage)],
+  ];
+  for (const [flag, name, value] of named) {
+    if (value === undefined) continue;
+    if (value === '') throw new UsageError(`${flag} needs a value.`);
+    query.set(name, value);
+  }
+  for (const pair of options.param ?? []) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new UsageError(`Invalid --param "${pair.slice(0, 60)}": use key=value.`);
+    const key = pair.slice(0, eq);
+    if (query.has(key) && named.some(([, name]) => name === key)) {
+      throw new UsageError(`--param ${key}=… repeats a named flag; give ${key} once.`);
+    }
+    query.append(key, pair.slice(eq + 1));
+  }
+  return query;
+}
+
+function positive(flag: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[1-9]\d{0,8}$/.test(value))
+    throw new UsageError(`Invalid ${flag} "${value.slice(0, 20)}": give a positive whole number.`);
+  return value;
+}
+
+/** Fetches one page, or every page from --page on with --all; `onPage` sees each page's records as they come. */
+export async function run(
+  options: ListOptions,
+  session: Session,
+  onPage: (data: unknown[]) => Promise<void> = async () => {},
+): Promise<ListResult> {
+  const query = buildQuery(options);
+  let page = Number(query.get('page') ?? 1);
+  const data: unknown[] = [];
+  let previous: string | undefined;
+  for (let pages = 1; ; pages++) {
+    if (options.all) query.set('page', String(page));
+    const result = await listInvitations(session.api, query);
+    await onPage(result.data);
+    data.push(...result.data);
+    if (!options.all || !hasMore(result.meta, page, result.data)) {
+      return { data, meta: result.meta, body: result.body, pages };
+    }
+    const fingerprint = JSON.stringify(result.data);
+    if (fingerprint === previous || pages >= MAX_PAGES) {
+      throw new RosterError(
+        'unexpected',
+        `Listing invitations: page ${page} repeats the previous one; the server may not support the page parameter.`,
+      );
+    }
+    previous = fingerprint;
+    page++;
+  }
+}
+
+/** meta.totalPages when the server gives it (the sandbox does); otherwise until an empty page. */
+function hasMore(meta: unknown, page: number, data: unknown[]): boolean {
+  if (data.length === 0) return false;
+  if (isRecord(meta) && typeof meta.totalPages === 'number') return page < meta.totalPages;
+  return true;
+}
+
+/** Columns from the records themselves, in the order their fields first appear. */
+export function columnsOf(records: unknown[]): Column<unknown>[] {
+  if (!records.every(isRecord)) return [{ header: 'value', value: (r) => r }];
+  const names = [...new Set(records.flatMap((r) => Object.keys(r)))];
+  return names.map((name) => ({ header: name, value: (r) => (r as Record<string, unknown>)[name] }));
+}
+
+export function register(invite: Command, ctx: Context): void {
+  const collect = (value: string, previous: string[] = []) => [...previous, value];
+  const command = invite
+    .command('list')
+    .summary('list enrollment invitations')
+    .option('--school-id <id>', 'only this school (schoolId)')
+    .option('--email <address>', 'only this recipient (email)')
+    .option('--sent-by-user-id <id>', 'only invitations attributed to this user (sentByUserId)')
+    .option('--page <n>', 'page to show (page, from 1)')
+    .option('--per-page <n>', 'records per page (perPage)')
+    .option('--param <key=value>', 'any other query parameter, repeatable', collect)
+    .option('--all', 'follow every page (from --page on)')
+    .option('--json', "print the server's body unchanged (with --all: every page's data, the last meta)")
+    .option('--ndjson', 'print one record per line, streamed')
+    .action(async (options: ListOptions, cmd: Command) => {
+      if (options.json && options.ndjson) throw new UsageError('Choose one of --json and --ndjson.');
+      buildQuery(options); // usage errors before any credentials are read
+      const session = await openSession(ctx, cmd);
+      const result = await run(options, session, async (data) => {
+        if (options.ndjson) for (const record of data) await printNdjsonLine(ctx, record);
+      });
+      if (options.json)
+        return printJson(
+          ctx,
+          options.all ? { ...result.body, data: result.data, meta: result.meta } : result.body,
+        );
+      if (result.data.length === 0) return ctx.log.info('No invitations found.');
+      if (!options.ndjson) await printTable(ctx, columnsOf(result.data), result.data);
+      const meta = result.meta;
+      if (
+        !options.all &&
+        isRecord(meta) &&
+        typeof meta.totalPages === 'number' &&
+        typeof meta.page === 'number' &&
+        meta.page < meta.totalPages
+      ) {
+        ctx.log.info(
+          `Page ${meta.page} of ${meta.totalPages}${typeof meta.total === 'number' ? ` (${meta.total} invitations)` : ''}: use --page ${meta.page + 1} or --all for more.`,
+        );
+      }
+    });
+  examples(command, [
+    'roster invite list --school-id sch-001',
+    'roster invite list --email parent@example.org --json',
+    'roster invite list --all --ndjson | jq -r .email',
+    'roster invite list --param status=sent --per-page 100',
+  ]);
+}

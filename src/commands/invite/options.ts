@@ -1,0 +1,70 @@
+// The flags of `roster invite send`, and how they become the per-run invitation values.
+import { UsageError } from '../../errors.js';
+import {
+  DEFAULT_SCOPES,
+  DEFAULT_STUDENT_COUNT,
+  type FieldProblem,
+  flagOf,
+  type InvitationDraft,
+} from '../../invite/invitation.js';
+import type { Settings } from '../../settings.js';
+
+export interface SendOptions {
+  email?: string;
+  schoolId?: string;
+  studentCount?: string;
+  scope?: string[];
+  interestFormSubmissionId?: string;
+  learningCenterId?: string;
+  schoolYearId?: string;
+  sentByUserId?: string;
+  file?: string;
+  concurrency?: string;
+  resendInDoubt?: boolean;
+  failedCsv?: string;
+  dryRun?: boolean;
+  yes?: boolean;
+  json?: boolean;
+}
+
+export const DEFAULT_CONCURRENCY = 4;
+/** The transport keeps at most 16 sockets per host; more workers would only queue behind them. */
+export const MAX_CONCURRENCY = 16;
+
+/** Flags, then the profile's default sentByUserId, then the built-in defaults (1 student, fillEnrollment). */
+export function draftFromFlags(options: SendOptions, settings: Settings): InvitationDraft {
+  const draft: InvitationDraft = {
+    email: options.email,
+    schoolId: options.schoolId,
+    studentCount: options.studentCount ?? DEFAULT_STUDENT_COUNT,
+    scopes: options.scope && options.scope.length > 0 ? options.scope.join(' ') : DEFAULT_SCOPES,
+    interestFormSubmissionId: options.interestFormSubmissionId,
+    learningCenterId: options.learningCenterId,
+    schoolYearId: options.schoolYearId,
+    sentByUserId: options.sentByUserId ?? settings.profile.sentByUserId,
+  };
+  return Object.fromEntries(Object.entries(draft).filter(([, v]) => v !== undefined)) as InvitationDraft;
+}
+
+/** One usage error naming every bad flag, with the next step for the most likely one. */
+export function invalidFlags(problems: FieldProblem[], settings: Settings): UsageError {
+  const text = problems.map((p) => `${flagOf(p.field)} ${p.reason}`).join('; ');
+  const noSender = problems.some((p) => p.field === 'sentByUserId' && p.reason === 'is required');
+  return new UsageError(
+    `Invalid invitation: ${text}`,
+    noSender
+      ? `API token authentication needs sentByUserId (spec §4.5): pass --sent-by-user-id, or save a default with \`roster login --profile ${settings.profileName} --sent-by-user-id ID\`.`
+      : 'Nothing was sent.',
+  );
+}
+
+export function parseConcurrency(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_CONCURRENCY;
+  const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!(n >= 1 && n <= MAX_CONCURRENCY)) {
+    throw new UsageError(
+      `Invalid --concurrency "${value.slice(0, 20)}": give a whole number from 1 to ${MAX_CONCURRENCY}.`,
+    );
+  }
+  return n;
+}

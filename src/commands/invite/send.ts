@@ -1,0 +1,165 @@
+// `roster invite send`: e-mail one enrollment invitation (spec §4.5), or a whole CSV with --file (bulk.ts).
+// Everything is validated before any request; on a terminal, missing values are asked for and the exact
+// request is confirmed; a POST that may have reached the server is never sent again.
+import type { Command } from 'commander';
+import { INVITATIONS_PATH, sendInvitation } from '../../api/enrollment.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import {
+  FIELDS,
+  type FieldName,
+  type InvitationBody,
+  type InvitationDraft,
+  isValidEmail,
+  validateInvitation,
+} from '../../invite/invitation.js';
+import { printJson } from '../../output/render.js';
+import { colours } from '../../output/style.js';
+import { Session } from '../../session.js';
+import type { Settings } from '../../settings.js';
+import { examples, loadSettings } from '../common.js';
+import { runBulk } from './bulk.js';
+import { draftFromFlags, invalidFlags, type SendOptions } from './options.js';
+
+export type { SendOptions } from './options.js';
+
+export interface SendResult {
+  /** The request body: what was (or, under --dry-run, would be) sent. */
+  body: InvitationBody;
+  dryRun: boolean;
+  /** The server's answer (spec §2.5), when sent. */
+  response?: unknown;
+  message?: string;
+}
+
+/** The fields asked for on a terminal when missing, in this order. */
+const PROMPTED: { field: FieldName; question: string }[] = [
+  { field: 'email', question: 'E-mail address of the parent or guardian' },
+  { field: 'schoolId', question: 'School id' },
+  { field: 'sentByUserId', question: 'Send on behalf of user id (sentByUserId)' },
+];
+
+export async function run(options: SendOptions, ctx: Context, settings: Settings): Promise<SendResult> {
+  const draft = draftFromFlags(options, settings);
+  if (ctx.interactive) await promptMissing(ctx, draft);
+  const checked = validateInvitation(draft);
+  if (!checked.ok) throw invalidFlags(checked.problems, settings);
+  const { body } = checked;
+
+  // Built only now: a usage error above never touches the keychain or the network.
+  const session = new Session(ctx, settings);
+  if (options.dryRun) {
+    printDryRun(ctx, session, body, options.json);
+    return { body, dryRun: true };
+  }
+  if (ctx.interactive && !options.yes) await confirm(ctx, session, body);
+  const created = await sendInvitation(session.api, body);
+  return { body, dryRun: false, response: created.body, message: created.message };
+}
+
+async function promptMissing(ctx: Context, draft: InvitationDraft): Promise<void> {
+  const missing = PROMPTED.filter(({ field }) => !draft[field]?.trim());
+  if (missing.length === 0) return;
+  const prompter = await ctx.prompter();
+  for (const { field, question } of missing) {
+    draft[field] = await prompter.input(question, {
+      validate: (value) =>
+        field === 'email' && !isValidEmail(value.trim())
+          ? 'Enter a valid e-mail address'
+          : value.trim() !== '' || 'Required',
+    });
+  }
+}
+
+function describe(body: InvitationBody): string[] {
+  return FIELDS.filter((f) => body[f.name] !== undefined).map(
+    (f) => `  ${`${f.name}:`.padEnd(26)}${JSON.stringify(body[f.name])}`,
+  );
+}
+
+async function confirm(ctx: Context, session: Session, body: InvitationBody): Promise<void> {
+  const c = colours(ctx.color);
+  ctx.io.stderr.write(
+    [
+      `${c.bold('About to e-mail an enrollment invitation')} to ${c.bold(body.email)} (it cannot be taken back):`,
+      `  POST ${session.api.url(INVITATIONS_PATH)}`,
+      ...describe(body),
+      '',
+    ].join('\n'),
+  );
+  const yes = await (await ctx.prompter()).confirm(`Send it to ${body.email}?`, false);
+  if (!yes) throw new UsageError('Cancelled; nothing was sent.');
+}
+
+function printDryRun(ctx: Context, session: Session, body: InvitationBody, json?: boolean): void {
+  const url = session.api.url(INVITATIONS_PATH);
+  const tokenFrom = session.settings.envToken
+    ? 'ROSTER_TOKEN'
+    : `${session.baseUrl}${session.tokenSource('invitations').key.endpoint}`;
+  if (json) {
+    printJson(ctx, { method: 'POST', url, tokenEndpoint: tokenFrom, body });
+  } else {
+    ctx.io.stdout.write(
+      [
+        `POST ${url}`,
+        `Authorization: Bearer <token from ${tokenFrom}>`,
+        'Content-Type: application/json',
+        '',
+        JSON.stringify(body, null, 2),
+        '',
+      ].join('\n'),
+    );
+  }
+  ctx.log.info('Dry run: nothing was sent.');
+}
+
+export function register(invite: Command, ctx: Context): void {
+  const collect = (value: string, previous: string[] = []) => [...previous, value];
+  const command = invite
+    .command('send')
+    .summary('e-mail an enrollment invitation to a parent or guardian (or one per CSV row with --file)')
+    .description(
+      'E-mail an enrollment invitation (spec §4.5): the link lets a parent or guardian fill in the student ' +
+        'enrollment form without logging in. An e-mail cannot be taken back: everything is checked before ' +
+        'anything is sent, a terminal asks for confirmation (--yes skips it; scripts are not asked), and a ' +
+        'request that may have reached the server is never sent again.\n\n' +
+        'With --file, every row of a CSV (header: the spec field names) is sent, and a journal lets an ' +
+        'interrupted run be resumed by running the same command again: rows already sent are skipped, ' +
+        'failed rows are retried, and rows whose outcome is unknown ("in doubt") are listed, not re-sent.',
+    )
+    .option('--email <address>', 'recipient e-mail address')
+    .option('--school-id <id>', 'school the invitation is for (with --file: for rows without one)')
+    .option('--student-count <n>', 'number of students (default 1)')
+    .option('--scope <scope>', 'scope for the guest token, repeatable (default fillEnrollment)', collect)
+    .option('--interest-form-submission-id <id>', 'interest form submission id')
+    .option('--learning-center-id <id>', 'learning center or campus id')
+    .option('--school-year-id <id>', 'school year id')
+    .option('--sent-by-user-id <id>', "user to attribute the invitation to (default: the profile's)")
+    .option('--file <csv>', 'send one invitation per row of this CSV file')
+    .option('--concurrency <n>', 'with --file: requests at a time, 1-16 (default 4)')
+    .option('--resend-in-doubt', 'with --file: send again rows whose earlier outcome is unknown')
+    .option(
+      '--failed-csv <path>',
+      'with --file: where to write the failed rows (default: beside the journal)',
+    )
+    .option('--dry-run', 'print the request(s) and send nothing')
+    .option('-y, --yes', 'do not ask for confirmation')
+    .option('--json', "print the server's answer (with --file: a report) as JSON")
+    .action(async (options: SendOptions, cmd: Command) => {
+      const settings = await loadSettings(ctx, cmd);
+      if (options.file !== undefined) return runBulk(options, ctx, settings);
+      if (options.concurrency !== undefined || options.resendInDoubt || options.failedCsv !== undefined) {
+        throw new UsageError('--concurrency, --resend-in-doubt and --failed-csv go with --file.');
+      }
+      const result = await run(options, ctx, settings);
+      if (result.dryRun) return;
+      if (options.json) return printJson(ctx, result.response ?? null);
+      ctx.io.stdout.write(`${colours(ctx.color).green('✓')} ${result.message}\n`);
+    });
+  examples(command, [
+    'roster invite send --email parent@example.org --school-id sch-001 --sent-by-user-id usr-42',
+    'roster invite send --email parent@example.org --school-id sch-001 --student-count 2 --dry-run',
+    'roster invite send --file invites.csv --sent-by-user-id usr-42 --concurrency 8',
+    'roster invite send --file invites.csv --yes --json > report.json',
+  ]);
+}

@@ -1,0 +1,123 @@
+// Sends planned rows with bounded concurrency, journaling each row before its request (in-flight) and after
+// it (sent, failed or in-doubt). Stops taking new rows on interrupt or on an error every later row would
+// meet too (credentials, permission, an unreachable server); rows already in flight always finish.
+import { ApiError, RosterError } from '../errors.js';
+import type { PlannedRow } from './invite-file.js';
+import type { Journal } from './journal.js';
+
+export type RowResult =
+  | { state: 'sent'; message: string }
+  | { state: 'failed' | 'in-doubt'; reason: string; status?: number };
+
+export interface RunCounts {
+  sent: number;
+  failed: number;
+  inDoubt: number;
+  remaining: number;
+}
+
+export interface RunnerOptions {
+  rows: PlannedRow[];
+  journal: Journal;
+  concurrency: number;
+  signal: AbortSignal;
+  /** Lines of rows that were in doubt and are sent again on purpose (--resend-in-doubt). */
+  resending: Set<number>;
+  send(row: PlannedRow): Promise<{ message: string }>;
+  now(): Date;
+  onProgress(counts: RunCounts): void;
+}
+
+export interface RunOutcome {
+  results: Map<number, RowResult>;
+  /** The error that made the run stop taking rows, when one did. */
+  stoppedBy?: RosterError;
+}
+
+export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
+  const { rows, journal, signal } = options;
+  const results = new Map<number, RowResult>();
+  const counts: RunCounts = { sent: 0, failed: 0, inDoubt: 0, remaining: rows.length };
+  let stoppedBy: RosterError | undefined;
+  let next = 0;
+
+  const entry = (row: PlannedRow) => ({
+    line: row.line,
+    at: options.now().toISOString(),
+    email: row.body.email,
+    schoolId: row.body.schoolId,
+  });
+
+  async function worker(): Promise<void> {
+    while (!signal.aborted && stoppedBy === undefined && next < rows.length) {
+      const row = rows[next++]!;
+      counts.remaining--;
+      // On disk before the request leaves: a crash from here on leaves the row in doubt, never forgotten.
+      await journal.record([
+        { ...entry(row), state: 'in-flight', ...(options.resending.has(row.line) && { resend: true }) },
+      ]);
+      let result: RowResult;
+      try {
+        result = { state: 'sent', message: (await options.send(row)).message };
+      } catch (error) {
+        const { outcome, stops } = classify(error);
+        result = outcome;
+        if (stops)
+          stoppedBy ??= error instanceof RosterError ? error : new RosterError('failure', outcome.reason);
+      }
+      await journal.record([
+        result.state === 'sent'
+          ? { ...entry(row), state: 'sent' }
+          : {
+              ...entry(row),
+              state: result.state,
+              reason: result.reason,
+              ...(result.status !== undefined && { status: result.status }),
+            },
+      ]);
+      results.set(row.line, result);
+      if (result.state === 'sent') counts.sent++;
+      else if (result.state === 'failed') counts.failed++;
+      else counts.inDoubt++;
+      options.onProgress({ ...counts });
+    }
+  }
+
+  const workers = Array.from({ length: Math.min(options.concurrency, rows.length) }, worker);
+  const settled = await Promise.allSettled(workers);
+  // A journal that cannot be written is the one failure that must end the run as it is.
+  const broken = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (broken) throw broken.reason;
+  return { results, ...(stoppedBy && { stoppedBy }) };
+}
+
+/**
+ * What a failed request means for its row. `failed`: the server certainly did not send the e-mail (it
+ * answered with a refusal, or the request never left), so a re-run retries it. `in-doubt`: it may have
+ * been sent (the connection broke after the request went out, or the server failed part-way with a 5xx
+ * other than 503), so it is never sent again without --resend-in-doubt.
+ */
+export function classify(error: unknown): {
+  outcome: RowResult & { state: 'failed' | 'in-doubt' };
+  stops: boolean;
+} {
+  if (error instanceof ApiError) {
+    const definite = error.status < 500 || error.status === 503;
+    return {
+      outcome: { state: definite ? 'failed' : 'in-doubt', reason: error.message, status: error.status },
+      // Credentials or permission problems would fail every later row the same way.
+      stops: error.code === 'auth' || error.code === 'forbidden',
+    };
+  }
+  if (error instanceof RosterError) {
+    if (error.code === 'outcome-unknown')
+      return { outcome: { state: 'in-doubt', reason: error.message }, stops: false };
+    // 'api': a refusal in a success envelope. Anything else (network, credentials, a refused redirect) never
+    // reached the service, since the client turns a request that may have arrived into outcome-unknown;
+    // it would stop every later row too.
+    return { outcome: { state: 'failed', reason: error.message }, stops: error.code !== 'api' };
+  }
+  // A bug of ours, possibly after the request went out: assume it may have been sent, and stop.
+  const message = error instanceof Error ? error.message : String(error);
+  return { outcome: { state: 'in-doubt', reason: `unexpected failure: ${message}` }, stops: true };
+}

@@ -1,0 +1,130 @@
+// The enrollment invitation of spec §2.4 as the CLI builds it: from flags or a CSV row (strings) to the
+// JSON body with the spec's names and types. Every check that can be made before a request is made here,
+// so a bad value is a usage error and nothing reaches the server.
+
+export interface InvitationBody {
+  email: string;
+  schoolId: string;
+  scopes: string[];
+  studentCount: number;
+  interestFormSubmissionId?: string;
+  learningCenterId?: string;
+  schoolYearId?: string;
+  sentByUserId: string;
+}
+
+export type FieldName = keyof InvitationBody;
+
+/** Raw text for each field, as typed on the command line or read from a CSV cell. */
+export type InvitationDraft = Partial<Record<FieldName, string>>;
+
+export interface FieldProblem {
+  field: FieldName;
+  reason: string;
+}
+
+/** The §2.4 fields in the spec's order, with the flag that sets each. */
+export const FIELDS: readonly { name: FieldName; flag: string; required: boolean }[] = [
+  { name: 'email', flag: '--email', required: true },
+  { name: 'schoolId', flag: '--school-id', required: true },
+  { name: 'scopes', flag: '--scope', required: true },
+  { name: 'interestFormSubmissionId', flag: '--interest-form-submission-id', required: false },
+  { name: 'studentCount', flag: '--student-count', required: true },
+  { name: 'learningCenterId', flag: '--learning-center-id', required: false },
+  { name: 'schoolYearId', flag: '--school-year-id', required: false },
+  { name: 'sentByUserId', flag: '--sent-by-user-id', required: true },
+];
+
+export const flagOf = (field: FieldName): string => FIELDS.find((f) => f.name === field)?.flag ?? field;
+
+/** The one scope value the spec shows (§2.4). */
+export const KNOWN_SCOPES: readonly string[] = ['fillEnrollment'];
+export const DEFAULT_SCOPES = 'fillEnrollment';
+export const DEFAULT_STUDENT_COUNT = '1';
+const MAX_STUDENT_COUNT = 2_147_483_647; // the spec gives no bound; this keeps it a 32-bit integer
+
+// A plain dotted address: what schools mail. No display names, quoted local parts or IP literals.
+const EMAIL =
+  /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
+
+export function isValidEmail(value: string): boolean {
+  const at = value.lastIndexOf('@');
+  return value.length <= 254 && at > 0 && at <= 64 && EMAIL.test(value);
+}
+
+/** Scopes as written: one or more values separated by commas, semicolons or spaces. */
+export function splitScopes(text: string): string[] {
+  return [...new Set(text.split(/[\s,;]+/).filter(Boolean))];
+}
+
+export type Validation = { ok: true; body: InvitationBody } | { ok: false; problems: FieldProblem[] };
+
+/** Checks every field (not just the first bad one) and builds the body; optional fields left out when empty. */
+export function validateInvitation(draft: InvitationDraft): Validation {
+  const problems: FieldProblem[] = [];
+  const text = (field: FieldName): string | undefined => {
+    const value = draft[field]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  };
+  const problem = (field: FieldName, reason: string) => problems.push({ field, reason });
+
+  const email = text('email');
+  if (email === undefined) problem('email', 'is required');
+  else if (!isValidEmail(email)) problem('email', `"${shown(email)}" is not a valid e-mail address`);
+
+  const ids: Partial<Record<FieldName, string>> = {};
+  for (const field of [
+    'schoolId',
+    'interestFormSubmissionId',
+    'learningCenterId',
+    'schoolYearId',
+    'sentByUserId',
+  ] as const) {
+    const value = text(field);
+    const required = FIELDS.find((f) => f.name === field)?.required;
+    if (value === undefined) {
+      if (required) problem(field, 'is required');
+    } else if (/[\u0000-\u001f\u007f-\u009f]/.test(value)) {
+      problem(field, 'must not contain control characters');
+    } else {
+      ids[field] = value;
+    }
+  }
+
+  const scopes = splitScopes(text('scopes') ?? '');
+  if (scopes.length === 0) problem('scopes', 'needs at least one scope');
+  const unknown = scopes.filter((s) => !KNOWN_SCOPES.includes(s));
+  if (unknown.length > 0) {
+    problem(
+      'scopes',
+      `unknown scope ${unknown.map((s) => `"${shown(s)}"`).join(', ')} (known: ${KNOWN_SCOPES.join(', ')})`,
+    );
+  }
+
+  const countText = text('studentCount') ?? '';
+  const count = /^\d+$/.test(countText) ? Number(countText) : Number.NaN;
+  if (!(Number.isSafeInteger(count) && count >= 1 && count <= MAX_STUDENT_COUNT)) {
+    problem('studentCount', `must be a positive whole number (got "${shown(countText)}")`);
+  }
+
+  if (problems.length > 0 || email === undefined) return { ok: false, problems };
+  const body: InvitationBody = {
+    email,
+    schoolId: ids.schoolId!,
+    scopes,
+    studentCount: count,
+    ...(ids.interestFormSubmissionId !== undefined && {
+      interestFormSubmissionId: ids.interestFormSubmissionId,
+    }),
+    ...(ids.learningCenterId !== undefined && { learningCenterId: ids.learningCenterId }),
+    ...(ids.schoolYearId !== undefined && { schoolYearId: ids.schoolYearId }),
+    sentByUserId: ids.sentByUserId!,
+  };
+  return { ok: true, body };
+}
+
+/** A user's value, safe to echo inside one line of an error. */
+export function shown(value: string, max = 60): string {
+  const clean = value.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+  return clean.length > max ? `${clean.slice(0, max)}…` : clean;
+}

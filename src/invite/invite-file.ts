@@ -1,0 +1,123 @@
+// A whole invitation CSV checked before anything is sent: header names mapped to the §2.4 fields, per-run
+// flag values filling absent columns and empty cells, every row validated, duplicates (same e-mail and
+// school) flagged. The result is either the complete plan or every problem with its line number.
+import { csvLine, parseCsv } from './csv.js';
+import {
+  FIELDS,
+  type FieldName,
+  flagOf,
+  type InvitationBody,
+  type InvitationDraft,
+  validateInvitation,
+} from './invitation.js';
+
+export interface PlannedRow {
+  /** Line of the file where the row starts: how the user finds it. */
+  line: number;
+  body: InvitationBody;
+}
+
+export interface RowProblem {
+  line: number;
+  reason: string;
+}
+
+export type InviteFile = { ok: true; rows: PlannedRow[] } | { ok: false; problems: RowProblem[] };
+
+/** Header cells match a field whatever their case and separators: `schoolId`, `school_id`, `School ID`. */
+const normal = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
+const FIELD_BY_HEADER = new Map<string, FieldName>([
+  ...FIELDS.map((f) => [normal(f.name), f.name] as [string, FieldName]),
+  ['scope', 'scopes'],
+]);
+
+/**
+ * `fill` holds the per-run values (flags, profile default, built-in defaults): they stand in for a column the
+ * file lacks and for an empty cell. A value in the file wins over the flag.
+ */
+export function readInviteFile(text: string, fill: InvitationDraft): InviteFile {
+  const { records, problems: syntax } = parseCsv(text);
+  const problems: RowProblem[] = [...syntax];
+  const [header, ...rows] = records;
+  if (!header) return { ok: false, problems: [...problems, { line: 1, reason: 'the file is empty' }] };
+
+  const columns: (FieldName | undefined)[] = [];
+  const seen = new Set<FieldName>();
+  header.fields.forEach((cell, index) => {
+    const field = FIELD_BY_HEADER.get(normal(cell));
+    if (field === undefined) {
+      problems.push({
+        line: header.line,
+        reason: `unknown column "${cell.trim()}" (column ${index + 1}); expected the spec's field names: ${FIELDS.map((f) => f.name).join(', ')}`,
+      });
+    } else if (seen.has(field)) {
+      problems.push({ line: header.line, reason: `column ${field} appears twice` });
+    }
+    if (field) seen.add(field);
+    columns.push(field);
+  });
+  if (!seen.has('email')) problems.push({ line: header.line, reason: 'no email column' });
+  // A required field with neither a column nor a per-run value: said once, not on every row.
+  const missing = FIELDS.filter(
+    (f) => f.required && f.name !== 'email' && !seen.has(f.name) && !fill[f.name],
+  );
+  const rowFill: InvitationDraft = { ...fill };
+  for (const f of missing) {
+    problems.push({ line: header.line, reason: `no ${f.name} column and no ${flagOf(f.name)} given` });
+    // Rows are still checked for everything else; this placeholder keeps them from repeating the above.
+    rowFill[f.name] = 'placeholder';
+  }
+  if (!seen.has('email')) return { ok: false, problems };
+  if (rows.length === 0) {
+    return { ok: false, problems: [...problems, { line: header.line, reason: 'no rows after the header' }] };
+  }
+
+  const planned: PlannedRow[] = [];
+  const firstLineOf = new Map<string, number>();
+  for (const row of rows) {
+    if (row.fields.length !== columns.length) {
+      problems.push({
+        line: row.line,
+        reason: `${row.fields.length} field${row.fields.length === 1 ? '' : 's'}, but the header has ${columns.length}`,
+      });
+      continue;
+    }
+    const draft: InvitationDraft = { ...rowFill };
+    row.fields.forEach((cell, index) => {
+      const field = columns[index];
+      if (field && cell.trim() !== '') draft[field] = cell;
+    });
+    const result = validateInvitation(draft);
+    if (!result.ok) {
+      problems.push({
+        line: row.line,
+        reason: result.problems.map((p) => `${p.field} ${p.reason}`).join('; '),
+      });
+      continue;
+    }
+    const key = `${result.body.email.toLowerCase()}\0${result.body.schoolId}`;
+    const first = firstLineOf.get(key);
+    if (first !== undefined) {
+      problems.push({
+        line: row.line,
+        reason: `duplicate of line ${first} (same email ${result.body.email} and schoolId ${result.body.schoolId})`,
+      });
+      continue;
+    }
+    firstLineOf.set(key, row.line);
+    planned.push({ line: row.line, body: result.body });
+  }
+  if (problems.length > 0) return { ok: false, problems: problems.sort((a, b) => a.line - b.line) };
+  return { ok: true, rows: planned };
+}
+
+/** Rows as a CSV with the spec's field names, to be fed back to `roster invite send --file`. */
+export function inviteCsv(bodies: InvitationBody[]): string {
+  const names = FIELDS.map((f) => f.name);
+  const cell = (body: InvitationBody, name: FieldName): string => {
+    const value = body[name];
+    if (value === undefined) return '';
+    return Array.isArray(value) ? value.join(' ') : String(value);
+  };
+  return [names, ...bodies.map((b) => names.map((n) => cell(b, n)))].map(csvLine).join('');
+}

@@ -1,0 +1,123 @@
+// The end of a bulk run: where every row stands (this run's results over the journal's earlier states), the
+// human summary for stderr and the machine report for --json.
+import { checkCommand } from '../api/enrollment.js';
+import type { RowResult } from './bulk-runner.js';
+import type { PlannedRow } from './invite-file.js';
+import type { JournalEntry } from './journal.js';
+
+export type FinalState = 'sent' | 'skipped' | 'failed' | 'in-doubt' | 'not-started';
+
+export interface ReportRow {
+  line: number;
+  email: string;
+  schoolId: string;
+  /** sent: by this run; skipped: sent by an earlier run; not-started: interrupted before its turn. */
+  result: FinalState;
+  reason?: string;
+  status?: number;
+  /** The server's message for a row sent by this run. */
+  message?: string;
+  /** The failure or doubt comes from an earlier run (this run did not try the row). */
+  earlier?: boolean;
+}
+
+export interface Counts {
+  total: number;
+  sent: number;
+  skipped: number;
+  failed: number;
+  inDoubt: number;
+  notStarted: number;
+}
+
+export interface BulkReport {
+  file: string;
+  journal: string;
+  interrupted: boolean;
+  /** Why the run stopped taking rows early, when it did. */
+  stoppedBy?: string;
+  counts: Counts;
+  /** The CSV of failed rows, ready to be fed back to --file; null when nothing failed. */
+  failedCsv: string | null;
+  rows: ReportRow[];
+}
+
+export function finalRows(
+  planned: PlannedRow[],
+  before: Map<number, JournalEntry>,
+  results: Map<number, RowResult>,
+): ReportRow[] {
+  return planned.map(({ line, body }) => {
+    const base = { line, email: body.email, schoolId: body.schoolId };
+    const result = results.get(line);
+    if (result?.state === 'sent') return { ...base, result: 'sent', message: result.message };
+    if (result) {
+      return {
+        ...base,
+        result: result.state,
+        reason: result.reason,
+        ...(result.status !== undefined && { status: result.status }),
+      };
+    }
+    const earlier = before.get(line);
+    switch (earlier?.state) {
+      case 'sent':
+        return { ...base, result: 'skipped' };
+      case 'failed':
+        return { ...base, result: 'failed', reason: earlier.reason ?? 'failed', earlier: true };
+      case 'in-flight':
+      case 'in-doubt':
+        return {
+          ...base,
+          result: 'in-doubt',
+          reason: earlier.reason ?? `in flight when an earlier run stopped (${earlier.at})`,
+          earlier: true,
+        };
+      default:
+        return { ...base, result: 'not-started' };
+    }
+  });
+}
+
+export function countRows(rows: ReportRow[]): Counts {
+  const count = (state: FinalState) => rows.filter((r) => r.result === state).length;
+  return {
+    total: rows.length,
+    sent: count('sent'),
+    skipped: count('skipped'),
+    failed: count('failed'),
+    inDoubt: count('in-doubt'),
+    notStarted: count('not-started'),
+  };
+}
+
+/** The summary on stderr: counts first, then every failed and in-doubt row with what to do about it. */
+export function summaryLines(report: BulkReport, fileName: string): string[] {
+  const { counts } = report;
+  const lines = [
+    `Sent ${counts.sent} of ${counts.total} invitation${counts.total === 1 ? '' : 's'} from ${fileName}` +
+      `${report.interrupted ? ' before the interrupt' : ''}.`,
+  ];
+  if (counts.skipped > 0) lines.push(`  Skipped ${counts.skipped} already sent by an earlier run.`);
+  if (counts.notStarted > 0) {
+    lines.push(`  Not started: ${counts.notStarted} (run the same command again to send them).`);
+  }
+  const failed = report.rows.filter((r) => r.result === 'failed');
+  if (failed.length > 0) {
+    lines.push(`  Failed: ${failed.length} (not sent; a re-run retries them):`);
+    for (const r of failed) lines.push(`    line ${r.line}: ${r.email} (${r.schoolId}): ${r.reason}`);
+  }
+  const doubt = report.rows.filter((r) => r.result === 'in-doubt');
+  if (doubt.length > 0) {
+    lines.push(`  In doubt: ${doubt.length} (may have been sent; not sent again):`);
+    for (const r of doubt) {
+      lines.push(`    line ${r.line}: ${r.email} (${r.schoolId}): ${r.reason}`);
+      lines.push(`      check: ${checkCommand(r.email, r.schoolId)}`);
+    }
+    lines.push('    To send them again anyway, re-run with --resend-in-doubt.');
+  }
+  if (report.failedCsv)
+    lines.push(`  Failed rows written to ${report.failedCsv} (fix them and send that file).`);
+  lines.push(`Journal: ${report.journal}`);
+  return lines;
+}

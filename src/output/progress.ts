@@ -1,0 +1,43 @@
+// A live one-line progress display on stderr, only when stderr is a terminal (never in pipes, logs or CI
+// output). ora loads lazily, on the first run that needs it.
+import type { Context } from '../context.js';
+
+export interface Progress {
+  update(text: string): void;
+  /** Clears the line, so a summary can follow. */
+  stop(): void;
+}
+
+const SILENT: Progress = { update() {}, stop() {} };
+
+export async function startProgress(ctx: Context, text: string): Promise<Progress> {
+  if (!ctx.io.stderrIsTTY) return SILENT;
+  const { default: ora } = await import('ora');
+  const spinner = ora({
+    text,
+    stream: ctx.io.stderr as unknown as NodeJS.WritableStream,
+    isEnabled: true,
+    color: ctx.color ? 'cyan' : false,
+    // ora would otherwise put stdin in raw mode and swallow keys; Ctrl-C must stay a plain SIGINT.
+    discardStdin: false,
+  }).start();
+  let last = 0;
+  let pending: string | undefined;
+  return {
+    update(next) {
+      // At most ~10 repaints a second: hundreds of rows a second must not flood the terminal.
+      const now = Date.now();
+      if (now - last < 100) {
+        pending = next;
+        return;
+      }
+      last = now;
+      pending = undefined;
+      spinner.text = next;
+    },
+    stop() {
+      if (pending !== undefined) spinner.text = pending;
+      spinner.stop();
+    },
+  };
+}
