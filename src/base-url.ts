@@ -31,5 +31,7 @@ export function parseBaseUrl(input: string, source = '--base-url'): string {
       'Use https://, or http:// only for a server on this machine (127.0.0.1, localhost).',
     );
   }
-  return url.href.replace(/\/+$/, '');
+  // Built from origin and path, not href: a bare "?" or "#" leaves search and hash empty but stays in
+  // href, and would turn every path appended to the base into a query string or fragment.
+  return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
 }
