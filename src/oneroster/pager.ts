@@ -1,0 +1,244 @@
+// Reads a OneRoster collection page by page, as real servers page: it follows `Link rel="next"` (only
+// below our own base URL), otherwise advances `offset` by the rows received; it trusts X-Total-Count when
+// sent; a short page is not the end while the total is not reached (servers clamp `limit` silently);
+// an empty page or a 204 is the end. A server that repeats a page or a next link stops the read with an
+// error instead of looping. When the total is known, the remaining pages are fetched with bounded
+// concurrency and handed over strictly in order, so at most `concurrency` pages are ever in memory.
+import type { IncomingHttpHeaders } from 'node:http';
+import { isRecord, parseJson } from '../api/errors.js';
+import { RosterError } from '../errors.js';
+import { offsetOf, parseLinkHeader, resolveLink } from './link.js';
+import { buildQuery, type ReadQuery } from './query.js';
+import { SeenIds } from './seen-ids.js';
+
+export interface PageResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+  url: string;
+}
+
+/** Sends one GET below the base URL (path, raw query); resolves with a 2xx answer or throws. */
+export type SendPage = (path: string, query: string) => Promise<PageResponse>;
+
+export interface PagerOptions {
+  send: SendPage;
+  /** The service base URL: next links elsewhere are never followed. */
+  baseUrl: string;
+  /** Collection path below the base URL, e.g. `/ims/oneroster/v1p1/students`. */
+  path: string;
+  query: ReadQuery;
+  /** The key of the list in a page's body, e.g. `users`. */
+  wrapper: string;
+  /** Follow pagination to the end; otherwise read the one page asked for. */
+  all: boolean;
+  /** Pages in flight when the total is known (1: strictly sequential). */
+  concurrency: number;
+  /** Names the collection in messages, e.g. "students". */
+  what: string;
+  warn: (line: string) => void;
+  debug: (line: string) => void;
+}
+
+export interface Page {
+  /** Records not seen before, in the server's order. */
+  records: unknown[];
+  /** Offset of the page's first record. */
+  offset: number;
+}
+
+interface ParsedPage {
+  records: unknown[];
+  total?: number;
+  links: Map<string, string>;
+  url: string;
+  body: string;
+}
+
+export class Pager {
+  /** X-Total-Count as last reported. */
+  total?: number;
+  pagesRead = 0;
+  /** Records handed over (repeats left out). */
+  delivered = 0;
+  /** Records the server served more than once. */
+  repeats = 0;
+  readonly repeatedIds: string[] = [];
+  private readonly seen = new SeenIds();
+  private warnedElsewhere = false;
+
+  constructor(private readonly options: PagerOptions) {}
+
+  async *pages(): AsyncGenerator<Page> {
+    const { options } = this;
+    const start = options.query.offset ?? 0;
+    let offset = start;
+    let request = { path: options.path, query: buildQuery(options.query) };
+    const requested = new Set<string>();
+    let previousBody: string | undefined;
+    for (let first = true; ; first = false) {
+      const key = `${request.path}?${request.query}`;
+      if (requested.has(key)) {
+        throw this.loopError(`its next link points back to a page already read (offset ${offset})`);
+      }
+      requested.add(key);
+      const page = await this.fetch(request.path, request.query);
+      if (page.records.length === 0) return;
+      if (page.body === previousBody)
+        throw this.loopError(`it served the same page twice (offset ${offset})`);
+      previousBody = page.body;
+      yield this.fresh(page.records, offset);
+      offset += page.records.length;
+      if (!options.all) return;
+
+      const total = this.total;
+      if (total !== undefined && offset >= total) return;
+      const next = this.nextLink(page);
+      if (first && total !== undefined && options.concurrency > 1 && offsetPaged(next, offset)) {
+        yield* this.parallel(offset, page.records.length, total);
+        return;
+      }
+      if (next) {
+        request = { path: next.path, query: next.query };
+      } else if (total === undefined && page.links.size > 0 && page.links.has('last')) {
+        return; // a Link header that names the last page and no next one: this was it
+      } else {
+        request = { path: options.path, query: buildQuery({ ...options.query, offset }) };
+      }
+    }
+  }
+
+  /** The remaining pages [offset, total) in steps of the page size the server actually served. */
+  private async *parallel(from: number, pageSize: number, total: number): AsyncGenerator<Page> {
+    const { options } = this;
+    options.debug(
+      `total ${total} known: fetching pages of ${pageSize} with concurrency ${options.concurrency}`,
+    );
+    interface Slot {
+      offset: number;
+      limit: number;
+      result: Promise<ParsedPage>;
+    }
+    const slot = (offset: number, limit: number): Slot => {
+      const result = this.fetch(options.path, buildQuery({ ...options.query, offset, limit }));
+      result.catch(() => {}); // awaited in order below; an early failure must not go unhandled meanwhile
+      return { offset, limit, result };
+    };
+    const window: Slot[] = [];
+    let scheduled = from;
+    const fill = () => {
+      while (window.length < options.concurrency && scheduled < total) {
+        window.push(slot(scheduled, Math.min(pageSize, total - scheduled)));
+        scheduled += pageSize;
+      }
+    };
+    fill();
+    for (let head = window.shift(); head; head = window.shift()) {
+      const page = await head.result;
+      const got = page.records.length;
+      if (got === 0) {
+        options.warn(
+          `the server reported ${total} ${options.what} but served none from offset ${head.offset}; stopped there.`,
+        );
+        return;
+      }
+      yield this.fresh(page.records, head.offset);
+      // A short page before the total: the server clamped this one; read the gap before moving on.
+      if (got < head.limit && head.offset + got < total)
+        window.unshift(slot(head.offset + got, head.limit - got));
+      fill();
+    }
+  }
+
+  private async fetch(path: string, query: string): Promise<ParsedPage> {
+    const response = await this.options.send(path, query);
+    this.pagesRead++;
+    const page = this.parse(response);
+    if (page.total !== undefined) this.total = page.total;
+    return page;
+  }
+
+  private parse(response: PageResponse): ParsedPage {
+    const links = parseLinkHeader(response.headers.link);
+    const total = parseTotal(response.headers['x-total-count']);
+    const base = { links, url: response.url, body: response.body, ...(total === undefined ? {} : { total }) };
+    if (response.status === 204) return { ...base, records: [] };
+    const body = parseJson(response.body);
+    const list = isRecord(body) ? body[this.options.wrapper] : undefined;
+    if (!Array.isArray(list)) {
+      const found = isRecord(body)
+        ? `keys: ${Object.keys(body).slice(0, 8).join(', ') || 'none'}`
+        : body === undefined
+          ? 'not JSON'
+          : `a JSON ${Array.isArray(body) ? 'array' : typeof body}`;
+      throw new RosterError(
+        'unexpected',
+        `Reading ${this.options.what}: the server answered HTTP ${response.status} without a "${this.options.wrapper}" list (${found})`,
+        'Check the OneRoster version (--oneroster) and the path prefix of the profile.',
+      );
+    }
+    return { ...base, records: list };
+  }
+
+  /** The records not delivered before; a page with nothing new means the server is not advancing. */
+  private fresh(records: unknown[], offset: number): Page {
+    const out: unknown[] = [];
+    let withIds = 0;
+    for (const record of records) {
+      const id = isRecord(record) && typeof record.sourcedId === 'string' ? record.sourcedId : undefined;
+      if (id === undefined) {
+        out.push(record);
+        continue;
+      }
+      withIds++;
+      if (this.seen.add(id)) out.push(record);
+      else {
+        this.repeats++;
+        if (this.repeatedIds.length < 5) this.repeatedIds.push(id);
+      }
+    }
+    if (withIds > 0 && out.length === 0) {
+      throw this.loopError(`the page at offset ${offset} repeats ${withIds} records already received`);
+    }
+    this.delivered += out.length;
+    return { records: out, offset };
+  }
+
+  private nextLink(page: ParsedPage) {
+    const next = page.links.get('next');
+    if (next === undefined) return undefined;
+    const target = resolveLink(next, page.url, this.options.baseUrl);
+    if (target.kind === 'ours') return target;
+    if (!this.warnedElsewhere) {
+      this.warnedElsewhere = true;
+      this.options.warn(
+        target.kind === 'elsewhere'
+          ? `the server's next link leads outside the service (${stripQuery(target.url)}); it is not followed (your token stays here), paging by offset instead.`
+          : 'the server sent an unreadable next link; paging by offset instead.',
+      );
+    }
+    return undefined;
+  }
+
+  private loopError(why: string): RosterError {
+    return new RosterError(
+      'unexpected',
+      `Reading ${this.options.what}: stopped because the server's paging does not advance: ${why}`,
+      'The records written so far are incomplete. Try a different --page-size, or report this to the vendor.',
+    );
+  }
+}
+
+/** Offset paging may replace the links when there is no next link, or the next link is our next offset. */
+function offsetPaged(next: { query: string } | undefined, offset: number): boolean {
+  return next === undefined || offsetOf(next.query) === offset;
+}
+
+function parseTotal(value: string | string[] | undefined): number | undefined {
+  const text = (Array.isArray(value) ? value[0] : value)?.trim();
+  if (!text || !/^\d+$/.test(text)) return undefined;
+  const n = Number(text);
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
+const stripQuery = (url: string) => url.split('?')[0] ?? url;
