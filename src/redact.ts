@@ -22,8 +22,20 @@ export class Redactor {
     }
     // Whatever was not registered: any Authorization value and any token-looking JSON field.
     return out
-      .replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, '$1 [redacted]')
+      .replace(
+        /\b(Bearer|Basic)\s+([A-Za-z0-9._~+/=-]+)/gi,
+        (match, scheme: string, value: string, at: number) =>
+          isPlainWord(value, out.charAt(at + match.length)) ? match : `${scheme} [redacted]`,
+      )
       .replace(/("(?:access_token|client_secret|refresh_token)"\s*:\s*)"[^"]*"/g, '$1"[redacted]"')
       .replace(/\b(client_secret|access_token)=[^&\s]*/g, '$1=[redacted]');
   }
+}
+
+/**
+ * An ordinary word after "Bearer"/"Basic" in a server's message ("HTTP Basic is accepted…", "send a Bearer
+ * token") or a challenge's auth-param (`Bearer error="invalid_token"`), not a credential: left readable.
+ */
+function isPlainWord(value: string, next: string): boolean {
+  return /^[A-Za-z][a-z]{0,15}$/.test(value) || (/^[a-z]+=$/.test(value) && next === '"');
 }
