@@ -59,7 +59,20 @@ export function messageOf(body: unknown): string | undefined {
     const found = messages.filter((m): m is string => Boolean(m));
     if (found.length > 0) return found.join('; ');
   }
-  return undefined;
+  return codeMinorOf(body);
+}
+
+/** OneRoster's imsx_CodeMinor (also spelt imsx_codeMinor), for a status without a description. */
+function codeMinorOf(body: Record<string, unknown>): string | undefined {
+  const minor = body.imsx_CodeMinor ?? body.imsx_codeMinor;
+  if (!isRecord(minor)) return undefined;
+  const fields = Array.isArray(minor.imsx_codeMinorField)
+    ? minor.imsx_codeMinorField
+    : [minor.imsx_codeMinorField];
+  const values = fields
+    .map((field) => (isRecord(field) ? field.imsx_codeMinorFieldValue : undefined))
+    .filter((value): value is string => typeof value === 'string' && value !== '');
+  return values.length > 0 ? clean(values.join(', ')) : undefined;
 }
 
 function describeBody(response: HttpResponse): string {
