@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 // Everything a command needs to talk to the API, built from Settings: the token provider (with the
 // right token endpoint per purpose), the transport and the resource client. Built on first use, so
 // commands that fail validation never touch the keychain or the network.
@@ -75,7 +75,9 @@ export class Session implements Authenticator {
     const env = this.settings.envCredentials;
     // Environment credentials can change between runs: a token cached for another secret must not
     // answer for a wrong one. A short one-way fingerprint tells them apart without storing the secret.
-    const clientId = env ? `${env.clientId}#${fingerprint(env.clientId, env.clientSecret)}` : (this.settings.clientId ?? '');
+    const clientId = env
+      ? `${env.clientId}#${fingerprint(env.clientId, env.clientSecret)}`
+      : (this.settings.clientId ?? '');
     return {
       key: { baseUrl: this.baseUrl, clientId, endpoint, scope },
       fetch: async () => {
@@ -124,6 +126,8 @@ export class Session implements Authenticator {
 }
 
 function fingerprint(clientId: string, secret: string): string {
+  // Loaded here, not at the top: node:crypto costs start-up time that cached-token runs need not pay.
+  const { createHash } = createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto');
   return createHash('sha256').update(`roster-token-cache\0${clientId}\0${secret}`).digest('hex').slice(0, 12);
 }
 

@@ -1,7 +1,6 @@
 // Access tokens cached between runs, so a command costs one request, not two. One 0600 file per
 // (base URL, client id, token endpoint, scope) under the user's cache directory: concurrent roster
 // processes never lose each other's writes, and a corrupt file is simply discarded. Never the secret.
-import { createHash } from 'node:crypto';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readIfExists, writePrivateFile } from '../files.js';
@@ -30,18 +29,19 @@ interface CacheEntry {
 export class TokenCache {
   constructor(private readonly dir: string) {}
 
+  // The name only spreads keys over files; read() checks the key stored inside, so a cheap hash will do
+  // (node:crypto would cost the cached-token path a few milliseconds of start-up).
   private file(key: TokenKey): string {
-    const id = JSON.stringify([key.baseUrl, key.clientId, key.endpoint, key.scope ?? '']);
-    return join(this.dir, `${createHash('sha256').update(id).digest('hex').slice(0, 32)}.json`);
+    return join(this.dir, `${fnv1a(keyId(key))}.json`);
   }
 
   async read(key: TokenKey): Promise<CachedToken | undefined> {
     const path = this.file(key);
     const text = await readIfExists(path).catch(() => undefined);
     if (text === undefined) return undefined;
-    const token = parseEntry(text)?.token;
-    if (!token) await rm(path, { force: true }).catch(() => {});
-    return token;
+    const entry = parseEntry(text);
+    if (!entry) await rm(path, { force: true }).catch(() => {});
+    return entry && keyId(entry.key) === keyId(key) ? entry.token : undefined;
   }
 
   async write(key: TokenKey, token: CachedToken): Promise<void> {
@@ -72,6 +72,15 @@ export class TokenCache {
     }
     return removed;
   }
+}
+
+const keyId = (key: TokenKey) => JSON.stringify([key.baseUrl, key.clientId, key.endpoint, key.scope ?? '']);
+
+/** 64-bit FNV-1a as 16 hex digits. */
+function fnv1a(text: string): string {
+  let hash = 0xcbf29ce484222325n;
+  for (const byte of Buffer.from(text)) hash = BigInt.asUintN(64, (hash ^ BigInt(byte)) * 0x100000001b3n);
+  return hash.toString(16).padStart(16, '0');
 }
 
 function parseEntry(text: string): CacheEntry | undefined {
