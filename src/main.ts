@@ -61,6 +61,7 @@ export function createProgram(ctx: Context): Command {
     registerAttendance,
     registerInvite,
     registerSandbox,
+    registerRoster,
   ]) {
     register(program, ctx);
   }

@@ -1,7 +1,24 @@
-// `roster roster …`: OneRoster rostering reads (spec §4.4, §9).
+// `roster roster …`: OneRoster rostering reads (spec §4.4, §9), one subcommand per collection of the
+// table in oneroster/collections.ts.
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
+import { COLLECTIONS } from '../../oneroster/collections.js';
+import { examples } from '../common.js';
+import { register as registerRead } from './read.js';
 
-export function register(program: Command, _ctx: Context): void {
-  program.command('roster').summary('OneRoster reads: students, schools, classes, … (1.1 and 1.2)');
+export function register(program: Command, ctx: Context): void {
+  const group = program
+    .command('roster')
+    .summary('OneRoster reads: students, schools, classes, … (1.1 and 1.2)')
+    .description(
+      'OneRoster rostering reads. The version comes from --oneroster (or ROSTER_ONEROSTER, or the profile);\n' +
+        "it picks the path prefix (/ims/oneroster/v1p1 or v1p2, or the profile's onerosterPaths) and the\n" +
+        "version's own token endpoint.",
+    );
+  for (const collection of COLLECTIONS) registerRead(group, ctx, collection);
+  examples(group, [
+    'roster roster students --all --csv > users.csv',
+    'roster roster classes --school sch-001',
+    'roster --oneroster 1.2 roster teachers --filter "familyName~\'son\'"',
+  ]);
 }

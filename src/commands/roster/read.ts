@@ -1,0 +1,374 @@
+// `roster roster <collection> [SOURCED_ID]`: one command shape for every OneRoster collection, driven by
+// the table in oneroster/collections.ts. A list is streamed page by page to the chosen writer; a single
+// read prints one record.
+import type { Command } from 'commander';
+import { isRecord, parseJson } from '../../api/errors.js';
+import type { Context } from '../../context.js';
+import { ApiError, RosterError, UsageError } from '../../errors.js';
+import { type Collection, nestedRead, type ParentFlag, parentFlagsOf } from '../../oneroster/collections.js';
+import { Pager } from '../../oneroster/pager.js';
+import {
+  buildQuery,
+  checkFilter,
+  checkSortField,
+  encodePathSegment,
+  parseCount,
+  parseFieldList,
+  type ReadQuery,
+} from '../../oneroster/query.js';
+import { columnValues } from '../../oneroster/records.js';
+import { type OneRosterService, onerosterService, pageSender } from '../../oneroster/service.js';
+import { createRecordWriter, type RecordColumn, type RecordFormat } from '../../output/record-stream.js';
+import { printFields, printJson } from '../../output/render.js';
+import { printable } from '../../settings.js';
+import { examples, openSession } from '../common.js';
+
+export const DEFAULT_PAGE_SIZE = 1000;
+export const MAX_PAGE_SIZE = 10_000;
+export const DEFAULT_CONCURRENCY = 4;
+export const MAX_CONCURRENCY = 8;
+
+/** Flags as commander hands them over. */
+export interface ReadFlags {
+  limit?: string;
+  offset?: string;
+  sort?: string;
+  orderBy?: string;
+  filter?: string;
+  fields?: string;
+  all?: boolean;
+  pageSize?: string;
+  concurrency?: string;
+  columns?: string;
+  json?: boolean;
+  ndjson?: boolean;
+  csv?: boolean;
+  school?: string;
+  class?: string;
+  term?: string;
+  course?: string;
+  student?: string;
+  teacher?: string;
+  user?: string;
+}
+
+export interface ReadOptions {
+  /** A single read of this record. */
+  id?: string;
+  parents: Partial<Record<ParentFlag, string>>;
+  query: ReadQuery;
+  all: boolean;
+  concurrency: number;
+  format: RecordFormat;
+  /** Explicit --columns (else the collection's defaults, or --fields). */
+  columns?: string[];
+}
+
+export interface ReadSummary {
+  records: number;
+  total?: number;
+  pages: number;
+  repeats: number;
+}
+
+/** Checks and normalises the flags; everything wrong here is a usage error and nothing is sent. */
+export function parseReadOptions(
+  collection: Collection,
+  id: string | undefined,
+  flags: ReadFlags,
+  stdoutIsTTY: boolean,
+): ReadOptions {
+  const formats = (['json', 'ndjson', 'csv'] as const).filter((f) => flags[f]);
+  if (formats.length > 1) throw new UsageError(`Choose one of ${formats.map((f) => `--${f}`).join(', ')}.`);
+  const format: RecordFormat = formats[0] ?? (stdoutIsTTY ? 'table' : 'tsv');
+
+  const parents: Partial<Record<ParentFlag, string>> = {};
+  for (const parent of parentFlagsOf(collection)) {
+    const value = flags[parent];
+    if (value !== undefined) parents[parent] = checkId(`--${parent}`, value);
+  }
+  const given = Object.keys(parents) as ParentFlag[];
+  if (given.length > 0 && !nestedRead(collection, given)) {
+    throw new UsageError(
+      `${given.map((p) => `--${p}`).join(' and ')} cannot be combined for ${collection.name}.`,
+      `Nested reads: ${collection.nested.map((n) => n.parents.map((p) => `--${p}`).join(' + ')).join(', ')}.`,
+    );
+  }
+
+  if (flags.limit !== undefined && flags.all) {
+    throw new UsageError(
+      '--limit is the size of the one page read without --all; with --all use --page-size.',
+    );
+  }
+  if (flags.pageSize !== undefined && !flags.all) {
+    throw new UsageError('--page-size goes with --all; to read one page of N records use --limit N.');
+  }
+  if (flags.concurrency !== undefined && !flags.all) throw new UsageError('--concurrency goes with --all.');
+  const query: ReadQuery = {};
+  if (flags.all) query.limit = count('--page-size', flags.pageSize, 1, MAX_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE;
+  else query.limit = count('--limit', flags.limit, 1, MAX_PAGE_SIZE);
+  query.offset = count('--offset', flags.offset, 0, Number.MAX_SAFE_INTEGER);
+  if (flags.sort !== undefined) query.sort = checkSortField(flags.sort);
+  if (flags.orderBy !== undefined) {
+    if (flags.orderBy !== 'asc' && flags.orderBy !== 'desc') {
+      throw new UsageError(`Invalid --order-by "${printable(flags.orderBy, 20)}": expected asc or desc.`);
+    }
+    if (flags.sort === undefined) throw new UsageError('--order-by needs --sort FIELD.');
+    query.orderBy = flags.orderBy;
+  }
+  if (flags.filter !== undefined) query.filter = checkFilter(flags.filter);
+  if (flags.fields !== undefined) query.fields = parseFieldList('--fields', flags.fields);
+
+  if (id !== undefined) {
+    const listOnly = (['limit', 'offset', 'sort', 'orderBy', 'filter', 'all'] as const).filter(
+      (f) => flags[f] !== undefined,
+    );
+    if (listOnly.length > 0 || given.length > 0) {
+      const names = [...listOnly.map(kebab), ...given].map((f) => `--${f}`).join(', ');
+      throw new UsageError(`${names} cannot be used when reading one ${collection.noun} by sourcedId.`);
+    }
+  }
+  return {
+    ...(id === undefined ? {} : { id: checkId('the sourcedId', id) }),
+    parents,
+    query,
+    all: Boolean(flags.all),
+    concurrency: count('--concurrency', flags.concurrency, 1, MAX_CONCURRENCY) ?? DEFAULT_CONCURRENCY,
+    format,
+    ...(flags.columns === undefined ? {} : { columns: parseFieldList('--columns', flags.columns) }),
+  };
+}
+
+const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+
+function count(flag: string, text: string | undefined, min: number, max: number): number | undefined {
+  return text === undefined ? undefined : parseCount(flag, text, min, max);
+}
+
+function checkId(what: string, id: string): string {
+  if (id.trim() === '' || /[\u0000-\u001f\u007f]/.test(id) || id === '.' || id === '..') {
+    throw new UsageError(`Invalid ${what} "${printable(id, 40)}".`);
+  }
+  return id;
+}
+
+/** The columns a table or CSV shows: --columns, else --fields (table), else the collection's own. */
+export function columnsFor(
+  collection: Collection,
+  options: ReadOptions,
+  version: '1.1' | '1.2',
+): RecordColumn[] {
+  const names =
+    options.columns ??
+    (options.format === 'csv' ? collection.csv[version] : (options.query.fields ?? collection.columns));
+  return names.map((name) => ({ header: name, values: (record: unknown) => columnValues(record, name) }));
+}
+
+export async function run(
+  collection: Collection,
+  options: ReadOptions,
+  service: OneRosterService,
+  ctx: Context,
+): Promise<ReadSummary> {
+  if (options.id !== undefined) {
+    await readOne(collection, options.id, options, service, ctx);
+    return { records: 1, pages: 1, repeats: 0 };
+  }
+  const nested = nestedRead(collection, Object.keys(options.parents) as ParentFlag[]);
+  const below = nested
+    ? nested.path.replace(/\{(\w+)\}/g, (_, name: ParentFlag) =>
+        encodePathSegment(options.parents[name] ?? ''),
+      )
+    : collection.path;
+  const what = `Reading ${collection.name}`;
+  const pager = new Pager({
+    send: pageSender(service, what),
+    baseUrl: service.baseUrl,
+    path: `${service.prefix}/${below}`,
+    query: options.query,
+    wrapper: collection.listKey,
+    all: options.all,
+    concurrency: options.concurrency,
+    what: collection.name,
+    warn: (line) => ctx.log.warn(line),
+    debug: (line) => ctx.log.debug(line),
+  });
+  const writer = createRecordWriter(ctx, options.format, columnsFor(collection, options, service.version));
+  const progress = progressLine(ctx, options, collection.name);
+  try {
+    for await (const page of pager.pages()) {
+      await writer.writePage(page.records);
+      progress.update(pager.delivered, pager.total);
+    }
+  } catch (error) {
+    progress.clear();
+    throw explain(error, collection, options);
+  }
+  progress.clear();
+  await writer.end();
+  report(ctx, pager, collection, options);
+  return { records: pager.delivered, total: pager.total, pages: pager.pagesRead, repeats: pager.repeats };
+}
+
+async function readOne(
+  collection: Collection,
+  id: string,
+  options: ReadOptions,
+  service: OneRosterService,
+  ctx: Context,
+): Promise<void> {
+  const path = `${service.prefix}/${collection.path}/${encodePathSegment(id)}`;
+  const query = buildQuery({ fields: options.query.fields });
+  let response: Awaited<ReturnType<OneRosterService['send']>>;
+  try {
+    response = await service.send(path, query, `Reading ${collection.noun} "${printable(id, 60)}"`);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) {
+      throw new ApiError(
+        'api',
+        404,
+        `${capitalise(collection.noun)} "${printable(id, 60)}" not found (HTTP 404: ${serverDetail(error)})`,
+        `Check the sourcedId, and that it is a ${collection.noun} (OneRoster ${service.version}).`,
+      );
+    }
+    throw explain(error, collection, options);
+  }
+  const body = parseJson(response.body);
+  const record = isRecord(body) ? body[collection.oneKey] : undefined;
+  if (!isRecord(record)) {
+    throw new RosterError(
+      'unexpected',
+      `Reading ${collection.noun} "${printable(id, 60)}": the server answered HTTP ${response.status} without a "${collection.oneKey}" record`,
+      'Check the OneRoster version (--oneroster) and the path prefix of the profile.',
+    );
+  }
+  if (options.format === 'json') return printJson(ctx, record);
+  if (options.format === 'table' || options.format === 'tsv') {
+    const names = options.columns ?? Object.keys(record);
+    return printFields(
+      ctx,
+      names.map((name) => [name, columnValues(record, name).join(', ')]),
+    );
+  }
+  const writer = createRecordWriter(ctx, options.format, columnsFor(collection, options, service.version));
+  await writer.writePage([record]);
+  await writer.end();
+}
+
+/** Adds what the user can do about a list read's error answer. */
+function explain(error: unknown, collection: Collection, options: ReadOptions): unknown {
+  if (!(error instanceof ApiError) || error.hint) return error;
+  const parents = Object.entries(options.parents);
+  if (error.status === 404 && parents.length > 0) {
+    const names = parents.map(([flag, id]) => `${flag} "${printable(id ?? '', 60)}"`).join(' or ');
+    return new ApiError('api', 404, `${capitalise(names)} not found (HTTP 404: ${serverDetail(error)})`);
+  }
+  if (error.status === 404) {
+    return new ApiError(
+      error.code as 'api',
+      404,
+      error.message,
+      `This server may not serve ${collection.path}; check --oneroster and the profile's OneRoster path prefix.`,
+    );
+  }
+  if (error.status === 400 && options.query.filter !== undefined) {
+    return new ApiError(
+      error.code as 'api',
+      400,
+      error.message,
+      "Check --filter: field<op>'value' with = != > >= < <= or ~, at most one AND or OR.",
+    );
+  }
+  return error;
+}
+
+/** The server's own words from an ApiError message ("… failed (HTTP 404): <detail>"). */
+function serverDetail(error: ApiError): string {
+  return error.message.replace(/^.*?\(HTTP \d+\):\s*/, '').replace(/\.$/, '');
+}
+
+const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+function report(ctx: Context, pager: Pager, collection: Collection, options: ReadOptions): void {
+  if (pager.repeats > 0) {
+    ctx.log.warn(
+      `the server served ${pager.repeats} ${collection.name} more than once (${pager.repeatedIds.join(', ')}${pager.repeats > pager.repeatedIds.length ? ', …' : ''}); each was written once. Records may have changed during the read, so some may be missing: run it again to be sure.`,
+    );
+  }
+  const start = options.query.offset ?? 0;
+  const total = pager.total;
+  if (options.all && total !== undefined && start === 0 && pager.delivered < total) {
+    ctx.log.warn(
+      `the server reported ${total} ${collection.name} (X-Total-Count) but served ${pager.delivered}.`,
+    );
+  }
+  if (!options.all && options.format === 'table' && total !== undefined && start + pager.delivered < total) {
+    ctx.log.info(
+      `Showing ${pager.delivered} of ${total} ${collection.name}. Use --all for every page, or --offset ${start + pager.delivered} for the next.`,
+    );
+  }
+}
+
+/** "Read 12000 of 200000 students…" on a terminal stderr while an export goes to a file or pipe. */
+function progressLine(ctx: Context, options: ReadOptions, name: string) {
+  const enabled = options.all && ctx.io.stderrIsTTY && !ctx.io.stdoutIsTTY;
+  let last = 0;
+  let shown = false;
+  return {
+    update(done: number, total: number | undefined) {
+      const now = ctx.now();
+      if (!enabled || now - last < 200) return;
+      last = now;
+      shown = true;
+      ctx.io.stderr.write(`\rRead ${done}${total === undefined ? '' : ` of ${total}`} ${name}…\u001b[K`);
+    },
+    clear() {
+      if (shown) ctx.io.stderr.write('\r\u001b[K');
+    },
+  };
+}
+
+export function register(group: Command, ctx: Context, collection: Collection): void {
+  const command = group
+    .command(`${collection.name} [sourcedId]`)
+    .summary(collection.summary)
+    .description(
+      `List ${collection.summary}, or read one by sourcedId (GET …/${collection.path}[/{sourcedId}]).`,
+    )
+    .option('--limit <n>', 'records in the one page read (server default without it)')
+    .option('--offset <n>', 'skip this many records first')
+    .option('--sort <field>', 'sort by this field')
+    .option('--order-by <dir>', 'asc or desc (with --sort)')
+    .option('--filter <expr>', 'OneRoster filter, e.g. "familyName=\'Jones\'" (one AND or OR)')
+    .option('--fields <list>', 'ask the server for these fields only (comma-separated)')
+    .option('--all', 'follow pagination to the end')
+    .option('--page-size <n>', `records per request with --all (default ${DEFAULT_PAGE_SIZE})`)
+    .option(
+      '--concurrency <n>',
+      `pages in flight with --all when the server sends X-Total-Count (default ${DEFAULT_CONCURRENCY}, max ${MAX_CONCURRENCY})`,
+    )
+    .option('--columns <list>', 'columns of the table or CSV (fields, dotted paths, CSV binding names)')
+    .option('--json', 'one JSON array (a single read: the record)')
+    .option('--ndjson', 'one JSON record per line, streamed')
+    .option('--csv', `CSV with the OneRoster CSV binding's columns for ${collection.path}`);
+  for (const parent of parentFlagsOf(collection)) {
+    const paths = collection.nested.filter((n) => n.parents.includes(parent)).map((n) => n.path);
+    command.option(`--${parent} <sourcedId>`, `read them below this ${parent}: ${paths.join(', ')}`);
+  }
+  command.action(async (id: string | undefined, flags: ReadFlags, cmd: Command) => {
+    const options = parseReadOptions(collection, id, flags, ctx.io.stdoutIsTTY);
+    const session = await openSession(ctx, cmd);
+    await run(collection, options, onerosterService(session), ctx);
+  });
+  const first = parentFlagsOf(collection)[0];
+  examples(command, [
+    `roster roster ${collection.name}`,
+    `roster roster ${collection.name} --all --ndjson > ${collection.name}.ndjson`,
+    `roster roster ${collection.name} --all --csv --oneroster 1.2 > ${collection.path}.csv`,
+    ...(collection.listKey === 'users'
+      ? [`roster roster ${collection.name} --filter "givenName='Zoë'"`]
+      : []),
+    ...(first ? [`roster roster ${collection.name} --${first} SOURCED_ID --all`] : []),
+    `roster roster ${collection.name} SOURCED_ID --json`,
+  ]);
+}

@@ -1,0 +1,80 @@
+// Reading cells out of OneRoster records of either version, whatever the server's dialect: 1.1 `role` and
+// `orgs` or 1.2 `roles[]` and `primaryOrg`, `enabledUser` as a boolean or a string, nulls, unknown keys.
+// Records themselves are passed through untouched (--json prints the API's own fields); only the table
+// and CSV views go through here.
+import { isRecord } from '../api/errors.js';
+
+type Rec = Record<string, unknown>;
+
+/** The scalar values of a column in a record: one for plain fields, several for lists, none when absent. */
+export function columnValues(record: unknown, column: string): string[] {
+  if (!isRecord(record)) return [];
+  const derived = DERIVED[column];
+  if (derived) return scalars(derived(record));
+  if (column in record || column.includes('.')) return scalars(at(record, column));
+  // The CSV binding's reference columns: parentSourcedId → parent.sourcedId, termSourcedIds → terms[].
+  const one = /^(.+)SourcedId$/.exec(column);
+  if (one?.[1]) return scalars(at(record, `${one[1]}.sourcedId`));
+  const many = /^(.+)SourcedIds$/.exec(column);
+  if (many?.[1]) return scalars(at(record, `${many[1]}s.sourcedId`) ?? at(record, `${many[1]}.sourcedId`));
+  return [];
+}
+
+/** Columns the CSV binding defines that the REST records carry under another name or shape. */
+const DERIVED: Record<string, (record: Rec) => unknown> = {
+  // A boolean in 1.1 (or a string, from some servers), the string "true"/"false" in 1.2.
+  enabledUser: (r) => booleanText(r.enabledUser),
+  primary: (r) => booleanText(r.primary),
+  // 1.1 has `role`; 1.2 has roles[] with one primary role.
+  role: (r) => r.role ?? rolesOf(r).find((x) => x.roleType === 'primary')?.role ?? rolesOf(r)[0]?.role,
+  // 1.1 has orgs[]; 1.2 has the orgs of its roles.
+  orgSourcedIds: (r) => (Array.isArray(r.orgs) ? at(r, 'orgs.sourcedId') : at(r, 'roles.org.sourcedId')),
+  userIds: (r) =>
+    Array.isArray(r.userIds)
+      ? r.userIds.filter(isRecord).map((id) => `{${text(id.type)}:${text(id.identifier)}}`)
+      : r.userIds,
+  // The CSV names them preferredGivenName / preferredFamilyName; the 1.2 REST binding First / Last.
+  preferredGivenName: (r) => r.preferredGivenName ?? r.preferredFirstName,
+  preferredFamilyName: (r) => r.preferredFamilyName ?? r.preferredLastName,
+};
+
+function booleanText(value: unknown): unknown {
+  if (typeof value === 'string' && /^(true|false)$/i.test(value.trim())) return value.trim().toLowerCase();
+  return value;
+}
+
+function rolesOf(record: Rec): Rec[] {
+  return Array.isArray(record.roles) ? record.roles.filter(isRecord) : [];
+}
+
+/** The value at a dotted path, mapping over lists on the way. */
+function at(value: unknown, path: string): unknown {
+  let current: unknown = value;
+  for (const key of path.split('.')) {
+    if (Array.isArray(current)) current = current.flatMap((item) => (isRecord(item) ? item[key] : undefined));
+    else if (isRecord(current)) current = current[key];
+    else return undefined;
+  }
+  return current;
+}
+
+/** Flattens a value into cell texts: references become their sourcedId, booleans "true"/"false". */
+function scalars(value: unknown): string[] {
+  if (value === undefined || value === null) return [];
+  if (Array.isArray(value)) return value.flatMap(scalars);
+  if (isRecord(value)) {
+    if (typeof value.sourcedId === 'string') return [value.sourcedId];
+    return [JSON.stringify(value)];
+  }
+  return [text(value)];
+}
+
+function text(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'string') return value;
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
+export function sourcedIdOf(record: unknown): string | undefined {
+  return isRecord(record) && typeof record.sourcedId === 'string' ? record.sourcedId : undefined;
+}

@@ -1,0 +1,129 @@
+// Writers for lists that may be larger than memory: records arrive a page at a time and leave at once,
+// with backpressure, so an export of any size holds no more than the page in hand.
+//   json    one JSON array, a record per line; closed only by end(), so an interrupted export is not
+//           valid JSON and cannot pass for a complete one
+//   ndjson  one record per line
+//   csv     a header row, then one row per record (columns given by the caller)
+//   tsv     tab-separated with a header row: the default when stdout is a pipe
+//   table   aligned columns on a terminal; widths are fixed by the first page, longer cells are cut with …
+import type { Context } from '../context.js';
+import { writeWithBackpressure } from '../io.js';
+import { csvLine } from './csv.js';
+import { colours } from './style.js';
+
+export type RecordFormat = 'json' | 'ndjson' | 'csv' | 'tsv' | 'table';
+
+export interface RecordColumn {
+  header: string;
+  /** The cell's values (several for multi-valued fields). */
+  values: (record: unknown) => string[];
+}
+
+export interface RecordWriter {
+  writePage(records: readonly unknown[]): Promise<void>;
+  /** Finishes the output (closes the JSON array; prints the header of an empty table). */
+  end(): Promise<void>;
+}
+
+export function createRecordWriter(
+  ctx: Context,
+  format: RecordFormat,
+  columns: RecordColumn[],
+): RecordWriter {
+  const write = (chunk: string) => writeWithBackpressure(ctx.io.stdout, chunk);
+  switch (format) {
+    case 'json':
+      return jsonArrayWriter(write);
+    case 'ndjson':
+      return {
+        writePage: (records) =>
+          records.length ? write(records.map((r) => `${JSON.stringify(r)}\n`).join('')) : done,
+        end: () => done,
+      };
+    case 'csv':
+      return lineWriter(write, columns, (cells) => csvLine(cells), ',');
+    case 'tsv':
+      return lineWriter(write, columns, (cells) => `${cells.map(tsvCell).join('\t')}\n`, ', ');
+    case 'table':
+      return tableWriter(ctx, write, columns);
+  }
+}
+
+const done = Promise.resolve();
+type Write = (chunk: string) => Promise<void>;
+
+function jsonArrayWriter(write: Write): RecordWriter {
+  let started = false;
+  return {
+    async writePage(records) {
+      if (records.length === 0) return;
+      const body = records.map((r) => `  ${JSON.stringify(r)}`).join(',\n');
+      await write(`${started ? ',\n' : '[\n'}${body}`);
+      started = true;
+    },
+    end: () => write(started ? '\n]\n' : '[]\n'),
+  };
+}
+
+function lineWriter(
+  write: Write,
+  columns: RecordColumn[],
+  line: (cells: string[]) => string,
+  join: string,
+): RecordWriter {
+  let headerWritten = false;
+  const header = () => {
+    if (headerWritten) return '';
+    headerWritten = true;
+    return line(columns.map((c) => c.header));
+  };
+  return {
+    writePage: (records) =>
+      write(header() + records.map((r) => line(columns.map((c) => c.values(r).join(join)))).join('')),
+    end: () => (headerWritten ? done : write(header())),
+  };
+}
+
+const tsvCell = (text: string) => text.replace(/[\t\r\n]/g, ' ');
+const displayCell = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
+
+function tableWriter(ctx: Context, write: Write, columns: RecordColumn[]): RecordWriter {
+  const bold = colours(ctx.color).bold;
+  let widths: number[] | undefined;
+  const row = (cells: string[]) =>
+    `${cells
+      .map((cell, i) => fitCell(cell, widths?.[i] ?? cell.length))
+      .join('  ')
+      .trimEnd()}\n`;
+  const start = (rows: string[][]) => {
+    widths = fitWidths(
+      columns.map((c, i) => Math.max(c.header.length, ...rows.map((r) => (r[i] ?? '').length))),
+      ctx.io.columns,
+    );
+    return bold(row(columns.map((c) => c.header)).trimEnd()) + '\n';
+  };
+  return {
+    async writePage(records) {
+      const rows = records.map((r) => columns.map((c) => displayCell(c.values(r).join(', '))));
+      const head = widths ? '' : start(rows);
+      await write(head + rows.map(row).join(''));
+    },
+    end: () => (widths ? done : write(start([]))),
+  };
+}
+
+function fitCell(text: string, width: number): string {
+  return text.length > width ? `${text.slice(0, Math.max(0, width - 1))}…` : text.padEnd(width);
+}
+
+/** Column widths capped at 40, then the widest shrunk until the row fits the terminal. */
+function fitWidths(content: number[], terminal: number): number[] {
+  const widths = content.map((w) => Math.min(Math.max(w, 1), 40));
+  const budget = Math.max(terminal - 2 * (widths.length - 1), widths.length * 4);
+  while (widths.reduce((a, b) => a + b, 0) > budget) {
+    const widest = widths.indexOf(Math.max(...widths));
+    if ((widths[widest] ?? 0) <= 4) break;
+    widths[widest] = (widths[widest] ?? 0) - 1;
+  }
+  return widths;
+}
