@@ -62,6 +62,7 @@ export class ApiClient {
     const maxRetries = this.options.maxRetries ?? MAX_RETRIES;
     const url = this.url(request.path, request.query);
     const body = request.json === undefined ? undefined : JSON.stringify(request.json);
+    let askedAfter401 = false;
     let replayedAfter401 = false;
     for (let attempt = 0; ; ) {
       const token = await auth.token(request.purpose);
@@ -88,9 +89,10 @@ export class ApiClient {
         continue;
       }
 
-      if (response.status === 401 && !replayedAfter401) {
-        replayedAfter401 = true;
+      if (response.status === 401 && !askedAfter401) {
+        askedAfter401 = true;
         if (await auth.rejected(request.purpose, token)) {
+          replayedAfter401 = true;
           log.debug('the API rejected the access token; fetching a new one and replaying once');
           continue;
         }
