@@ -83,9 +83,11 @@ function describeBody(response: HttpResponse): string {
     return `an HTML page${title ? ` "${clean(title)}"` : ''} (a proxy or gateway?)`;
   }
   return parseJson(response.body) === undefined
-    ? `a ${type} body that is not JSON`
-    : `a ${type} body without a message`;
+    ? `${article(type)} ${type} body that is not JSON`
+    : `${article(type)} ${type} body without a message`;
 }
+
+const article = (word: string) => (/^[aeiou]/i.test(word) ? 'an' : 'a');
 
 /** One line, no control characters, bounded: server text goes straight to the user's terminal. */
 function clean(text: string): string {

@@ -36,13 +36,13 @@ const cases: [string, string, { status: number; headers?: Record<string, string>
       'malformed JSON',
       '/attendance/status',
       { status: 200, headers: { 'content-type': 'application/json' }, body: '{"success": tru' },
-      /HTTP 200, a application\/json body that is not JSON\); expected/,
+      /HTTP 200, an application\/json body that is not JSON\); expected/,
     ],
     [
       'a 200 without the expected fields',
       '/attendance/status',
       { status: 200, body: { ok: true } },
-      /HTTP 200, a application\/json body without a message\); expected a JSON body with success and clientLabel/,
+      /HTTP 200, an application\/json body without a message\); expected a JSON body with success and clientLabel/,
     ],
     [
       'an empty body',
