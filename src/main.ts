@@ -1,6 +1,7 @@
 // Builds the program and is the one place that turns errors into exit codes.
 import { Command, CommanderError, Option } from 'commander';
 import { register as registerAttendance } from './commands/attendance/check.js';
+import { register as registerDoctor } from './commands/doctor.js';
 import { register as registerInvite } from './commands/invite/index.js';
 import { register as registerLogin } from './commands/login.js';
 import { register as registerLogout } from './commands/logout.js';
@@ -62,6 +63,7 @@ export function createProgram(ctx: Context): Command {
     registerInvite,
     registerSandbox,
     registerRoster,
+    registerDoctor,
   ]) {
     register(program, ctx);
   }

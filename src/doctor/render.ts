@@ -1,0 +1,86 @@
+// The doctor's table: marks and colour on a terminal, with the message column wrapped rather than cut
+// (the server's message is the point); tab-separated words for a pipe.
+import type { Context } from '../context.js';
+import { cellText, printTable } from '../output/render.js';
+import { colours } from '../output/style.js';
+import type { CheckResult, DoctorReport } from './run.js';
+
+export async function printReport(ctx: Context, report: DoctorReport): Promise<void> {
+  if (!ctx.io.stdoutIsTTY) {
+    await printTable(
+      ctx,
+      [
+        { header: 'STATUS', value: (c: CheckResult) => c.status },
+        { header: 'CHECK', value: (c) => c.id },
+        { header: 'REQUIRED', value: (c) => (c.required ? 'yes' : 'no') },
+        { header: 'MS', value: (c) => c.ms },
+        { header: 'MESSAGE', value: (c) => c.message },
+      ],
+      report.checks,
+    );
+    return;
+  }
+  const c = colours(ctx.color);
+  const idWidth = Math.max(5, ...report.checks.map((check) => check.id.length));
+  const msWidth = Math.max(4, ...report.checks.map((check) => msText(check).length));
+  const indent = 2 + idWidth + 2 + msWidth + 2;
+  const messageWidth = Math.max(30, ctx.io.columns - indent - 1);
+  const lines = [c.bold(`  ${'CHECK'.padEnd(idWidth)}  ${'TIME'.padStart(msWidth)}  RESULT`)];
+  for (const check of report.checks) {
+    const [first = '', ...rest] = wrap(cellText(check.message), messageWidth);
+    const paint = painter(check, c);
+    // Colour the mark; the message only when something is wrong, so a green run stays readable.
+    const text = check.status === 'pass' ? (line: string) => line : paint;
+    lines.push(
+      `${paint(mark(check))} ${check.id.padEnd(idWidth)}  ${msText(check).padStart(msWidth)}  ${text(first)}`,
+    );
+    for (const line of rest) lines.push(`${' '.repeat(indent)}${text(line)}`);
+  }
+  ctx.io.stdout.write(`${lines.join('\n')}\n`);
+}
+
+function mark(check: CheckResult): string {
+  if (check.status === 'pass') return '✓';
+  if (check.status === 'skip') return '-';
+  return check.required ? '✗' : '!';
+}
+
+function painter(check: CheckResult, c: ReturnType<typeof colours>): (text: string) => string {
+  if (check.status === 'pass') return c.green;
+  if (check.status === 'skip') return c.dim;
+  return check.required ? c.red : c.yellow;
+}
+
+const msText = (check: CheckResult) => (check.ms === null ? '' : `${check.ms} ms`);
+
+/** Greedy word wrap; a word longer than the width (a URL) is split. */
+export function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    let rest = word;
+    while (rest.length > width) {
+      if (line) lines.push(line);
+      lines.push(rest.slice(0, width));
+      rest = rest.slice(width);
+      line = '';
+    }
+    if (!line) line = rest;
+    else if (line.length + 1 + rest.length <= width) line += ` ${rest}`;
+    else {
+      lines.push(line);
+      line = rest;
+    }
+  }
+  if (line || lines.length === 0) lines.push(line);
+  return lines;
+}
+
+export function summary(report: DoctorReport): string {
+  const required = report.checks.filter((check) => check.required);
+  const passed = required.filter((check) => check.status === 'pass');
+  const notPassed = required.filter((check) => check.status !== 'pass').map((check) => check.id);
+  return notPassed.length === 0
+    ? `All ${required.length} required checks passed.`
+    : `${notPassed.length} of ${required.length} required checks did not pass: ${notPassed.join(', ')} (${passed.length} passed).`;
+}

@@ -1,0 +1,142 @@
+// What the doctor's checks share during one run: the settings, the credentials (loaded once), one
+// transport that notes the server's Date header, and one token per endpoint and scope, so the resource
+// checks reuse the tokens the token checks obtained instead of asking again.
+import { ApiClient } from '../api/client.js';
+import { requestToken, TOKEN_ENDPOINTS } from '../api/oauth.js';
+import type { HttpResponse, Transport } from '../api/transport.js';
+import type { ClientAuth, TokenPurpose } from '../auth/config.js';
+import { loadCredentials, type ResolvedCredentials } from '../auth/credentials.js';
+import type { CachedToken } from '../auth/token-cache.js';
+import type { Context } from '../context.js';
+import { Session, type TokenChoice } from '../session.js';
+import type { Settings } from '../settings.js';
+
+/** The first answer that carried a Date header, with our clock before and after it. */
+export interface DatedAnswer {
+  date: string;
+  sentAt: number;
+  receivedAt: number;
+}
+
+/** A check that could not run, and why (not a failure of its own). */
+export class Skipped extends Error {}
+
+export class DoctorState {
+  readonly session?: Session;
+  dated?: DatedAnswer;
+  /** Outcomes so far, for checks that depend on earlier ones. */
+  readonly statuses = new Map<string, 'pass' | 'fail' | 'skip'>();
+  private credentialsPromise?: Promise<ResolvedCredentials>;
+  private readonly tokens = new Map<string, Promise<CachedToken>>();
+  private transportInstance?: Transport;
+  private apiInstance?: ApiClient;
+
+  constructor(
+    readonly ctx: Context,
+    readonly settings: Settings,
+  ) {
+    if (settings.baseUrl) this.session = new Session(ctx, settings);
+  }
+
+  requireSession(): Session {
+    if (!this.session) throw new Skipped('no base URL is configured');
+    return this.session;
+  }
+
+  credentials(): Promise<ResolvedCredentials> {
+    this.credentialsPromise ??= loadCredentials(this.ctx, this.settings);
+    return this.credentialsPromise;
+  }
+
+  /** The session's transport, noting the first Date header it sees (for the clock check). */
+  get transport(): Transport {
+    const inner = this.requireSession().transport;
+    this.transportInstance ??= {
+      send: async (request) => {
+        const sentAt = this.ctx.now();
+        const response = await inner.send(request);
+        this.noteDate(response, sentAt);
+        return response;
+      },
+    };
+    return this.transportInstance;
+  }
+
+  /** A resource client that reports the first answer: no retries, no replay after a 401. */
+  get api(): ApiClient {
+    const session = this.requireSession();
+    this.apiInstance ??= new ApiClient({
+      baseUrl: session.baseUrl,
+      transport: this.transport,
+      auth: {
+        token: async (purpose) => (await this.tokenFor(purpose)).accessToken,
+        rejected: async () => false,
+      },
+      log: this.ctx.log,
+      now: this.ctx.now,
+      sleep: this.ctx.sleep,
+      maxRetries: 0,
+    });
+    return this.apiInstance;
+  }
+
+  /** Endpoint path and scope the CLI would use for a purpose (profile overrides honoured). */
+  tokenTarget(purpose: TokenPurpose, choice: TokenChoice = {}): { endpoint: string; scope?: string } {
+    const { endpoint, scope } = this.requireSession().tokenSource(purpose, choice).key;
+    return { endpoint, scope };
+  }
+
+  /** A fresh token from an endpoint with a client-auth method: one request per endpoint, scope and method. */
+  requestToken(
+    target: { endpoint: string; scope?: string },
+    clientAuth: ClientAuth = this.settings.clientAuth,
+  ): Promise<CachedToken> {
+    const key = `${clientAuth} ${target.endpoint} ${target.scope ?? ''}`;
+    let token = this.tokens.get(key);
+    if (!token) {
+      const session = this.requireSession();
+      token = this.credentials().then(async (credentials) => {
+        const issued = await requestToken(this.transport, {
+          url: `${session.baseUrl}${target.endpoint}`,
+          credentials,
+          clientAuth,
+          scope: target.scope,
+          now: this.ctx.now(),
+        });
+        this.ctx.secrets.add(issued.accessToken);
+        return issued;
+      });
+      this.tokens.set(key, token);
+    }
+    return token;
+  }
+
+  /** The token a command would send for a purpose: ROSTER_TOKEN when set, else a fresh one. */
+  async tokenFor(purpose: TokenPurpose): Promise<CachedToken> {
+    const { envToken } = this.settings;
+    if (envToken)
+      return { accessToken: envToken, tokenType: 'bearer', expiresAt: Number.NaN, expiresIn: Number.NaN };
+    const target = this.tokenTarget(purpose);
+    try {
+      return await this.requestToken(target);
+    } catch (error) {
+      // Already reported by that endpoint's own check: say so rather than fail twice.
+      if (this.statuses.get('config') === 'fail') throw new Skipped('no client credentials (see config)');
+      const check = tokenCheckOf(target.endpoint);
+      if (check && this.statuses.get(check) === 'fail') throw new Skipped(`no token (see ${check})`);
+      throw error;
+    }
+  }
+
+  private noteDate(response: HttpResponse, sentAt: number): void {
+    const date = response.headers.date;
+    if (this.dated || typeof date !== 'string') return;
+    this.dated = { date, sentAt, receivedAt: this.ctx.now() };
+  }
+}
+
+/** The id of the check that covers a token endpoint path, if it is one of the three. */
+export function tokenCheckOf(endpoint: string): string | undefined {
+  const name = Object.entries(TOKEN_ENDPOINTS).find(([, path]) => path === endpoint)?.[0];
+  return name ? `token-${name}` : undefined;
+}
