@@ -5,6 +5,7 @@ import { register as registerDoctor } from './commands/doctor.js';
 import { register as registerInvite } from './commands/invite/index.js';
 import { register as registerLogin } from './commands/login.js';
 import { register as registerLogout } from './commands/logout.js';
+import { register as registerProfiles } from './commands/profiles.js';
 import { register as registerRoster } from './commands/roster/index.js';
 import { register as registerSandbox } from './commands/sandbox.js';
 import { register as registerStatus } from './commands/status.js';
@@ -64,6 +65,7 @@ export function createProgram(ctx: Context): Command {
     registerSandbox,
     registerRoster,
     registerDoctor,
+    registerProfiles,
   ]) {
     register(program, ctx);
   }

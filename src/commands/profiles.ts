@@ -1,0 +1,123 @@
+// `roster profiles`: the saved district profiles, the active one marked; `roster profiles use NAME`
+// makes NAME the default (config.defaultProfile), which --profile and ROSTER_PROFILE still override.
+import type { Command } from 'commander';
+import { type ConfigFile, loadConfig, saveConfig } from '../auth/config.js';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import { printJson, printTable } from '../output/render.js';
+import { colours } from '../output/style.js';
+import { activeProfile, type ProfileSource, printable } from '../settings.js';
+import { examples, globalFlags } from './common.js';
+
+export interface ProfileRow {
+  name: string;
+  /** The profile this run would use (flag, environment or defaultProfile). */
+  active: boolean;
+  /** The one `roster profiles use` chose. */
+  default: boolean;
+  baseUrl: string | null;
+  clientId: string | null;
+  oneroster: string;
+  clientAuth: string;
+}
+
+export interface ProfilesReport {
+  active: string;
+  activeFrom: ProfileSource;
+  profiles: ProfileRow[];
+}
+
+export function listProfiles(
+  config: ConfigFile,
+  active: { name: string; source: ProfileSource },
+): ProfilesReport {
+  const profiles = Object.entries(config.profiles)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, profile]) => ({
+      name,
+      active: name === active.name,
+      default: name === (config.defaultProfile ?? 'default'),
+      baseUrl: profile.baseUrl ?? null,
+      clientId: profile.clientId ?? null,
+      oneroster: profile.oneroster ?? '1.1',
+      clientAuth: profile.clientAuth ?? 'basic',
+    }));
+  return { active: active.name, activeFrom: active.source, profiles };
+}
+
+export async function useProfile(ctx: Context, name: string): Promise<ConfigFile> {
+  const config = await loadConfig(ctx.paths.configDir);
+  if (!Object.hasOwn(config.profiles, name)) {
+    const known = Object.keys(config.profiles).sort();
+    throw new UsageError(
+      `No profile named "${printable(name)}".`,
+      known.length > 0
+        ? `Saved profiles: ${known.join(', ')}. Create one with \`roster login --profile ${printable(name)}\`.`
+        : 'No profile is saved yet: run `roster login` first.',
+    );
+  }
+  const updated = { ...config, defaultProfile: name };
+  await saveConfig(ctx.paths.configDir, updated);
+  return updated;
+}
+
+/** Names for shell completion; silent on any problem (a TAB must never print an error). */
+export async function profileNames(ctx: Context): Promise<string[]> {
+  try {
+    return Object.keys((await loadConfig(ctx.paths.configDir)).profiles).sort();
+  } catch {
+    return [];
+  }
+}
+
+export function register(program: Command, ctx: Context): void {
+  const profiles = program
+    .command('profiles')
+    .summary('list the saved district profiles, marking the active one')
+    .option('--json', 'print the profiles as JSON')
+    .action(async (options: { json?: boolean }, cmd: Command) => {
+      const config = await loadConfig(ctx.paths.configDir);
+      const report = listProfiles(config, activeProfile(globalFlags(cmd), ctx.env, config));
+      if (options.json) return printJson(ctx, report);
+      if (report.profiles.length === 0) {
+        ctx.log.info('No profile is saved yet. Run `roster login` to save one.');
+        return;
+      }
+      const c = colours(ctx.color);
+      await printTable(
+        ctx,
+        [
+          { header: ctx.io.stdoutIsTTY ? '' : 'ACTIVE', value: (p: ProfileRow) => (p.active ? '*' : '') },
+          { header: 'NAME', value: (p) => (p.active ? c.bold(p.name) : p.name) },
+          { header: 'BASE URL', value: (p) => p.baseUrl },
+          { header: 'CLIENT ID', value: (p) => p.clientId },
+          { header: 'ONEROSTER', value: (p) => p.oneroster },
+          { header: 'CLIENT AUTH', value: (p) => p.clientAuth },
+        ],
+        report.profiles,
+      );
+      if (!report.profiles.some((p) => p.active)) {
+        ctx.log.info(`The active profile "${report.active}" (from ${report.activeFrom}) is not saved.`);
+      } else if (ctx.io.stdoutIsTTY && report.activeFrom !== 'defaultProfile') {
+        ctx.log.info(`* active here because of ${report.activeFrom}.`);
+      }
+    });
+  examples(profiles, [
+    'roster profiles',
+    "roster profiles --json | jq -r '.profiles[] | select(.active) | .baseUrl'",
+  ]);
+
+  const use = profiles
+    .command('use')
+    .argument('<profile>', 'name of a saved profile')
+    .summary('make a saved profile the default')
+    .action(async (name: string) => {
+      await useProfile(ctx, name);
+      ctx.log.info(`The default profile is now "${name}".`);
+      const override = ctx.env.ROSTER_PROFILE;
+      if (override && override !== name) {
+        ctx.log.warn(`ROSTER_PROFILE=${printable(override)} is set and still wins in this shell.`);
+      }
+    });
+  examples(use, ['roster profiles use east', 'roster profiles use "$DISTRICT" && roster doctor --json']);
+}
