@@ -1,0 +1,281 @@
+// `roster roster …` as a user or a script runs it: the built CLI in a real process against the sandbox's
+// OneRoster 1.1 and 1.2 endpoints over HTTP, with the paging variants real servers show.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { OneRosterSandboxOptions } from '../../src/sandbox/oneroster/index.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { type CliOptions, runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/context.js';
+
+const STUDENTS = 2345;
+const VERSIONS = ['1.1', '1.2'] as const;
+const USERS_CSV = {
+  '1.1':
+    'sourcedId,status,dateLastModified,enabledUser,orgSourcedIds,role,username,userIds,givenName,familyName,middleName,identifier,email,sms,phone,agentSourcedIds,grades,password',
+  '1.2':
+    'sourcedId,status,dateLastModified,enabledUser,username,userIds,givenName,familyName,middleName,identifier,email,sms,phone,agentSourcedIds,grades,password,userMasterIdentifier,preferredGivenName,preferredMiddleName,preferredFamilyName,primaryOrgSourcedId,pronouns',
+};
+
+type Variant = 'default' | 'cap50' | 'bare' | 'none' | 'bareNoTotal' | 'noTotal204';
+const VARIANTS: Record<Variant, OneRosterSandboxOptions> = {
+  default: {},
+  cap50: { pageCap: 50 },
+  bare: { link: 'bare' },
+  none: { link: 'none' },
+  // Without X-Total-Count paging is sequential: by bare next links, or by offset until a 204.
+  bareNoTotal: { link: 'bare', totalCount: false },
+  noTotal204: { link: 'none', totalCount: false, emptyStatus: 204, pageCap: 700 },
+};
+const sandboxes = {} as Record<Variant, Sandbox>;
+let home: string;
+
+beforeAll(async () => {
+  for (const [name, oneroster] of Object.entries(VARIANTS)) {
+    sandboxes[name as Variant] = await startSandbox({ oneroster: { students: STUDENTS, ...oneroster } });
+  }
+});
+afterAll(() => Promise.all(Object.values(sandboxes).map((s) => s.close())));
+beforeEach(() => {
+  home = tempDir();
+  for (const s of Object.values(sandboxes)) s.requests.length = 0;
+});
+
+function roster(sandbox: Sandbox, args: string[], options: CliOptions = {}) {
+  const client = sandbox.clients.find((c) => c.clientId === 'demo-allowed');
+  return runCli(args, home, {
+    timeoutMs: 60_000,
+    ...options,
+    env: {
+      ROSTER_BASE_URL: sandbox.baseUrl,
+      ROSTER_CLIENT_ID: 'demo-allowed',
+      ROSTER_CLIENT_SECRET: client?.clientSecret,
+      ...options.env,
+    },
+  });
+}
+
+const listRequests = (sandbox: Sandbox) => sandbox.requests.filter((r) => /\/students$/.test(r.path));
+const ids = (records: { sourcedId: string }[]) => records.map((r) => r.sourcedId);
+
+describe('--all --json returns every student exactly once', () => {
+  for (const version of VERSIONS) {
+    for (const variant of Object.keys(VARIANTS) as Variant[]) {
+      it(`OneRoster ${version}, sandbox ${variant}`, async () => {
+        const sandbox = sandboxes[variant];
+        const result = await roster(sandbox, [
+          '--oneroster',
+          version,
+          'roster',
+          'students',
+          '--all',
+          '--json',
+        ]);
+        expect(result.stderr).toBe('');
+        expect(result.code).toBe(0);
+        const records = JSON.parse(result.stdout) as { sourcedId: string }[];
+        expect(records).toHaveLength(STUDENTS);
+        expect(new Set(ids(records)).size).toBe(STUDENTS);
+        const prefix = `/v1/ims/oneroster/${version === '1.1' ? 'v1p1' : 'v1p2'}`;
+        expect(sandbox.requests.find((r) => r.path.endsWith('/token'))?.path).toBe(`${prefix}/token`);
+        const pages = listRequests(sandbox);
+        expect(
+          pages.every((r) => (r.path === `${prefix}/students` && r.status === 200) || r.status === 204),
+        ).toBe(true);
+        expect(pages[0]?.rawQuery).toBe('limit=1000');
+        if (variant === 'cap50') expect(pages).toHaveLength(Math.ceil(STUDENTS / 50));
+        if (variant === 'default') expect(pages).toHaveLength(3);
+        if (variant === 'bareNoTotal') expect(pages).toHaveLength(3);
+        if (variant === 'noTotal204') {
+          expect(pages.map((r) => r.status)).toEqual([200, 200, 200, 200, 204]);
+          expect(pages.at(-1)?.rawQuery).toBe('limit=1000&offset=2345');
+        }
+      });
+    }
+  }
+
+  it('also with --page-size 1000 and --concurrency 1 against the clamping server, and as NDJSON', async () => {
+    const sandbox = sandboxes.cap50;
+    const result = await roster(sandbox, [
+      'roster',
+      'students',
+      '--all',
+      '--ndjson',
+      '--page-size',
+      '1000',
+      '--concurrency',
+      '1',
+    ]);
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trim().split('\n');
+    expect(new Set(lines.map((l) => JSON.parse(l).sourcedId)).size).toBe(STUDENTS);
+    expect(lines).toHaveLength(STUDENTS);
+    // Sequential: each next link of the server (limit kept as sent, offset advanced by 50).
+    expect(listRequests(sandbox)[1]?.rawQuery).toBe('limit=1000&offset=50');
+  });
+});
+
+describe('filters reach the server encoded per the notes', () => {
+  let everyone: { sourcedId: string; givenName: string }[];
+  beforeAll(async () => {
+    const all = await roster(sandboxes.default, ['roster', 'students', '--all', '--ndjson']);
+    everyone = all.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+  });
+
+  it.each([
+    ["givenName='Zoë'", 'filter=givenName%3D%27Zo%C3%AB%27', 'Zoë'],
+    ["givenName='Mary Ann'", 'filter=givenName%3D%27Mary%20Ann%27', 'Mary Ann'],
+  ])('%s', async (filter, encoded, name) => {
+    const sandbox = sandboxes.default;
+    const result = await roster(sandbox, ['roster', 'students', '--all', '--json', '--filter', filter]);
+    expect(result.code).toBe(0);
+    const matches = JSON.parse(result.stdout) as { sourcedId: string; givenName: string }[];
+    const expected = everyone.filter((r) => r.givenName === name);
+    expect(expected.length).toBeGreaterThan(0);
+    expect(ids(matches)).toEqual(ids(expected));
+    const sent = listRequests(sandbox)[0]?.rawQuery ?? '';
+    expect(sent).toBe(`limit=1000&${encoded}`);
+    expect(sent).not.toContain('+');
+    expect(sent).not.toContain("'");
+  });
+
+  it('a bad filter answered 400 shows the imsx_description, exit 1', async () => {
+    const result = await roster(sandboxes.default, ['roster', 'students', '--filter', "shoeSize='42'"]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(
+      "Error: Reading students failed (HTTP 400): Invalid filter field: 'shoeSize' is not a field of user.",
+    );
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+describe('--csv', () => {
+  for (const version of VERSIONS) {
+    it(`has exactly the OneRoster ${version} users.csv columns and one row per student`, async () => {
+      const result = await roster(sandboxes.cap50, [
+        '--oneroster',
+        version,
+        'roster',
+        'students',
+        '--all',
+        '--csv',
+      ]);
+      expect(result.code).toBe(0);
+      const lines = result.stdout.trimEnd().split('\n');
+      expect(lines[0]).toBe(USERS_CSV[version]);
+      expect(lines).toHaveLength(STUDENTS + 1);
+      expect(lines[1]).toMatch(/^stu-000001,active,\S+,(true|false),/);
+    });
+  }
+});
+
+describe('retries', () => {
+  it('a 503 with Retry-After: 1 on a page is retried and the export still has every record once', async () => {
+    const sandbox = sandboxes.default;
+    sandbox.injectFault({
+      match: (req) => req.path.endsWith('/students') && req.rawQuery.includes('offset=1000'),
+      status: 503,
+      headers: { 'Retry-After': '1' },
+      times: 1,
+    });
+    const started = Date.now();
+    const result = await roster(sandbox, ['roster', 'students', '--all', '--json']);
+    expect(result.code).toBe(0);
+    const records = JSON.parse(result.stdout) as { sourcedId: string }[];
+    expect(records).toHaveLength(STUDENTS);
+    expect(new Set(ids(records)).size).toBe(STUDENTS);
+    const page = listRequests(sandbox).filter((r) => r.rawQuery.includes('offset=1000'));
+    expect(page.map((r) => r.status)).toEqual([503, 200]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+  });
+});
+
+describe('single and nested reads, other collections', () => {
+  it('reads one student, and names the one that is not there', async () => {
+    const sandbox = sandboxes.default;
+    const one = await roster(sandbox, ['--oneroster', '1.2', 'roster', 'students', 'stu-000002', '--json']);
+    expect(one.code).toBe(0);
+    expect(JSON.parse(one.stdout)).toMatchObject({
+      sourcedId: 'stu-000002',
+      enabledUser: expect.any(String),
+    });
+    const missing = await roster(sandbox, ['roster', 'students', 'stu-999999']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^Error: Student "stu-999999" not found \(HTTP 404: .*stu-999999.*\)\./);
+  });
+
+  it('reads students of a school and of a class, as TSV in a pipe', async () => {
+    const sandbox = sandboxes.default;
+    const classes = await roster(sandbox, ['roster', 'classes', '--limit', '1', '--json']);
+    const cls = JSON.parse(classes.stdout)[0] as { sourcedId: string; school: { sourcedId: string } };
+    const inClass = await roster(sandbox, ['roster', 'students', '--class', cls.sourcedId, '--all']);
+    expect(inClass.code).toBe(0);
+    const lines = inClass.stdout.trimEnd().split('\n');
+    expect(lines[0]).toBe('sourcedId\tgivenName\tfamilyName\tgrades\temail\tstatus');
+    expect(lines.length).toBeGreaterThan(2);
+    const both = await roster(sandbox, [
+      'roster',
+      'students',
+      '--school',
+      cls.school.sourcedId,
+      '--class',
+      cls.sourcedId,
+      '--all',
+    ]);
+    expect(both.stdout).toBe(inClass.stdout);
+    expect(
+      sandbox.requests.some((r) =>
+        r.path.endsWith(`/schools/${cls.school.sourcedId}/classes/${cls.sourcedId}/students`),
+      ),
+    ).toBe(true);
+    const unknown = await roster(sandbox, ['roster', 'students', '--school', 'sch-nope']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/School "sch-nope" not found \(HTTP 404/);
+  });
+
+  it.each([
+    ['schools', 'orgs'],
+    ['orgs', 'orgs'],
+    ['classes', 'classes'],
+    ['courses', 'courses'],
+    ['teachers', 'users'],
+    ['users', 'users'],
+    ['enrollments', 'enrollments'],
+    ['academic-sessions', 'academicSessions'],
+    ['terms', 'academicSessions'],
+    ['grading-periods', 'academicSessions'],
+    ['demographics', 'demographics'],
+  ])('roster %s --limit 3 --json, then the first one by sourcedId', async (name) => {
+    const sandbox = sandboxes.default;
+    for (const version of VERSIONS) {
+      const list = await roster(sandbox, ['--oneroster', version, 'roster', name, '--limit', '3', '--json']);
+      expect(list.code).toBe(0);
+      const records = JSON.parse(list.stdout) as { sourcedId: string }[];
+      expect(records.length).toBeGreaterThan(0);
+      const first = records[0]!.sourcedId;
+      const one = await roster(sandbox, ['--oneroster', version, 'roster', name, first, '--json']);
+      expect(one.code).toBe(0);
+      expect(JSON.parse(one.stdout).sourcedId).toBe(first);
+    }
+  });
+});
+
+describe('records stay out of traces', () => {
+  it('--debug shows requests and sizes, never a record, a token or the secret', async () => {
+    const sandbox = sandboxes.default;
+    const result = await roster(sandbox, ['--debug', 'roster', 'students', '--limit', '5', '--json']);
+    expect(result.code).toBe(0);
+    const records = JSON.parse(result.stdout) as { givenName: string; email?: string; familyName: string }[];
+    expect(result.stderr).toMatch(
+      /> GET http:\/\/127\.0\.0\.1:\d+\/v1\/ims\/oneroster\/v1p1\/students\?limit=5/,
+    );
+    expect(result.stderr).toMatch(/< \(body: \d+ bytes\)/);
+    for (const r of records) {
+      expect(result.stderr).not.toContain(r.familyName);
+      if (r.email) expect(result.stderr).not.toContain(r.email);
+    }
+    expect(result.stderr).not.toContain('riverside-secret-2024');
+  });
+});
