@@ -109,16 +109,20 @@ export function createGotTransport(options: TransportOptions): Transport {
 }
 
 /** The next request after a redirect: never downgraded to http, and no credentials to another origin. */
-function redirected(request: HttpRequest, status: number, target: URL): HttpRequest {
+export function redirected(request: HttpRequest, status: number, target: URL): HttpRequest {
   const from = new URL(request.url);
   if (from.protocol === 'https:' && target.protocol !== 'https:') {
     throw redirectError(`a redirect from https to ${target.protocol.replace(':', '')}`, request.url);
   }
   const headers = { ...request.headers };
+  const keepsMethod = status === 307 || status === 308;
   if (target.origin !== from.origin) {
+    // A 307/308 replays the body, and a token request's body can hold the client secret (form auth).
+    if (keepsMethod && request.body !== undefined) {
+      throw redirectError(`a redirect of a ${request.method} with a body to ${target.origin}`, request.url);
+    }
     for (const name of Object.keys(headers)) if (name.toLowerCase() === 'authorization') delete headers[name];
   }
-  const keepsMethod = status === 307 || status === 308;
   return keepsMethod
     ? { ...request, url: target.href, headers }
     : { method: 'GET', url: target.href, headers: withoutBodyHeaders(headers) };
