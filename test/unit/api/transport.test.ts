@@ -1,0 +1,273 @@
+// The got transport against a real HTTP server on 127.0.0.1: redirects under our rules, timeouts and
+// refused connections as NetworkErrors, and a --debug trace that never shows a credential or a 2xx body.
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  createGotTransport,
+  type HttpRequest,
+  NetworkError,
+  redirected,
+} from '../../../src/api/transport.js';
+import { createLogger, Redactor } from '../../../src/context.js';
+import { RosterError } from '../../../src/errors.js';
+
+interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  host: string;
+}
+
+let server: Server;
+let port: number;
+let seen: Seen[] = [];
+const here = (path: string) => `http://127.0.0.1:${port}${path}`;
+/** The same server under another origin (a different host name). */
+const elsewhere = (path: string) => `http://localhost:${port}${path}`;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      seen.push({
+        method: req.method ?? '',
+        url: url.pathname,
+        headers: req.headers,
+        body,
+        host: req.headers.host ?? '',
+      });
+      const hops = Number(url.searchParams.get('hops') ?? 0);
+      switch (url.pathname) {
+        case '/ok':
+          res.writeHead(200, { 'content-type': 'application/json' });
+          return res.end('{"access_token":"secret-token-in-body","clientLabel":"Riverside"}');
+        case '/fail':
+          res.writeHead(500, { 'content-type': 'application/json' });
+          return res.end('{"message":"boom"}');
+        case '/same':
+          res.writeHead(302, { location: '/ok' });
+          return res.end();
+        case '/cross':
+          res.writeHead(302, { location: elsewhere('/ok') });
+          return res.end();
+        case '/cross307':
+          res.writeHead(307, { location: elsewhere('/ok') });
+          return res.end();
+        case '/same307':
+          res.writeHead(307, { location: '/ok' });
+          return res.end();
+        case '/loop':
+          res.writeHead(302, { location: `/loop?hops=${hops + 1}` });
+          return res.end();
+        case '/chain':
+          res.writeHead(302, { location: hops >= 4 ? '/ok' : `/chain?hops=${hops + 1}` });
+          return res.end();
+        case '/slow':
+          return; // never answers
+        default:
+          res.writeHead(404);
+          return res.end();
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+beforeEach(() => {
+  seen = [];
+});
+
+function transport(options: { timeoutMs?: number; debug?: boolean } = {}) {
+  let err = '';
+  const secrets = new Redactor();
+  const stderr = {
+    write(chunk: string) {
+      err += chunk;
+      return true;
+    },
+  };
+  const t = createGotTransport({
+    timeoutMs: options.timeoutMs ?? 5000,
+    env: {},
+    userAgent: 'roster/test',
+    log: createLogger(stderr, secrets, options.debug ?? false),
+    secrets,
+  });
+  return { t, secrets, stderr: () => err };
+}
+
+async function failure(promise: Promise<unknown>): Promise<RosterError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(RosterError);
+  return error as RosterError;
+}
+
+const auth = { authorization: 'Bearer tok-abcdef123456' };
+
+describe('createGotTransport', () => {
+  it('sends our User-Agent and returns error statuses as responses', async () => {
+    const { t } = transport();
+    const ok = await t.send({ method: 'GET', url: here('/ok') });
+    expect(ok.status).toBe(200);
+    expect(seen[0]?.headers['user-agent']).toBe('roster/test');
+    const fail = await t.send({ method: 'GET', url: here('/fail') });
+    expect(fail).toMatchObject({ status: 500, body: '{"message":"boom"}' });
+  });
+
+  it('follows a same-origin redirect with the Authorization header', async () => {
+    const { t } = transport();
+    const response = await t.send({ method: 'GET', url: here('/same'), headers: auth });
+    expect(response.status).toBe(200);
+    expect(seen.map((s) => s.url)).toEqual(['/same', '/ok']);
+    expect(seen[1]?.headers.authorization).toBe(auth.authorization);
+  });
+
+  it('drops the Authorization header on a redirect to another origin', async () => {
+    const { t } = transport();
+    const response = await t.send({ method: 'GET', url: here('/cross'), headers: auth });
+    expect(response.status).toBe(200);
+    expect(seen.map((s) => s.host)).toEqual([`127.0.0.1:${port}`, `localhost:${port}`]);
+    expect(seen[1]?.headers.authorization).toBeUndefined();
+  });
+
+  it('keeps method and body on a same-origin 307, and turns a 302 POST into a GET without body headers', async () => {
+    const { t } = transport();
+    await t.send({
+      method: 'POST',
+      url: here('/same307'),
+      headers: { 'content-type': 'text/plain' },
+      body: 'x=1',
+    });
+    expect(seen[1]).toMatchObject({ method: 'POST', url: '/ok', body: 'x=1' });
+    seen = [];
+    await t.send({
+      method: 'POST',
+      url: here('/same'),
+      headers: { 'content-type': 'text/plain' },
+      body: 'x=1',
+    });
+    expect(seen[1]).toMatchObject({ method: 'GET', url: '/ok', body: '' });
+    expect(seen[1]?.headers['content-type']).toBeUndefined();
+  });
+
+  it('never replays a request body to another origin', async () => {
+    const { t } = transport();
+    const error = await failure(
+      t.send({
+        method: 'POST',
+        url: here('/cross307'),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=client_credentials&client_id=a&client_secret=hunter22',
+      }),
+    );
+    expect(error.code).toBe('unexpected');
+    expect(seen.map((s) => s.host)).toEqual([`127.0.0.1:${port}`]);
+  });
+
+  it('follows up to 5 redirects and refuses more', async () => {
+    const { t } = transport();
+    expect((await t.send({ method: 'GET', url: here('/chain') })).status).toBe(200);
+    expect(seen).toHaveLength(6);
+    seen = [];
+    const error = await failure(t.send({ method: 'GET', url: here('/loop') }));
+    expect(error.code).toBe('unexpected');
+    expect(error.message).toBe(`Refused more than 5 redirects (from ${here('/loop')}).`);
+    expect(seen).toHaveLength(6);
+  });
+
+  it('turns a timeout into a NetworkError with a clear message', async () => {
+    const { t } = transport({ timeoutMs: 200 });
+    const error = await failure(t.send({ method: 'GET', url: here('/slow?x=1') }));
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error.code).toBe('network');
+    expect(error.message).toBe(`No answer from ${here('/slow')} within 0.2 s.`);
+    expect((error as NetworkError).sent).toBe(true);
+  });
+
+  it('reports a refused connection as not sent', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const closedPort = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const { t } = transport();
+    const url = `http://127.0.0.1:${closedPort}/v1/oauth/token`;
+    const error = await failure(t.send({ method: 'POST', url, body: 'x' }));
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error.message).toBe(`Could not connect to ${url}: connection refused.`);
+    expect((error as NetworkError).sent).toBe(false);
+    expect((error as NetworkError).causeCode).toBe('ECONNREFUSED');
+  });
+
+  it('traces requests under --debug with credentials redacted and no 2xx body', async () => {
+    const { t, stderr } = transport({ debug: true });
+    await t.send({
+      method: 'POST',
+      url: here('/ok'),
+      headers: {
+        authorization: 'Basic ZGVtbzpzM2NyZXQ=',
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: 'grant_type=client_credentials',
+    });
+    await t.send({ method: 'GET', url: here('/fail'), headers: auth });
+    const trace = stderr();
+    expect(trace).toContain(`[debug] > POST ${here('/ok')}`);
+    expect(trace).toContain('[debug] > authorization: Basic [redacted]');
+    expect(trace).toContain('[debug] > authorization: Bearer [redacted]');
+    expect(trace).toContain('[debug] < 200');
+    expect(trace).toMatch(/\[debug\] < \(body: \d+ bytes\)/);
+    expect(trace).toContain('[debug] < {"message":"boom"}');
+    expect(trace).not.toContain('ZGVtbzpzM2NyZXQ');
+    expect(trace).not.toContain('tok-abcdef123456');
+    expect(trace).not.toContain('secret-token-in-body');
+    expect(trace).not.toContain('Riverside');
+  });
+
+  it('traces nothing without --debug', async () => {
+    const { t, stderr } = transport();
+    await t.send({ method: 'GET', url: here('/ok'), headers: auth });
+    expect(stderr()).toBe('');
+  });
+});
+
+describe('redirected', () => {
+  const request: HttpRequest = {
+    method: 'POST',
+    url: 'https://api.example/v1/oauth/token',
+    headers: { Authorization: 'Basic abc', 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: 'grant_type=client_credentials',
+  };
+
+  it('refuses a downgrade from https to http', () => {
+    expect(() => redirected(request, 302, new URL('http://api.example/v1/oauth/token'))).toThrow(
+      'Refused a redirect from https to http (from https://api.example/v1/oauth/token).',
+    );
+  });
+
+  it('drops Authorization in any letter case when the origin changes, even just the port', () => {
+    const next = redirected(
+      { ...request, method: 'GET', body: undefined },
+      302,
+      new URL('https://api.example:8443/x'),
+    );
+    expect(Object.keys(next.headers ?? {}).map((h) => h.toLowerCase())).not.toContain('authorization');
+  });
+
+  it('keeps everything on a same-origin 308', () => {
+    expect(redirected(request, 308, new URL('https://api.example/v2/oauth/token'))).toEqual({
+      ...request,
+      url: 'https://api.example/v2/oauth/token',
+    });
+  });
+});
