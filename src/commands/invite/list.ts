@@ -5,7 +5,7 @@ import { listInvitations } from '../../api/enrollment.js';
 import { isRecord } from '../../api/errors.js';
 import type { Context } from '../../context.js';
 import { RosterError, UsageError } from '../../errors.js';
-import { type Column, printJson, printNdjsonLine, printTable } from '../../output/render.js';
+import { type Column, cellText, printJson, printNdjsonLine, printTable } from '../../output/render.js';
 import type { Session } from '../../session.js';
 import { examples, openSession } from '../common.js';
 
@@ -138,7 +138,13 @@ export function register(invite: Command, ctx: Context): void {
           options.all ? { ...result.body, data: result.data, meta: result.meta } : result.body,
         );
       if (result.data.length === 0) return ctx.log.info('No invitations found.');
-      if (!options.ndjson) await printTable(ctx, columnsOf(result.data), result.data);
+      if (!options.ndjson) {
+        // A terminal is narrow: columns no record fills only steal width. Pipes keep every column.
+        const columns = columnsOf(result.data).filter(
+          (c) => !ctx.io.stdoutIsTTY || result.data.some((r) => cellText(c.value(r)) !== ''),
+        );
+        await printTable(ctx, columns, result.data);
+      }
       const meta = result.meta;
       if (
         !options.all &&

@@ -1,0 +1,117 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { NetworkError } from '../../src/api/transport.js';
+import { ApiError, RosterError } from '../../src/errors.js';
+import { classify, sendRows } from '../../src/invite/bulk-runner.js';
+import type { PlannedRow } from '../../src/invite/invite-file.js';
+import { contentHash, Journal } from '../../src/invite/journal.js';
+import { tempDir } from '../helpers/context.js';
+
+const rows = (n: number): PlannedRow[] =>
+  Array.from({ length: n }, (_, i) => ({
+    line: i + 2,
+    body: {
+      email: `p${i}@x.org`,
+      schoolId: 's1',
+      scopes: ['fillEnrollment'],
+      studentCount: 1,
+      sentByUserId: 'u1',
+    },
+  }));
+const openJournal = () =>
+  Journal.open(
+    join(tempDir(), 'j.jsonl'),
+    { journal: 'roster invite send', version: 1, file: '/f.csv', sha256: contentHash('') },
+    new Date(),
+  );
+
+describe('classify', () => {
+  it.each([
+    [new ApiError('api', 400, 'bad'), 'failed', false],
+    [new ApiError('api', 409, 'conflict'), 'failed', false],
+    [new ApiError('api', 503, 'busy'), 'failed', false],
+    [new ApiError('api', 500, 'boom'), 'in-doubt', false],
+    [new ApiError('api', 502, 'gateway'), 'in-doubt', false],
+    [new ApiError('auth', 401, 'nope'), 'failed', true],
+    [new ApiError('forbidden', 403, 'nope'), 'failed', true],
+    [new RosterError('outcome-unknown', 'maybe'), 'in-doubt', false],
+    [new NetworkError('refused', false, 'ECONNREFUSED'), 'failed', true],
+    [new RosterError('api', 'success=false'), 'failed', false],
+    [new TypeError('bug'), 'in-doubt', true],
+  ])('%s → %s (stops: %s)', (error, state, stops) => {
+    const result = classify(error);
+    expect(result.outcome.state).toBe(state);
+    expect(result.stops).toBe(stops);
+  });
+});
+
+describe('sendRows', () => {
+  it('never has more than `concurrency` requests in flight, and journals each row before and after', async () => {
+    const journal = await openJournal();
+    let inFlight = 0;
+    let peak = 0;
+    const outcome = await sendRows({
+      rows: rows(30),
+      journal,
+      concurrency: 4,
+      signal: new AbortController().signal,
+      resending: new Set(),
+      send: async (row) => {
+        expect(journal.states.get(row.line)?.state).toBe('in-flight');
+        peak = Math.max(peak, ++inFlight);
+        await new Promise((r) => setTimeout(r, 2));
+        inFlight--;
+        return { message: 'ok' };
+      },
+      now: () => new Date(),
+      onProgress: () => {},
+    });
+    await journal.close();
+    expect(peak).toBe(4);
+    expect([...outcome.results.values()].every((r) => r.state === 'sent')).toBe(true);
+    expect([...journal.states.values()].every((e) => e.state === 'sent')).toBe(true);
+  });
+
+  it('an abort stops taking rows but lets the ones in flight finish', async () => {
+    const journal = await openJournal();
+    const controller = new AbortController();
+    let started = 0;
+    const outcome = await sendRows({
+      rows: rows(20),
+      journal,
+      concurrency: 3,
+      signal: controller.signal,
+      resending: new Set(),
+      send: async () => {
+        if (++started === 5) controller.abort();
+        await new Promise((r) => setTimeout(r, 5));
+        return { message: 'ok' };
+      },
+      now: () => new Date(),
+      onProgress: () => {},
+    });
+    await journal.close();
+    expect(outcome.results.size).toBe(started);
+    expect(started).toBeLessThan(8);
+    expect([...journal.states.values()].filter((e) => e.state === 'in-flight')).toHaveLength(0);
+  });
+
+  it('an authentication failure stops the run after the rows in flight', async () => {
+    const journal = await openJournal();
+    const outcome = await sendRows({
+      rows: rows(20),
+      journal,
+      concurrency: 2,
+      signal: new AbortController().signal,
+      resending: new Set(),
+      send: async () => {
+        throw new ApiError('auth', 401, 'token rejected');
+      },
+      now: () => new Date(),
+      onProgress: () => {},
+    });
+    await journal.close();
+    expect(outcome.stoppedBy?.message).toBe('token rejected');
+    expect(outcome.results.size).toBeLessThanOrEqual(2);
+  });
+});

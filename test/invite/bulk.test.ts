@@ -1,0 +1,313 @@
+// `roster invite send --file`, in-process against the sandbox: validation, journal, re-runs, failures,
+// drops, interrupts.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { tempDir } from '../helpers/context.js';
+import { csvOf, deliveries, posts, roster, scriptedPrompter } from './helpers.js';
+
+let sandbox: Sandbox;
+beforeAll(async () => {
+  sandbox = await startSandbox({ seed: 11 });
+});
+afterAll(() => sandbox.close());
+beforeEach(() => {
+  sandbox.requests.length = 0;
+  sandbox.outbox.length = 0;
+  sandbox.setOptions({ dropRate: 0, failRate: 0 });
+});
+
+function csvFile(text: string): string {
+  const path = join(tempDir('roster-csv-'), 'invites.csv');
+  writeFileSync(path, text);
+  return path;
+}
+const journalOf = (stderr: string) => /Journal: (\S+\.jsonl)/.exec(stderr)?.[1] ?? '';
+const journalStates = (path: string) => {
+  const last = new Map<number, string>();
+  for (const line of readFileSync(path, 'utf8').trim().split('\n').slice(1)) {
+    const entry = JSON.parse(line);
+    last.set(entry.line, entry.state);
+  }
+  return last;
+};
+
+describe('invite send --file', () => {
+  it('sends every row once with the per-run values; the same command again sends nothing', async () => {
+    const file = csvFile(csvOf(20));
+    const run = await roster(sandbox, ['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('Sent 20 of 20 invitations');
+    expect(posts(sandbox)).toHaveLength(20);
+    expect([...deliveries(sandbox).values()]).toEqual(Array(20).fill(1));
+    expect(JSON.parse(posts(sandbox)[0]?.body ?? '')).toStrictEqual({
+      email: 'parent0@example.org',
+      schoolId: 'sch-0',
+      scopes: ['fillEnrollment'],
+      studentCount: 1,
+      sentByUserId: 'usr-1',
+    });
+    const journal = journalOf(run.stderr);
+    expect(journal.startsWith(join(run.home, 'state', 'invites'))).toBe(true);
+    expect([...journalStates(journal).values()]).toEqual(Array(20).fill('sent'));
+
+    sandbox.requests.length = 0;
+    const again = await roster(
+      sandbox,
+      ['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1', '--json'],
+      { home: run.home },
+    );
+    expect(again.code).toBe(0);
+    expect(sandbox.requests).toHaveLength(0);
+    expect(JSON.parse(again.stdout).counts).toEqual({
+      total: 20,
+      sent: 0,
+      skipped: 20,
+      failed: 0,
+      inDoubt: 0,
+      notStarted: 0,
+    });
+  });
+
+  it('a file with bad rows: every one reported with its line, exit 2, zero requests', async () => {
+    const file = csvFile(
+      'email,schoolId,studentCount\r\nok@example.org,s1,1\r\nnot-an-email,s1,1\r\nzero@example.org,s1,0\r\nok@example.org,s1,2\r\n"open,s1,1\r\n',
+    );
+    const run = await roster(sandbox, ['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('  line 3: email "not-an-email" is not a valid e-mail address');
+    expect(run.stderr).toContain('  line 4: studentCount must be a positive whole number (got "0")');
+    expect(run.stderr).toContain('  line 5: duplicate of line 2');
+    expect(run.stderr).toContain('  line 6: a quoted field opened on line 6 is never closed');
+    expect(run.stderr).toContain('4 problems found');
+    expect(sandbox.requests).toHaveLength(0);
+  });
+
+  it('--dry-run prints each request as a JSON line and sends nothing', async () => {
+    const file = csvFile(csvOf(3));
+    const run = await roster(sandbox, [
+      'invite',
+      'send',
+      '--file',
+      file,
+      '--sent-by-user-id',
+      'usr-1',
+      '--dry-run',
+    ]);
+    expect(run.code).toBe(0);
+    const lines = run.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines[0]).toEqual({
+      line: 2,
+      method: 'POST',
+      url: `${sandbox.baseUrl}/enrollment/invitations`,
+      body: {
+        email: 'parent0@example.org',
+        schoolId: 'sch-0',
+        scopes: ['fillEnrollment'],
+        studentCount: 1,
+        sentByUserId: 'usr-1',
+      },
+    });
+    expect(lines).toHaveLength(3);
+    expect(sandbox.requests).toHaveLength(0);
+  });
+
+  it('rejected rows: exit 5, reasons with line numbers, a failed-rows CSV that can be fed back; a re-run retries only them', async () => {
+    const file = csvFile(csvOf(10));
+    const rejected = new Set(['parent3@example.org', 'parent7@example.org']);
+    sandbox.injectFault({
+      match: (r) => r.path === '/enrollment/invitations' && rejected.has(JSON.parse(r.body.toString()).email),
+      status: 400,
+      body: { message: 'schoolId is not known' },
+      times: 2,
+    });
+    const run = await roster(sandbox, [
+      'invite',
+      'send',
+      '--file',
+      file,
+      '--sent-by-user-id',
+      'usr-1',
+      '--json',
+    ]);
+    expect(run.code).toBe(5);
+    const report = JSON.parse(run.stdout);
+    expect(report.counts).toEqual({ total: 10, sent: 8, skipped: 0, failed: 2, inDoubt: 0, notStarted: 0 });
+    expect(run.stderr).toContain(
+      '    line 5: parent3@example.org (sch-0): Invitation to parent3@example.org failed (HTTP 400): schoolId is not known',
+    );
+    expect(run.stderr).toContain('    line 9: parent7@example.org');
+    expect(report.failedCsv).toMatch(/\.failed\.csv$/);
+    expect(readFileSync(report.failedCsv, 'utf8')).toBe(
+      'email,schoolId,scopes,interestFormSubmissionId,studentCount,learningCenterId,schoolYearId,sentByUserId\r\n' +
+        'parent3@example.org,sch-0,fillEnrollment,,2,,,usr-1\r\n' +
+        'parent7@example.org,sch-1,fillEnrollment,,2,,,usr-1\r\n',
+    );
+
+    // The failed-rows file is a valid input on its own (dry run: it would send exactly those two).
+    const feed = await roster(sandbox, ['invite', 'send', '--file', report.failedCsv, '--dry-run'], {
+      home: run.home,
+    });
+    expect(feed.stdout.trim().split('\n')).toHaveLength(2);
+
+    sandbox.requests.length = 0;
+    const again = await roster(sandbox, ['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1'], {
+      home: run.home,
+    });
+    expect(again.code).toBe(0);
+    expect(posts(sandbox).map((r) => JSON.parse(r.body).email)).toEqual([
+      'parent3@example.org',
+      'parent7@example.org',
+    ]);
+    expect(again.stderr).toContain('Skipped 8 already sent by an earlier run.');
+    expect(existsSync(report.failedCsv)).toBe(false);
+    expect([...deliveries(sandbox).values()].every((n) => n === 1)).toBe(true);
+  });
+
+  it('dropped connections make rows in doubt, never duplicates; a re-run lists them and sends nothing', async () => {
+    sandbox.setOptions({ dropRate: 0.25 });
+    const file = csvFile(csvOf(40));
+    const run = await roster(sandbox, [
+      'invite',
+      'send',
+      '--file',
+      file,
+      '--sent-by-user-id',
+      'usr-1',
+      '--concurrency',
+      '6',
+      '--json',
+    ]);
+    sandbox.setOptions({ dropRate: 0 });
+    const report = JSON.parse(run.stdout);
+    expect(run.code).toBe(5);
+    expect(report.counts.inDoubt).toBeGreaterThan(0);
+    expect(report.counts.sent + report.counts.inDoubt).toBe(40);
+    expect(posts(sandbox)).toHaveLength(40);
+    expect(Math.max(...deliveries(sandbox).values())).toBe(1);
+    const doubtful = report.rows.filter((r: { result: string }) => r.result === 'in-doubt');
+    expect(run.stderr).toContain(`In doubt: ${doubtful.length} (may have been sent; not sent again)`);
+    expect(run.stderr).toContain(
+      `check: roster invite list --email ${doubtful[0].email} --school-id ${doubtful[0].schoolId}`,
+    );
+
+    sandbox.requests.length = 0;
+    const again = await roster(
+      sandbox,
+      ['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1', '--json'],
+      { home: run.home },
+    );
+    expect(again.code).toBe(5);
+    expect(posts(sandbox)).toHaveLength(0);
+    expect(JSON.parse(again.stdout).counts).toMatchObject({
+      skipped: report.counts.sent,
+      inDoubt: doubtful.length,
+    });
+
+    // Only on request, and then exactly the rows in doubt.
+    const resend = await roster(
+      sandbox,
+      ['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1', '--resend-in-doubt'],
+      { home: run.home },
+    );
+    expect(resend.code).toBe(0);
+    expect(
+      posts(sandbox)
+        .map((r) => JSON.parse(r.body).email)
+        .sort(),
+    ).toEqual(doubtful.map((r: { email: string }) => r.email).sort());
+  });
+
+  it('an interrupt stops taking rows, lets in-flight ones finish, saves the journal, exit 130; the re-run finishes the job', async () => {
+    const file = csvFile(csvOf(30));
+    const controller = new AbortController();
+    let seen = 0;
+    sandbox.injectFault({
+      match: (r) => {
+        if (r.method === 'POST' && r.path === '/enrollment/invitations' && ++seen === 6) controller.abort();
+        return false;
+      },
+    }); // never matches, so it stays registered: harmless once the controller has aborted
+    const run = await roster(
+      sandbox,
+      ['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1', '--concurrency', '3'],
+      { signal: controller.signal },
+    );
+    expect(run.code).toBe(130);
+    expect(run.stderr).toMatch(/Sent \d+ of 30 invitations from .* before the interrupt\./);
+    expect(run.stderr).toMatch(
+      /Error: Interrupted: \d+ rows not started\. Run the same command again to continue/,
+    );
+    const states = [...journalStates(journalOf(run.stderr)).values()];
+    expect(states).not.toContain('in-flight');
+    const sentFirst = states.filter((s) => s === 'sent').length;
+    expect(sentFirst).toBeGreaterThanOrEqual(6);
+    expect(sentFirst).toBeLessThan(30);
+
+    const again = await roster(sandbox, ['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1'], {
+      home: run.home,
+    });
+    expect(again.code).toBe(0);
+    expect(posts(sandbox)).toHaveLength(30);
+    expect([...deliveries(sandbox).values()]).toEqual(Array(30).fill(1));
+  });
+
+  it('a permission failure stops the run early with exit 3', async () => {
+    let active = true; // the sandbox keeps unused faults: switch this one off after the test
+    sandbox.injectFault({
+      match: (r) => active && r.path === '/enrollment/invitations',
+      status: 403,
+      body: { message: 'not allowed' },
+      times: 100,
+    });
+    const file = csvFile(csvOf(30));
+    const run = await roster(sandbox, [
+      'invite',
+      'send',
+      '--file',
+      file,
+      '--sent-by-user-id',
+      'usr-1',
+      '--concurrency',
+      '2',
+    ]);
+    active = false;
+    expect(run.code).toBe(3);
+    expect(posts(sandbox).length).toBeLessThanOrEqual(2);
+    expect(run.stderr).toContain('Not started: 28');
+    expect(run.stderr).toMatch(/Error: Stopped sending: Invitation to .* failed \(HTTP 403\): not allowed/);
+  });
+
+  it('on a terminal: confirmation first (declined: nothing sent at all), --concurrency checked', async () => {
+    const file = csvFile(csvOf(7));
+    const prompter = scriptedPrompter({ confirm: false });
+    const run = await roster(sandbox, ['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1'], {
+      tty: true,
+      prompter,
+    });
+    expect(run.code).toBe(2);
+    expect(prompter.asked).toEqual(['Send 7 invitations?']);
+    expect(run.stderr).toContain('About to e-mail 7 enrollment invitations from');
+    expect(run.stderr).toContain('schools: sch-0, sch-1, sch-2');
+    expect(run.stderr).toContain('… and 2 more');
+    expect(sandbox.requests).toHaveLength(0);
+
+    const yes = await roster(sandbox, ['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1'], {
+      tty: true,
+      prompter: scriptedPrompter({ confirm: true }),
+      home: run.home,
+    });
+    expect(yes.code).toBe(0);
+    expect(posts(sandbox)).toHaveLength(7);
+
+    for (const bad of ['0', '17', 'x']) {
+      const r = await roster(sandbox, ['invite', 'send', '--file', file, '--concurrency', bad]);
+      expect(r.code).toBe(2);
+    }
+  });
+});

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { csvLine, parseCsv } from '../../src/invite/csv.js';
+
+describe('parseCsv', () => {
+  it('strips a UTF-8 BOM and reads CRLF, LF and lone CR line ends', () => {
+    const { records, problems } = parseCsv('\ufeffa,b\r\n1,2\n3,4\r5,6');
+    expect(problems).toEqual([]);
+    expect(records).toEqual([
+      { line: 1, fields: ['a', 'b'] },
+      { line: 2, fields: ['1', '2'] },
+      { line: 3, fields: ['3', '4'] },
+      { line: 4, fields: ['5', '6'] },
+    ]);
+  });
+
+  it('quoted fields hold commas, doubled quotes and line breaks; line numbers follow the file', () => {
+    const { records } = parseCsv('h1,h2\r\n"a, b","say ""hi"""\r\n"two\r\nlines",x\r\nlast,y\r\n');
+    expect(records).toEqual([
+      { line: 1, fields: ['h1', 'h2'] },
+      { line: 2, fields: ['a, b', 'say "hi"'] },
+      { line: 3, fields: ['two\r\nlines', 'x'] },
+      { line: 5, fields: ['last', 'y'] },
+    ]);
+  });
+
+  it('skips blank lines, trailing or not, and keeps empty fields', () => {
+    const { records } = parseCsv('a,b\n\n1,\n\n\r\n\r\n');
+    expect(records).toEqual([
+      { line: 1, fields: ['a', 'b'] },
+      { line: 3, fields: ['1', ''] },
+    ]);
+  });
+
+  it('reports broken quoting with the line it starts on, and goes on reading', () => {
+    const { records, problems } = parseCsv('a,b\n"x"y,1\nok,2\nq"uote,3\n"never closed,4\nmore');
+    expect(problems).toEqual([
+      { line: 2, reason: expect.stringContaining('text after a closing quote') },
+      { line: 4, reason: expect.stringContaining('quote inside an unquoted field') },
+      { line: 5, reason: expect.stringContaining('never closed') },
+    ]);
+    expect(records.map((r) => r.line)).toEqual([1, 3]);
+  });
+
+  it('csvLine quotes what needs quoting and round-trips', () => {
+    const values = ['plain', 'a,b', 'say "hi"', 'two\nlines', ' padded'];
+    const text = csvLine(values);
+    expect(text).toBe('plain,"a,b","say ""hi""","two\nlines"," padded"\r\n');
+    expect(parseCsv(text).records[0]?.fields).toEqual(values);
+  });
+});

@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { parseCsv } from '../../src/invite/csv.js';
+import { inviteCsv, readInviteFile } from '../../src/invite/invite-file.js';
+
+const fill = { scopes: 'fillEnrollment', studentCount: '1' };
+
+describe('readInviteFile', () => {
+  it('maps header names loosely, fills absent columns and empty cells from the per-run values', () => {
+    const text = '\ufeffEmail,school_id,Student Count,sentByUserId\r\na@x.org,s1,2,\r\nb@x.org,,,u9\r\n\r\n';
+    const result = readInviteFile(text, { ...fill, schoolId: 'default-school', sentByUserId: 'u1' });
+    expect(result).toEqual({
+      ok: true,
+      rows: [
+        {
+          line: 2,
+          body: {
+            email: 'a@x.org',
+            schoolId: 's1',
+            scopes: ['fillEnrollment'],
+            studentCount: 2,
+            sentByUserId: 'u1',
+          },
+        },
+        {
+          line: 3,
+          body: {
+            email: 'b@x.org',
+            schoolId: 'default-school',
+            scopes: ['fillEnrollment'],
+            studentCount: 1,
+            sentByUserId: 'u9',
+          },
+        },
+      ],
+    });
+  });
+
+  it('reports every bad row with its line number, duplicates included', () => {
+    const text = [
+      'email,schoolId,studentCount,sentByUserId',
+      'good@x.org,s1,1,u1',
+      'bad-address,s1,1,u1',
+      '"multi',
+      'line@x.org",s1,1,u1',
+      'good@x.org,s2,1,u1',
+      'GOOD@x.org,s1,1,u1',
+      'c@x.org,s1,0,u1',
+      'd@x.org,s1',
+      '',
+    ].join('\n');
+    const result = readInviteFile(text, fill);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.problems.map((p) => p.line)).toEqual([3, 4, 7, 8, 9]);
+    expect(result.problems.find((p) => p.line === 7)?.reason).toBe(
+      'duplicate of line 2 (same email GOOD@x.org and schoolId s1)',
+    );
+    expect(result.problems.find((p) => p.line === 9)?.reason).toBe('2 fields, but the header has 4');
+  });
+
+  it('a missing required column is said once, and the rows are still checked', () => {
+    const result = readInviteFile('email,schoolId,oops\na@x.org,s1,1\nbad,s1,1\n', fill);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.problems).toEqual([
+      { line: 1, reason: expect.stringContaining('unknown column "oops"') },
+      { line: 1, reason: 'no sentByUserId column and no --sent-by-user-id given' },
+      { line: 3, reason: 'email "bad" is not a valid e-mail address' },
+    ]);
+  });
+
+  it('an empty file or a header alone is refused', () => {
+    expect(readInviteFile('', fill)).toEqual({
+      ok: false,
+      problems: [{ line: 1, reason: 'the file is empty' }],
+    });
+    expect(readInviteFile('email,schoolId,sentByUserId\n', fill)).toEqual({
+      ok: false,
+      problems: [{ line: 1, reason: 'no rows after the header' }],
+    });
+  });
+
+  it('inviteCsv writes rows that read back to the same bodies', () => {
+    const body = {
+      email: 'a@x.org',
+      schoolId: 's,1',
+      scopes: ['fillEnrollment'],
+      studentCount: 2,
+      schoolYearId: '"2026"',
+      sentByUserId: 'u1',
+    };
+    const text = inviteCsv([body]);
+    expect(parseCsv(text).records[0]?.fields).toEqual([
+      'email',
+      'schoolId',
+      'scopes',
+      'interestFormSubmissionId',
+      'studentCount',
+      'learningCenterId',
+      'schoolYearId',
+      'sentByUserId',
+    ]);
+    expect(readInviteFile(text, fill)).toEqual({ ok: true, rows: [{ line: 2, body }] });
+  });
+});
