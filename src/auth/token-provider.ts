@@ -24,8 +24,10 @@ export class TokenProvider {
   async get(source: TokenSource, options: { refresh?: boolean } = {}): Promise<CachedToken> {
     const id = keyId(source.key);
     if (!options.refresh) {
-      const known = this.memory.get(id) ?? (await this.cache.read(source.key));
-      if (known && this.isFresh(known)) {
+      const cached = this.memory.get(id) ?? (await this.cache.read(source.key));
+      // Another caller may have fetched and stored a token while the cache was being read.
+      const known = [this.memory.get(id), cached].find((t) => t !== undefined && this.isFresh(t));
+      if (known) {
         this.memory.set(id, known);
         return known;
       }
