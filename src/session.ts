@@ -132,7 +132,9 @@ function fingerprint(clientId: string, secret: string): string {
 }
 
 export function endpointPath(endpoint: string): string {
-  if (endpoint in TOKEN_ENDPOINTS) return TOKEN_ENDPOINTS[endpoint as keyof typeof TOKEN_ENDPOINTS];
+  // Own keys only: `in` would also accept "toString" or "constructor" and return a function.
+  if (Object.hasOwn(TOKEN_ENDPOINTS, endpoint))
+    return TOKEN_ENDPOINTS[endpoint as keyof typeof TOKEN_ENDPOINTS];
   if (/^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/.test(endpoint)) return endpoint;
   throw new UsageError(
     `Invalid token endpoint "${endpoint.slice(0, 80)}": use oauth, v1p1, v1p2 or a path starting with /.`,
