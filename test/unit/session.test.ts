@@ -1,0 +1,103 @@
+// Which token endpoint serves which purpose, and what the token cache is keyed by.
+import { describe, expect, it } from 'vitest';
+import type { Profile } from '../../src/auth/config.js';
+import { endpointPath, Session } from '../../src/session.js';
+import { DEFAULT_TIMEOUT_MS, type Settings } from '../../src/settings.js';
+import { fakeContext } from '../helpers/context.js';
+
+const BASE = 'https://api.example/v1';
+
+function settings(over: Partial<Settings> = {}, profile: Profile = {}): Settings {
+  return {
+    profileName: 'default',
+    profile,
+    config: { profiles: { default: profile } },
+    configFile: '/nowhere/config.json',
+    baseUrl: BASE,
+    clientId: 'district-42',
+    clientAuth: 'basic',
+    oneroster: '1.1',
+    timeoutMs: DEFAULT_TIMEOUT_MS,
+    ...over,
+  };
+}
+
+const session = (s: Settings) => new Session(fakeContext().ctx, s);
+
+describe('Session.tokenSource', () => {
+  it('picks the token endpoint of each purpose', () => {
+    const s = session(settings());
+    expect(s.tokenSource('general').key.endpoint).toBe('/oauth/token');
+    expect(s.tokenSource('invitations').key.endpoint).toBe('/ims/oneroster/v1p1/token');
+    expect(s.tokenSource('oneroster-1.1').key.endpoint).toBe('/ims/oneroster/v1p1/token');
+    expect(s.tokenSource('oneroster-1.2').key.endpoint).toBe('/ims/oneroster/v1p2/token');
+  });
+
+  it('lets a profile override endpoints and scopes, and an explicit choice override the profile', () => {
+    const s = session(
+      settings(
+        {},
+        {
+          tokenEndpoints: { general: 'v1p2', invitations: '/custom/token' },
+          scope: 'attendance',
+          onerosterScope: 'roster.readonly',
+        },
+      ),
+    );
+    expect(s.tokenSource('general').key).toMatchObject({
+      endpoint: '/ims/oneroster/v1p2/token',
+      scope: 'attendance',
+    });
+    expect(s.tokenSource('invitations').key.endpoint).toBe('/custom/token');
+    expect(s.tokenSource('oneroster-1.2').key.scope).toBe('roster.readonly');
+    expect(s.tokenSource('general', { endpoint: 'oauth', scope: 'x' }).key).toMatchObject({
+      endpoint: '/oauth/token',
+      scope: 'x',
+    });
+  });
+
+  it('keys tokens of environment credentials by a fingerprint of the secret, never the secret', () => {
+    const env = (secret: string) =>
+      session(
+        settings({ envCredentials: { clientId: 'ci-client', clientSecret: secret }, clientId: 'ci-client' }),
+      );
+    const a = env('first-secret-value').tokenSource('general').key;
+    const b = env('second-secret-value').tokenSource('general').key;
+    const a2 = env('first-secret-value').tokenSource('general').key;
+    expect(a.clientId).toMatch(/^ci-client#[0-9a-f]{12}$/);
+    expect(a.clientId).not.toBe(b.clientId);
+    expect(a.clientId).toBe(a2.clientId);
+    expect(JSON.stringify([a, b])).not.toContain('secret-value');
+    // A saved profile keys by its plain client id.
+    expect(session(settings()).tokenSource('general').key.clientId).toBe('district-42');
+  });
+
+  it('needs a base URL', () => {
+    expect(() => session(settings({ baseUrl: undefined }))).toThrow(/No base URL for profile "default"/);
+  });
+});
+
+describe('endpointPath', () => {
+  it('maps names to paths and accepts a path below the base URL', () => {
+    expect(endpointPath('oauth')).toBe('/oauth/token');
+    expect(endpointPath('v1p1')).toBe('/ims/oneroster/v1p1/token');
+    expect(endpointPath('v1p2')).toBe('/ims/oneroster/v1p2/token');
+    expect(endpointPath('/vendor/oauth2/token')).toBe('/vendor/oauth2/token');
+  });
+
+  it('refuses anything else as a usage error', () => {
+    for (const bad of [
+      'token',
+      'https://evil.example/token',
+      '/a?b=1',
+      '/a#b',
+      '/a b',
+      '',
+      'toString',
+      'constructor',
+      '__proto__',
+    ]) {
+      expect(() => endpointPath(bad), bad).toThrow(/Invalid token endpoint/);
+    }
+  });
+});
