@@ -59,7 +59,8 @@ export async function run(options: LoginOptions, settings: Settings, ctx: Contex
     }
   } else {
     baseUrl ??= parseBaseUrl(
-      await prompter.input('Base URL of the service (including /v1):', { validate: validUrl }),
+      // Trimmed as validUrl trims it: a pasted trailing space passed validation, then failed here.
+      (await prompter.input('Base URL of the service (including /v1):', { validate: validUrl })).trim(),
       'the prompt',
     );
     clientId ??= (await prompter.input('Client ID:')).trim();
