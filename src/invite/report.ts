@@ -94,9 +94,13 @@ export function countRows(rows: ReportRow[]): Counts {
 /** The summary on stderr: counts first, then every failed and in-doubt row with what to do about it. */
 export function summaryLines(report: BulkReport, fileName: string): string[] {
   const { counts } = report;
+  const nothingTried =
+    counts.sent + counts.notStarted === 0 && report.rows.every((r) => r.result === 'skipped' || r.earlier);
   const lines = [
-    `Sent ${counts.sent} of ${counts.total} invitation${counts.total === 1 ? '' : 's'} from ${fileName}` +
-      `${report.interrupted ? ' before the interrupt' : ''}.`,
+    nothingTried
+      ? `Nothing sent from ${fileName}: an earlier run already dealt with all ${counts.total} rows.`
+      : `Sent ${counts.sent} of ${counts.total} invitation${counts.total === 1 ? '' : 's'} from ${fileName}` +
+        `${report.interrupted ? ' before the interrupt' : ''}.`,
   ];
   if (counts.skipped > 0) lines.push(`  Skipped ${counts.skipped} already sent by an earlier run.`);
   if (counts.notStarted > 0) {

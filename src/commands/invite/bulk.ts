@@ -119,7 +119,8 @@ export async function runBulk(options: SendOptions, ctx: Context, settings: Sett
     }
 
     const reportRows = finalRows(rows, before, outcome.results);
-    const failedBodies = rows.filter((r) => reportRows.find((x) => x.line === r.line)?.result === 'failed');
+    const failedLines = new Set(reportRows.filter((r) => r.result === 'failed').map((r) => r.line));
+    const failedBodies = rows.filter((r) => failedLines.has(r.line));
     const failedCsv = await writeFailed(failedBodies, options.failedCsv, path);
     const report: BulkReport = {
       file,

@@ -1,0 +1,206 @@
+// `roster invite send` and `roster invite list` as a user or script runs them: the built CLI in a real
+// process against the sandbox over HTTP.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/context.js';
+
+let sandbox: Sandbox;
+let home: string;
+const env = () => {
+  const client = sandbox.clients.find((c) => c.clientId === 'demo-allowed')!;
+  return {
+    ROSTER_BASE_URL: sandbox.baseUrl,
+    ROSTER_CLIENT_ID: client.clientId,
+    ROSTER_CLIENT_SECRET: client.clientSecret,
+  };
+};
+const roster = (args: string[]) => runCli(args, home, { env: env() });
+const sender = ['--sent-by-user-id', 'usr-42'];
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+});
+afterAll(() => sandbox.close());
+beforeEach(() => {
+  home = tempDir();
+  sandbox.requests.length = 0;
+});
+
+describe('invite send', () => {
+  it('the body reaching the server has the spec names and JSON types; the token came from /ims/oneroster/v1p1/token', async () => {
+    const result = await roster([
+      'invite',
+      'send',
+      '--email',
+      'e2e-body@example.org',
+      '--school-id',
+      'sch-001',
+      ...sender,
+      '--student-count',
+      '2',
+      '--interest-form-submission-id',
+      'ifs-9',
+      '--learning-center-id',
+      'lc-3',
+    ]);
+    expect(result).toMatchObject({
+      code: 0,
+      stdout: '✓ Invitation sent to e2e-body@example.org\n',
+      stderr: '',
+    });
+    const [token, post] = sandbox.requests;
+    expect(token?.path).toBe('/v1/ims/oneroster/v1p1/token');
+    expect(post?.path).toBe('/v1/enrollment/invitations');
+    expect(post?.headers['content-type']).toBe('application/json');
+    // The bearer token on the POST is the one the OneRoster 1.1 token endpoint issued.
+    expect(post?.headers.authorization).toMatch(/^Bearer \S+$/);
+    expect(JSON.parse(post?.body ?? '')).toStrictEqual({
+      email: 'e2e-body@example.org',
+      schoolId: 'sch-001',
+      scopes: ['fillEnrollment'],
+      interestFormSubmissionId: 'ifs-9',
+      studentCount: 2,
+      learningCenterId: 'lc-3',
+      sentByUserId: 'usr-42',
+    });
+    expect(sandbox.invitations().find((r) => r.email === 'e2e-body@example.org')?.tokenEndpoint).toBe(
+      '/ims/oneroster/v1p1/token',
+    );
+  });
+
+  it.each([
+    [
+      'missing --sent-by-user-id',
+      ['--email', 'a@example.org', '--school-id', 's1'],
+      '--sent-by-user-id is required',
+    ],
+    [
+      'a malformed e-mail',
+      ['--email', 'parent@@example', '--school-id', 's1', ...sender],
+      '--email "parent@@example" is not a valid e-mail address',
+    ],
+    [
+      '--student-count 0',
+      ['--email', 'a@example.org', '--school-id', 's1', ...sender, '--student-count', '0'],
+      '--student-count must be a positive whole number',
+    ],
+    [
+      '--student-count abc',
+      ['--email', 'a@example.org', '--school-id', 's1', ...sender, '--student-count', 'abc'],
+      '--student-count must be a positive whole number',
+    ],
+  ])('%s: exit 2 and no HTTP request at all (not even a token request)', async (_name, args, message) => {
+    const result = await roster(['invite', 'send', ...args]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(message);
+    expect(sandbox.requests).toHaveLength(0);
+  });
+
+  it('--dry-run sends nothing', async () => {
+    const result = await roster([
+      'invite',
+      'send',
+      '--email',
+      'dry@example.org',
+      '--school-id',
+      's1',
+      ...sender,
+      '--dry-run',
+      '--json',
+    ]);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({
+      method: 'POST',
+      url: `${sandbox.baseUrl}/enrollment/invitations`,
+      tokenEndpoint: `${sandbox.baseUrl}/ims/oneroster/v1p1/token`,
+      body: {
+        email: 'dry@example.org',
+        schoolId: 's1',
+        scopes: ['fillEnrollment'],
+        studentCount: 1,
+        sentByUserId: 'usr-42',
+      },
+    });
+    expect(sandbox.requests).toHaveLength(0);
+    expect(sandbox.outbox.some((m) => m.to === 'dry@example.org')).toBe(false);
+  });
+});
+
+describe('invite list', () => {
+  it('--json round-trips what invite send created', async () => {
+    const sent = await roster([
+      'invite',
+      'send',
+      '--email',
+      'round@example.org',
+      '--school-id',
+      'sch-rt',
+      ...sender,
+      '--student-count',
+      '4',
+      '--school-year-id',
+      '2026-27',
+      '--json',
+    ]);
+    expect(sent.code).toBe(0);
+    expect(JSON.parse(sent.stdout)).toEqual({
+      success: true,
+      message: 'Invitation sent to round@example.org',
+    });
+    const body = JSON.parse(
+      sandbox.requests.find((r) => r.method === 'POST' && r.path.endsWith('/invitations'))?.body ?? '',
+    );
+
+    const listed = await roster([
+      'invite',
+      'list',
+      '--email',
+      'round@example.org',
+      '--school-id',
+      'sch-rt',
+      '--json',
+    ]);
+    expect(listed.code).toBe(0);
+    const page = JSON.parse(listed.stdout);
+    expect(page.meta).toEqual({ page: 1, perPage: 25, total: 1, totalPages: 1 });
+    expect(page.data).toHaveLength(1);
+    expect(page.data[0]).toMatchObject(body);
+    expect(page.data[0]).toMatchObject({ status: 'sent', id: expect.any(String) });
+  });
+
+  it('an empty list: a note on stderr, exit 0', async () => {
+    const result = await roster(['invite', 'list', '--school-id', 'no-such-school']);
+    expect(result).toEqual({ code: 0, stdout: '', stderr: 'No invitations found.\n' });
+  });
+});
+
+describe('invite send --file with bad rows', () => {
+  it('every bad row reported with its line number, exit 2, zero requests', async () => {
+    const file = join(tempDir(), 'bad.csv');
+    writeFileSync(
+      file,
+      '\ufeffemail,schoolId,studentCount,sentByUserId\r\n' +
+        'good@example.org,s1,1,u1\r\n' +
+        'broken-address,s1,1,u1\r\n' +
+        '"quoted, fine@example.org",s1,1,u1\r\n' +
+        'count@example.org,s1,abc,u1\r\n' +
+        'good@example.org,s1,3,u1\r\n' +
+        'nosender@example.org,s2,1,\r\n' +
+        '\r\n\r\n',
+    );
+    const result = await roster(['invite', 'send', '--file', file]);
+    expect(result.code).toBe(2);
+    const reported = [...result.stderr.matchAll(/^ {2}line (\d+): /gm)].map((m) => Number(m[1]));
+    expect(reported).toEqual([3, 4, 5, 6, 7]);
+    expect(result.stderr).toContain(
+      'line 6: duplicate of line 2 (same email good@example.org and schoolId s1)',
+    );
+    expect(result.stderr).toContain('line 7: sentByUserId is required');
+    expect(result.stderr).toMatch(/Error: .*bad\.csv: 5 problems found \(listed above\); nothing was sent\./);
+    expect(sandbox.requests).toHaveLength(0);
+  });
+});
