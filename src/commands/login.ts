@@ -79,11 +79,13 @@ export async function run(options: LoginOptions, settings: Settings, ctx: Contex
   // Prove the credentials before saving anything.
   const verifying = new Session(ctx, { ...settings, baseUrl });
   const source = verifying.tokenSource('general');
+  // The scope the profile will be saved with (an empty --scope clears it): the token is cached under it.
+  const scope = options.scope === undefined ? saved.scope : options.scope || undefined;
   const token = await requestToken(verifying.transport, {
     url: `${baseUrl}${source.key.endpoint}`,
     credentials: { clientId, clientSecret },
     clientAuth: settings.clientAuth,
-    scope: options.scope ?? saved.scope,
+    scope,
     now: ctx.now(),
   });
   ctx.secrets.add(token.accessToken);
@@ -113,7 +115,7 @@ export async function run(options: LoginOptions, settings: Settings, ctx: Contex
   await saveConfig(ctx.paths.configDir, config);
   // The fresh token is good for an hour: the next command need not ask for another.
   await new TokenCache(`${ctx.paths.cacheDir}/tokens`)
-    .write({ ...source.key, clientId }, token)
+    .write({ ...source.key, clientId, scope }, token)
     .catch(() => {});
 
   return {
