@@ -11,7 +11,10 @@ export interface Progress {
 const SILENT: Progress = { update() {}, stop() {} };
 
 export async function startProgress(ctx: Context, text: string): Promise<Progress> {
-  if (!ctx.io.stderrIsTTY) return SILENT;
+  // ora measures lines by the stream's width: a terminal that reports none (some ptys say 0) would make
+  // it clear lines without end, so no spinner there either.
+  const width = (ctx.io.stderr as { columns?: number }).columns;
+  if (!ctx.io.stderrIsTTY || !width || width < 20) return SILENT;
   const { default: ora } = await import('ora');
   const spinner = ora({
     text,
