@@ -2,6 +2,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { register as registerAttendance } from './commands/attendance/check.js';
 import { register as registerDoctor } from './commands/doctor.js';
+import { register as registerHelpTopics } from './commands/help-topics.js';
 import { register as registerInvite } from './commands/invite/index.js';
 import { register as registerLogin } from './commands/login.js';
 import { register as registerLogout } from './commands/logout.js';
@@ -66,6 +67,7 @@ export function createProgram(ctx: Context): Command {
     registerRoster,
     registerDoctor,
     registerProfiles,
+    registerHelpTopics, // last: `help` lists after the commands it helps with
   ]) {
     register(program, ctx);
   }
