@@ -1,6 +1,7 @@
 // Builds the program and is the one place that turns errors into exit codes.
 import { Command, CommanderError, Option } from 'commander';
 import { register as registerAttendance } from './commands/attendance/check.js';
+import { register as registerCompletion } from './commands/completion.js';
 import { register as registerDoctor } from './commands/doctor.js';
 import { register as registerHelpTopics } from './commands/help-topics.js';
 import { register as registerInvite } from './commands/invite/index.js';
@@ -67,6 +68,7 @@ export function createProgram(ctx: Context): Command {
     registerRoster,
     registerDoctor,
     registerProfiles,
+    registerCompletion,
     registerHelpTopics, // last: `help` lists after the commands it helps with
   ]) {
     register(program, ctx);

@@ -1,0 +1,63 @@
+// `roster completion bash|zsh|fish`: prints a completion script generated from this very program, so
+// it knows every command and flag of this version. The hidden `roster __complete profiles` is what the
+// scripts call at TAB time for profile names (reading the config the way roster does: XDG, platform).
+import { Argument, type Command } from 'commander';
+import type { Context } from '../context.js';
+import { examples } from './common.js';
+import { HELP_TOPICS } from './help-topics.js';
+import { profileNames } from './profiles.js';
+
+const SHELLS = ['bash', 'zsh', 'fish'] as const;
+type Shell = (typeof SHELLS)[number];
+
+export async function completionScript(program: Command, shell: Shell): Promise<string> {
+  const { describeProgram } = await import('../completion/model.js');
+  const topLevel = program
+    .createHelp()
+    .visibleCommands(program)
+    .map((c) => c.name());
+  const spec = describeProgram(program, { help: [...Object.keys(HELP_TOPICS), ...topLevel] });
+  if (shell === 'bash') return (await import('../completion/bash.js')).bashScript(spec);
+  if (shell === 'zsh') return (await import('../completion/zsh.js')).zshScript(spec);
+  return (await import('../completion/fish.js')).fishScript(spec);
+}
+
+export function register(program: Command, ctx: Context): void {
+  const command = program
+    .command('completion')
+    .summary('print a shell completion script (bash, zsh or fish)')
+    .description(
+      'Print a script that completes roster commands, flags, profile names and flag values in your shell.',
+    )
+    .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(SHELLS))
+    .action(async (shell: Shell) => {
+      ctx.io.stdout.write(await completionScript(program, shell));
+    })
+    .addHelpText(
+      'after',
+      `
+Install:
+  bash  echo 'source <(roster completion bash)' >> ~/.bashrc
+        (or: roster completion bash > ~/.local/share/bash-completion/completions/roster)
+  zsh   echo 'source <(roster completion zsh)' >> ~/.zshrc        (after compinit)
+        (or: roster completion zsh > "\${fpath[1]}/_roster")
+  fish  roster completion fish > ~/.config/fish/completions/roster.fish
+Then start a new shell. Regenerate after upgrading roster.`,
+    );
+  examples(command, [
+    '# On a terminal (this shell only)',
+    'source <(roster completion bash)',
+    '# In a script (e.g. a provisioning script)',
+    'roster completion fish > ~/.config/fish/completions/roster.fish',
+  ]);
+
+  // Hidden: what the completion scripts run at TAB time. Prints nothing on any problem.
+  program
+    .command('__complete', { hidden: true })
+    .argument('<kind>')
+    .action(async (kind: string) => {
+      if (kind !== 'profiles') return;
+      const names = await profileNames(ctx);
+      if (names.length > 0) ctx.io.stdout.write(`${names.join('\n')}\n`);
+    });
+}

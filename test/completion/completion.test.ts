@@ -1,0 +1,145 @@
+// Shell completion, tested in the real shells: the script printed by the built CLI is sourced and its
+// completion function called as the shell would at <TAB>. zsh and fish run when installed.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createProgram } from '../../src/main.js';
+import { cliEnv, ROSTER_BIN, runCli } from '../helpers/cli.js';
+import { fakeContext, tempDir } from '../helpers/context.js';
+
+const has = (shell: string) => spawnSync(shell, ['-c', 'exit 0']).status === 0;
+const home = tempDir();
+const scripts: Record<string, string> = {};
+let env: NodeJS.ProcessEnv;
+
+beforeAll(async () => {
+  // `roster` on PATH, as after `npm install -g`, with two saved profiles for profile-name completion.
+  const bin = join(home, 'bin');
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'roster'), `#!/bin/sh\nexec "${process.execPath}" "${ROSTER_BIN}" "$@"\n`);
+  chmodSync(join(bin, 'roster'), 0o755);
+  mkdirSync(join(home, '.config', 'roster'), { recursive: true });
+  writeFileSync(
+    join(home, '.config', 'roster', 'config.json'),
+    JSON.stringify({ profiles: { east: { baseUrl: 'https://e.example/v1' }, west: {} } }),
+  );
+  env = cliEnv(home, { PATH: `${bin}:${process.env.PATH}` });
+  for (const shell of ['bash', 'zsh', 'fish']) {
+    const result = await runCli(['completion', shell], home);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    scripts[shell] = join(home, `roster.${shell}`);
+    writeFileSync(scripts[shell] as string, result.stdout);
+  }
+});
+
+const program = () => createProgram(fakeContext().ctx);
+const inviteSendRegistered = () =>
+  Boolean(
+    program()
+      .commands.find((c) => c.name() === 'invite')
+      ?.commands.some((c) => c.name() === 'send'),
+  );
+
+/** What bash offers for a command line; a trailing space means "a new, empty word". */
+function bash(line: string): string[] {
+  const words = line.split(' ');
+  const script = `source "$1"; COMP_WORDS=("\${@:2}"); COMP_CWORD=$((\${#COMP_WORDS[@]} - 1)); _roster; printf '%s\\n' "\${COMPREPLY[@]}"`;
+  const out = execFileSync('bash', ['-c', script, 'bash', scripts.bash as string, ...words], {
+    env,
+    encoding: 'utf8',
+  });
+  return out.split('\n').filter(Boolean);
+}
+
+describe('bash completion', () => {
+  it('is valid bash', () => {
+    expect(spawnSync('bash', ['-n', scripts.bash as string]).status).toBe(0);
+  });
+
+  it('completes `roster inv<TAB>` to invite', () => {
+    expect(bash('roster inv')).toEqual(['invite']);
+  });
+
+  it.runIf(inviteSendRegistered())('completes `roster invite s<TAB>` to send', () => {
+    expect(bash('roster invite s')).toEqual(['send']);
+  });
+
+  it('completes every top-level command of the program, and nothing hidden', () => {
+    const visible = program()
+      .commands.filter((c) => !c.name().startsWith('__'))
+      .map((c) => c.name());
+    expect(bash('roster ').sort()).toEqual(visible.sort());
+    expect(bash('roster __')).toEqual([]);
+  });
+
+  it('completes flags, global ones included, after a subcommand', () => {
+    expect(bash('roster doctor --o')).toEqual(['--only', '--oneroster']);
+    expect(bash('roster attendance check --pro')).toEqual(['--profile']);
+  });
+
+  it('completes enum values, with a space or an = before them', () => {
+    expect(bash('roster --client-auth ')).toEqual(['basic', 'post']);
+    expect(bash('roster attendance check --oneroster ')).toEqual(['1.1', '1.2']);
+    expect(bash('roster --client-auth = p')).toEqual(['post']);
+    expect(bash('roster completion ')).toEqual(['bash', 'zsh', 'fish']);
+    expect(bash('roster doctor --skip oneroster')).toEqual(['oneroster-1.1', 'oneroster-1.2']);
+    expect(bash('roster help e')).toEqual(['exit-codes', 'environment']);
+  });
+
+  it('completes profile names from the config file, at TAB time', () => {
+    expect(bash('roster --profile ')).toEqual(['east', 'west']);
+    expect(bash('roster profiles use e')).toEqual(['east']);
+  });
+
+  it('skips flag values when finding the command path', () => {
+    expect(bash('roster --profile east --timeout 5 profiles ')).toEqual(['use']);
+    expect(bash('roster --profile=east attendance ')).toEqual(['check']);
+  });
+});
+
+describe.runIf(has('fish'))('fish completion', () => {
+  const fish = (line: string) =>
+    execFileSync('fish', ['-c', `source ${scripts.fish}; complete -C '${line}'`], { env, encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .map((entry) => entry.split('\t')[0]);
+
+  it('is valid fish and completes commands, subcommands, values and profiles', () => {
+    expect(spawnSync('fish', ['-n', scripts.fish as string]).status).toBe(0);
+    expect(fish('roster inv')).toEqual(['invite']);
+    expect(fish('roster attendance ')).toEqual(['check']);
+    expect(fish('roster --client-auth ')).toEqual(['basic', 'post']);
+    expect(fish('roster --profile ')).toEqual(['east', 'west']);
+    expect(fish('roster doctor --sk')).toEqual(['--skip']);
+  });
+});
+
+describe.runIf(has('zsh'))('zsh completion', () => {
+  // The completion builtins are stubbed to print what they were given: the candidates, unfiltered.
+  const zsh = (line: string) => {
+    const script = `autoload -U compinit; compinit -u; source ${scripts.zsh}
+_describe() { print -l -- \${(P)\${@[-1]}} }
+compadd() { print -l -- \${(P)\${@[-1]}} }
+words=(\${(z)1}); [[ $1 == *' ' ]] && words+=(''); CURRENT=\${#words}; _roster`;
+    return execFileSync('zsh', ['-c', script, 'zsh', line], { env, encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean);
+  };
+
+  it('is valid zsh, registers _roster, and offers commands with descriptions, values and profiles', () => {
+    expect(spawnSync('zsh', ['-n', scripts.zsh as string]).status).toBe(0);
+    const registered = execFileSync(
+      'zsh',
+      ['-c', `autoload -U compinit; compinit -u; source ${scripts.zsh}; print $_comps[roster]`],
+      { env, encoding: 'utf8' },
+    );
+    expect(registered).toBe('_roster\n');
+    expect(zsh('roster inv')).toContain('invite:enrollment invitations: send (one or a CSV) and list');
+    expect(zsh('roster attendance ')).toEqual([
+      'check:check that API token authentication works for attendance-daily',
+    ]);
+    expect(zsh('roster --client-auth ')).toEqual(['basic', 'post']);
+    expect(zsh('roster invite --profile ')).toEqual(['east', 'west']);
+  });
+});
