@@ -86,9 +86,12 @@ Exit status: 0 when every required check passed; otherwise 3 when every failure 
 permitted, e.g. attendance-daily not enabled), 4 when every failure was about credentials, else 1.`,
     );
   examples(command, [
+    '# On a terminal',
     'roster doctor',
     'roster doctor --profile east --skip oneroster-1.2',
-    'roster doctor --json | jq -r \'.checks[] | select(.status != "pass") | "\\(.id): \\(.message)"\'',
-    'roster doctor --only token-oauth,attendance --json > go-live.json || exit 1',
+    '# In a script',
+    'roster doctor --json > go-live.json || exit $?',
+    'roster doctor --json | jq -r \'.checks[] | select(.status == "fail") | "\\(.id): \\(.message)"\'',
+    'roster doctor --only token-oauth,attendance --no-input',
   ]);
 }

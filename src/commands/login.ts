@@ -170,8 +170,10 @@ export function register(program: Command, ctx: Context): void {
       );
     });
   examples(command, [
-    'roster login                      # asks for everything on a terminal',
-    'printf %s "$SECRET" | roster login --base-url https://api.district.example/v1 --client-id district-42 --client-secret-stdin',
+    '# On a terminal (asks for what is missing)',
+    'roster login',
     'roster login --profile east --oneroster 1.2 --client-auth post',
+    '# In a script (the secret from stdin, never a flag)',
+    'printf %s "$SECRET" | roster login --no-input --base-url https://api.district.example/v1 --client-id district-42 --client-secret-stdin',
   ]);
 }

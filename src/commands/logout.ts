@@ -42,5 +42,10 @@ export function register(program: Command, ctx: Context): void {
           'Tokens already issued stay valid until they expire (at most one hour).',
       );
     });
-  examples(command, ['roster logout', 'roster logout --profile east']);
+  examples(command, [
+    '# On a terminal',
+    'roster logout',
+    '# In a script',
+    'roster logout --profile "$DISTRICT" --no-input',
+  ]);
 }

@@ -103,7 +103,9 @@ export function register(program: Command, ctx: Context): void {
       }
     });
   examples(profiles, [
+    '# On a terminal',
     'roster profiles',
+    '# In a script',
     "roster profiles --json | jq -r '.profiles[] | select(.active) | .baseUrl'",
   ]);
 
@@ -119,5 +121,10 @@ export function register(program: Command, ctx: Context): void {
         ctx.log.warn(`ROSTER_PROFILE=${printable(override)} is set and still wins in this shell.`);
       }
     });
-  examples(use, ['roster profiles use east', 'roster profiles use "$DISTRICT" && roster doctor --json']);
+  examples(use, [
+    '# On a terminal',
+    'roster profiles use east',
+    '# In a script (or, for one command only: ROSTER_PROFILE=east roster doctor)',
+    'roster profiles use "$DISTRICT" && roster doctor --json',
+  ]);
 }

@@ -110,8 +110,11 @@ export function register(program: Command, ctx: Context): void {
       await sandbox.close();
     });
   examples(command, [
+    '# On a terminal',
     'roster sandbox',
     'roster sandbox --port 8080 --students 5000 --latency 50',
     'roster sandbox --fail-rate 0.1 --drop-rate 0.05 --rate-limit 20/s',
+    '# In a script (a rehearsal against the sandbox, stopped afterwards)',
+    'roster sandbox --quiet & pid=$!; sleep 1; ROSTER_BASE_URL=http://127.0.0.1:4010/v1 ROSTER_CLIENT_ID=demo-allowed ROSTER_CLIENT_SECRET=riverside-secret-2024 roster doctor; kill $pid',
   ]);
 }

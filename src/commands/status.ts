@@ -85,7 +85,12 @@ export function register(program: Command, ctx: Context): void {
         );
       }
     });
-  examples(command, ['roster status', 'roster status --profile east --json']);
+  examples(command, [
+    '# On a terminal',
+    'roster status',
+    '# In a script',
+    'roster status --profile east --json | jq -r .token.valid',
+  ]);
 }
 
 function describeToken(report: StatusReport, now: number): string {

@@ -53,8 +53,10 @@ export function register(program: Command, ctx: Context): void {
       ctx.io.stdout.write(options.json ? `${JSON.stringify(output, null, 2)}\n` : `${output.access_token}\n`);
     });
   examples(command, [
-    'curl -H "Authorization: Bearer $(roster token)" "$ROSTER_BASE_URL/attendance/status"',
+    '# On a terminal',
     'roster token --endpoint v1p2 --json',
     'roster token --refresh',
+    '# In a script',
+    'curl -H "Authorization: Bearer $(roster token)" "$ROSTER_BASE_URL/attendance/status"',
   ]);
 }

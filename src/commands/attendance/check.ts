@@ -28,8 +28,16 @@ export function register(program: Command, ctx: Context): void {
       );
     });
   examples(command, [
+    '# On a terminal',
     'roster attendance check',
+    '# In a script (exit 3: not enabled for this client, 4: credentials)',
     'roster attendance check --json | jq -r .clientLabel',
     'roster attendance check --profile east || echo "not ready for go-live"',
+  ]);
+  examples(attendance, [
+    '# On a terminal',
+    'roster attendance check',
+    '# In a script',
+    'roster attendance check --json > attendance.json || exit $?',
   ]);
 }
