@@ -131,8 +131,8 @@ export function requireBaseUrl(settings: Settings): string {
 function parseTimeout(value: string | undefined): number {
   if (value === undefined) return DEFAULT_TIMEOUT_MS;
   const seconds = Number(value);
-  if (!/^\d+(\.\d+)?$/.test(value) || seconds <= 0 || seconds > 3600) {
-    throw new UsageError(`Invalid timeout "${printable(value)}": give seconds between 0 and 3600.`);
+  if (!/^\d+(\.\d+)?$/.test(value) || seconds < 0.1 || seconds > 3600) {
+    throw new UsageError(`Invalid timeout "${printable(value)}": give seconds from 0.1 to 3600.`);
   }
   return Math.round(seconds * 1000);
 }

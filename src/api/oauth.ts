@@ -65,7 +65,10 @@ export function parseTokenResponse(
     throw unexpected(`with token_type "${String(tokenType).slice(0, 20)}" instead of bearer`);
   }
   // The spec says 3600; servers send a number or, sometimes, a numeric string.
-  const expiresIn = rawExpiresIn === undefined ? 3600 : Number(rawExpiresIn);
+  const numeric =
+    typeof rawExpiresIn === 'number' ||
+    (typeof rawExpiresIn === 'string' && /^\s*\d+\s*$/.test(rawExpiresIn));
+  const expiresIn = rawExpiresIn === undefined ? 3600 : numeric ? Number(rawExpiresIn) : Number.NaN;
   if (!Number.isFinite(expiresIn) || expiresIn <= 0) throw unexpected('with an invalid expires_in');
   return {
     accessToken,
@@ -79,7 +82,8 @@ export function parseTokenResponse(
 function tokenError(response: HttpResponse, body: unknown): RosterError {
   const message = messageOf(body);
   const where = 'The token endpoint';
-  if (isRecord(body) && typeof body.error === 'string') {
+  // A failing server is not a credentials problem, whatever its body looks like.
+  if (isRecord(body) && typeof body.error === 'string' && response.status < 500) {
     const hint =
       body.error === 'invalid_client'
         ? 'Check the client id and secret (and --client-auth basic|post), or run `roster login`.'

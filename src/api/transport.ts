@@ -102,7 +102,7 @@ export function createGotTransport(options: TransportOptions): Transport {
         const location = response.headers.location;
         if (response.status < 300 || response.status >= 400 || !location) return response;
         if (hop >= MAX_REDIRECTS) throw redirectError(`more than ${MAX_REDIRECTS} redirects`, current.url);
-        current = redirected(current, response.status, new URL(location, current.url));
+        current = redirected(current, response.status, redirectTarget(location, current.url));
       }
     },
   };
@@ -130,6 +130,17 @@ export function redirected(request: HttpRequest, status: number, target: URL): H
 
 function withoutBodyHeaders(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).filter(([name]) => !/^content-/i.test(name)));
+}
+
+function redirectTarget(location: string, from: string): URL {
+  try {
+    return new URL(location, from);
+  } catch {
+    throw new RosterError(
+      'unexpected',
+      `Refused a redirect to an invalid address (from ${stripQuery(from)}).`,
+    );
+  }
 }
 
 function redirectError(what: string, url: string): RosterError {

@@ -140,7 +140,7 @@ describe('resolveSettings', () => {
     expect(
       (await usageError(resolveSettings({}, { ROSTER_ONEROSTER: '2.0' }, await configDir()))).message,
     ).toBe('Invalid value "2.0" from ROSTER_ONEROSTER: expected 1.1 or 1.2.');
-    for (const timeout of ['0', '-1', 'abc', '3601', '1e3', '']) {
+    for (const timeout of ['0', '0.0001', '-1', 'abc', '3601', '1e3', '']) {
       const error = await usageError(resolveSettings({ timeout }, {}, await configDir()));
       expect(error.message).toMatch(/^Invalid timeout/);
     }

@@ -89,6 +89,8 @@ describe('parseTokenResponse', () => {
       [{ access_token: 42 }, /without an access_token/],
       [{ access_token: 'tok', expires_in: 'soon' }, /invalid expires_in/],
       [{ access_token: 'tok', expires_in: -5 }, /invalid expires_in/],
+      [{ access_token: 'tok', expires_in: true }, /invalid expires_in/],
+      [{ access_token: 'tok', expires_in: '' }, /invalid expires_in/],
       ['<html><body>Login</body></html>', /not with a JSON object/],
       ['', /not with a JSON object/],
       [[{ access_token: 'tok' }], /not with a JSON object/],
@@ -147,5 +149,16 @@ describe('parseTokenResponse', () => {
     expect(e500.message).toBe('The token endpoint failed (HTTP 500): an empty answer');
     const e502 = thrown(() => parseTokenResponse(response(502, { message: 'upstream down' }), NOW));
     expect(e502.message).toBe('The token endpoint failed (HTTP 502): upstream down');
+    // A failing server is exit 1, not an authentication problem, even with an OAuth-shaped body.
+    const oauth503 = thrown(() =>
+      parseTokenResponse(
+        response(503, { error: 'temporarily_unavailable', error_description: 'try later' }),
+        NOW,
+      ),
+    );
+    expect(oauth503.code).toBe('api');
+    expect(oauth503.message).toBe(
+      'The token endpoint failed (HTTP 503): try later (temporarily_unavailable)',
+    );
   });
 });

@@ -66,6 +66,9 @@ beforeAll(async () => {
         case '/chain':
           res.writeHead(302, { location: hops >= 4 ? '/ok' : `/chain?hops=${hops + 1}` });
           return res.end();
+        case '/bad-location':
+          res.writeHead(302, { location: 'http://[not-an-address' });
+          return res.end();
         case '/slow':
           return; // never answers
         default:
@@ -238,6 +241,18 @@ describe('createGotTransport', () => {
     const { t, stderr } = transport();
     await t.send({ method: 'GET', url: here('/ok'), headers: auth });
     expect(stderr()).toBe('');
+  });
+});
+
+describe('a malformed redirect', () => {
+  it('is a clear error, not a crash', async () => {
+    const error = await failure(
+      transport().t.send({ method: 'GET', url: `http://127.0.0.1:${port}/bad-location` }),
+    );
+    expect(error.code).toBe('unexpected');
+    expect(error.message).toBe(
+      `Refused a redirect to an invalid address (from http://127.0.0.1:${port}/bad-location).`,
+    );
   });
 });
 
