@@ -2,5 +2,8 @@
 import { execFileSync } from 'node:child_process';
 
 export default function setup(): void {
-  execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit', cwd: new URL('../..', import.meta.url).pathname });
+  execFileSync('npm', ['run', '--silent', 'build'], {
+    stdio: 'inherit',
+    cwd: new URL('../..', import.meta.url).pathname,
+  });
 }

@@ -29,7 +29,13 @@ export function tempDir(prefix = 'roster-test-'): string {
 }
 
 export function fakeContext(
-  options: { env?: Record<string, string>; stdin?: string; tty?: boolean; prompter?: Prompter; debug?: boolean } = {},
+  options: {
+    env?: Record<string, string>;
+    stdin?: string;
+    tty?: boolean;
+    prompter?: Prompter;
+    debug?: boolean;
+  } = {},
 ): FakeContext {
   const home = tempDir();
   let out = '';
