@@ -113,6 +113,11 @@ export class Faults {
     this.scripted.push({ ...fault, left: times });
   }
 
+  /** Drops every scripted fault not yet used up (a fault that never matched would otherwise outlive its test). */
+  clearScripted(): void {
+    this.scripted.length = 0;
+  }
+
   /** The first scripted fault matching this request, used up by one. */
   takeScripted(req: SandboxRequest): ScriptedFault | undefined {
     const index = this.scripted.findIndex((f) => f.match(req));

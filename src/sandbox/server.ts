@@ -85,6 +85,8 @@ export interface Sandbox {
   revokeAllTokens(): void;
   /** A scripted fault: the next `times` (default 1) matching /v1 requests get it, before anything else. */
   injectFault(fault: InjectFaultOptions): void;
+  /** Drops every scripted fault still waiting for a match (they stay registered until used up). */
+  clearFaults(): void;
   setOptions(
     patch: Partial<
       Pick<
@@ -314,6 +316,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       tokens.revokeAll();
     },
     injectFault: (fault) => faults.inject(fault),
+    clearFaults: () => faults.clearScripted(),
     setOptions: (patch) => {
       const { tokenTtlSeconds, ...faultPatch } = patch;
       if (tokenTtlSeconds !== undefined) ttlSeconds = checkTtl(tokenTtlSeconds);

@@ -16,6 +16,7 @@ beforeEach(() => {
   sandbox.requests.length = 0;
   sandbox.outbox.length = 0;
   sandbox.setOptions({ dropRate: 0, failRate: 0 });
+  sandbox.clearFaults();
 });
 
 function csvFile(text: string): string {
@@ -232,7 +233,7 @@ describe('invite send --file', () => {
         if (r.method === 'POST' && r.path === '/enrollment/invitations' && ++seen === 6) controller.abort();
         return false;
       },
-    }); // never matches, so it stays registered: harmless once the controller has aborted
+    }); // never matches; beforeEach clears it
     const run = await roster(
       sandbox,
       ['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1', '--concurrency', '3'],
@@ -258,9 +259,8 @@ describe('invite send --file', () => {
   });
 
   it('a permission failure stops the run early with exit 3', async () => {
-    let active = true; // the sandbox keeps unused faults: switch this one off after the test
     sandbox.injectFault({
-      match: (r) => active && r.path === '/enrollment/invitations',
+      match: (r) => r.path === '/enrollment/invitations',
       status: 403,
       body: { message: 'not allowed' },
       times: 100,
@@ -276,7 +276,6 @@ describe('invite send --file', () => {
       '--concurrency',
       '2',
     ]);
-    active = false;
     expect(run.code).toBe(3);
     expect(posts(sandbox).length).toBeLessThanOrEqual(2);
     expect(run.stderr).toContain('Not started: 28');

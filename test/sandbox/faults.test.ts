@@ -173,6 +173,19 @@ describe('injectFault', () => {
     });
   });
 
+  it('clearFaults() drops the scripted faults still waiting', async () => {
+    await withSandbox({}, async (sb, token) => {
+      sb.injectFault({ match: (req) => req.path === '/attendance/status', status: 500, times: 5 });
+      expect((await attendance(sb, token)).status).toBe(500);
+      sb.clearFaults();
+      expect((await attendance(sb, token)).status).toBe(200);
+      expect((await attendance(sb, token)).status).toBe(200);
+      // New faults work as before after a clear.
+      sb.injectFault({ match: (req) => req.path === '/attendance/status', status: 503 });
+      expect((await attendance(sb, token)).status).toBe(503);
+    });
+  });
+
   it('drop: true processes the request and cuts the connection', async () => {
     await withSandbox({}, async (sb, token) => {
       sb.injectFault({ match: (req) => req.method === 'POST', drop: true });
