@@ -58,18 +58,25 @@ describe('roster token and attendance check with environment credentials', () =>
     expect(resourceRequests().map((r) => `${r.method} ${r.path}`)).toEqual(
       Array(3).fill('GET /v1/attendance/status'),
     );
-    expect(resourceRequests().every((r) => r.headers.authorization === `Bearer ${parsed.access_token}`)).toBe(true);
+    expect(resourceRequests().every((r) => r.headers.authorization === `Bearer ${parsed.access_token}`)).toBe(
+      true,
+    );
   });
 
   it('--json prints the server body', async () => {
     const result = await roster(['attendance', 'check', '--json'], { env: envFor('demo-allowed') });
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual({ success: true, clientLabel: 'Riverside Unified School District' });
+    expect(JSON.parse(result.stdout)).toEqual({
+      success: true,
+      clientLabel: 'Riverside Unified School District',
+    });
   });
 
   it('--scope is sent and echoed in --json', async () => {
     const scope = 'https://purl.imsglobal.org/spec/or/v1p1/scope/roster-core.readonly';
-    const result = await roster(['token', '--endpoint', 'v1p1', '--scope', scope, '--json'], { env: envFor('demo-allowed') });
+    const result = await roster(['token', '--endpoint', 'v1p1', '--scope', scope, '--json'], {
+      env: envFor('demo-allowed'),
+    });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout).scope).toBe(scope);
     const sent = tokenRequests()[0];
@@ -95,16 +102,23 @@ describe('client authentication', () => {
   });
 
   it('basic: RFC 6749 §2.3.1 encoding, Basic only on the token endpoint', async () => {
-    const result = await roster(['attendance', 'check', '--client-auth', 'basic'], { env: envFor('demo-special') });
+    const result = await roster(['attendance', 'check', '--client-auth', 'basic'], {
+      env: envFor('demo-special'),
+    });
     expect(result.code).toBe(0);
     const [token] = tokenRequests();
-    const decoded = Buffer.from(String(token?.headers.authorization).replace(/^Basic /, ''), 'base64').toString();
+    const decoded = Buffer.from(
+      String(token?.headers.authorization).replace(/^Basic /, ''),
+      'base64',
+    ).toString();
     expect(decoded).toBe(`demo-special:${new URLSearchParams({ s: secret() }).toString().slice(2)}`);
     expect(token?.body).not.toContain('client_secret');
   });
 
   it('post: form fields, no Authorization header', async () => {
-    const result = await roster(['attendance', 'check'], { env: envFor('demo-special', { ROSTER_CLIENT_AUTH: 'post' }) });
+    const result = await roster(['attendance', 'check'], {
+      env: envFor('demo-special', { ROSTER_CLIENT_AUTH: 'post' }),
+    });
     expect(result.code).toBe(0);
     const [token] = tokenRequests();
     expect(token?.headers.authorization).toBeUndefined();
@@ -115,16 +129,22 @@ describe('client authentication', () => {
   });
 
   it('a wrong secret: exit 4 with the server error_description', async () => {
-    const result = await roster(['token'], { env: { ...envFor('demo-allowed'), ROSTER_CLIENT_SECRET: 'wrong-secret' } });
+    const result = await roster(['token'], {
+      env: { ...envFor('demo-allowed'), ROSTER_CLIENT_SECRET: 'wrong-secret' },
+    });
     expect(result.code).toBe(4);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/^Error: The token endpoint refused the request \(HTTP 401\): .+\(invalid_client\)/);
+    expect(result.stderr).toMatch(
+      /^Error: The token endpoint refused the request \(HTTP 401\): .+\(invalid_client\)/,
+    );
     expect(result.stderr).not.toContain('wrong-secret');
   });
 
   it('a wrong secret is not answered from the cache of a right one', async () => {
     expect((await roster(['token'], { env: envFor('demo-allowed') })).code).toBe(0);
-    const wrong = await roster(['token'], { env: { ...envFor('demo-allowed'), ROSTER_CLIENT_SECRET: 'wrong-secret' } });
+    const wrong = await roster(['token'], {
+      env: { ...envFor('demo-allowed'), ROSTER_CLIENT_SECRET: 'wrong-secret' },
+    });
     expect(wrong.code).toBe(4);
   });
 
@@ -140,7 +160,9 @@ describe('errors from the attendance check', () => {
     const result = await roster(['attendance', 'check'], { env: envFor('demo-refused') });
     expect(result.code).toBe(3);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/^Error: Attendance check failed \(HTTP 403\): .*attendance-daily is not enabled/);
+    expect(result.stderr).toMatch(
+      /^Error: Attendance check failed \(HTTP 403\): .*attendance-daily is not enabled/,
+    );
   });
 
   it('a token revoked server-side: the next command refreshes once and succeeds', async () => {
@@ -177,7 +199,9 @@ describe('errors from the attendance check', () => {
       env: { ...envFor('demo-allowed'), ROSTER_BASE_URL: 'http://127.0.0.1:9/v1' },
     });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^Error: Could not connect to http:\/\/127\.0\.0\.1:9\/v1\/oauth\/token: connection refused/);
+    expect(result.stderr).toMatch(
+      /^Error: Could not connect to http:\/\/127\.0\.0\.1:9\/v1\/oauth\/token: connection refused/,
+    );
   });
 });
 
@@ -190,10 +214,13 @@ describe('secrets stay secret', () => {
       await roster(['attendance', 'check', '--debug'], { env }),
       await roster(['status', '--debug'], { env }),
       await roster(['attendance', 'check', '--debug'], { env: envFor('demo-refused') }),
-      await roster(['token', '--debug'], { env: { ...env, ROSTER_CLIENT_SECRET: `${client('demo-special').clientSecret}x` } }),
+      await roster(['token', '--debug'], {
+        env: { ...env, ROSTER_CLIENT_SECRET: `${client('demo-special').clientSecret}x` },
+      }),
     ];
     for (const request of sandbox.requests) {
-      if (!request.path.endsWith('/token')) expect(request.headers.authorization ?? '').not.toMatch(/^Basic/i);
+      if (!request.path.endsWith('/token'))
+        expect(request.headers.authorization ?? '').not.toMatch(/^Basic/i);
     }
     const issued = sandbox.requests
       .filter((r) => !r.path.endsWith('/token'))
@@ -210,22 +237,43 @@ describe('secrets stay secret', () => {
       }
     }
     // `roster token` prints the token on stdout by design, but never in its --debug trace.
-    for (const run of runs.slice(0, 2)) for (const secret of secrets) expect(run.stderr).not.toContain(secret);
+    for (const run of runs.slice(0, 2))
+      for (const secret of secrets) expect(run.stderr).not.toContain(secret);
   });
 });
 
 describe('usage errors: exit 2, nothing sent', () => {
   const cases: [string, string[], Record<string, string>, RegExp][] = [
-    ['login without a terminal', ['login'], { ROSTER_BASE_URL: '' }, /Missing --base-url, --client-id, --client-secret-stdin/],
-    ['http:// to another host', ['token'], { ROSTER_BASE_URL: 'http://api.example.org/v1' }, /Refusing plain http:\/\/ to api\.example\.org/],
+    [
+      'login without a terminal',
+      ['login'],
+      { ROSTER_BASE_URL: '' },
+      /Missing --base-url, --client-id, --client-secret-stdin/,
+    ],
+    [
+      'http:// to another host',
+      ['token'],
+      { ROSTER_BASE_URL: 'http://api.example.org/v1' },
+      /Refusing plain http:\/\/ to api\.example\.org/,
+    ],
     ['a bad --client-auth', ['token', '--client-auth', 'digest'], {}, /'digest' is invalid/],
     ['a bad ROSTER_CLIENT_AUTH', ['token'], { ROSTER_CLIENT_AUTH: 'digest' }, /ROSTER_CLIENT_AUTH/],
     ['an unknown command', ['frobnicate'], {}, /unknown command/],
     ['a bad --timeout', ['token', '--timeout', 'soon'], {}, /Invalid timeout "soon"/],
-    ['half the environment credentials', ['token'], { ROSTER_CLIENT_SECRET: 'x' }, /ROSTER_CLIENT_SECRET is set but ROSTER_CLIENT_ID is not/],
+    [
+      'half the environment credentials',
+      ['token'],
+      { ROSTER_CLIENT_SECRET: 'x' },
+      /ROSTER_CLIENT_SECRET is set but ROSTER_CLIENT_ID is not/,
+    ],
     ['a bad token endpoint', ['token', '--endpoint', 'https://evil.example'], {}, /Invalid token endpoint/],
     ['a bad profile name', ['token', '--profile', '../etc'], {}, /Invalid profile name/],
-    ['a base URL with control characters', ['token'], { ROSTER_BASE_URL: 'https://api.exa\nmple.org/v1' }, /control characters/],
+    [
+      'a base URL with control characters',
+      ['token'],
+      { ROSTER_BASE_URL: 'https://api.exa\nmple.org/v1' },
+      /control characters/,
+    ],
   ];
   it.each(cases)('%s', async (_name, args, env, message) => {
     const result = await roster(args, { env: { ROSTER_BASE_URL: sandbox.baseUrl, ...env } });
@@ -237,7 +285,9 @@ describe('usage errors: exit 2, nothing sent', () => {
 
   it('login with no terminal and nothing given never waits for input', async () => {
     const started = Date.now();
-    const result = await roster(['login', '--client-id', 'demo-allowed'], { env: { ROSTER_BASE_URL: sandbox.baseUrl } });
+    const result = await roster(['login', '--client-id', 'demo-allowed'], {
+      env: { ROSTER_BASE_URL: sandbox.baseUrl },
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--client-secret-stdin');
     expect(result.stderr).not.toContain('--client-id,');

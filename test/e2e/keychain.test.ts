@@ -16,7 +16,11 @@ beforeAll(async () => {
 afterAll(() => sandbox.close());
 
 const special = () => sandbox.clients.find((c) => c.clientId === 'demo-special')!;
-const noEnvCredentials = { ROSTER_CLIENT_ID: undefined, ROSTER_CLIENT_SECRET: undefined, ROSTER_BASE_URL: undefined };
+const noEnvCredentials = {
+  ROSTER_CLIENT_ID: undefined,
+  ROSTER_CLIENT_SECRET: undefined,
+  ROSTER_BASE_URL: undefined,
+};
 
 function secretTool(...args: string[]): string {
   try {
@@ -57,7 +61,11 @@ describe.runIf(required)('the OS keychain (Secret Service)', () => {
       expect(statSync(path).mode & 0o077, path).toBe(0);
     }
     const config = JSON.parse(readFileSync(join(home, '.config', 'roster', 'config.json'), 'utf8'));
-    expect(config.profiles.default).toMatchObject({ baseUrl: sandbox.baseUrl, clientId, secretStorage: 'keychain' });
+    expect(config.profiles.default).toMatchObject({
+      baseUrl: sandbox.baseUrl,
+      clientId,
+      secretStorage: 'keychain',
+    });
 
     sandbox.requests.length = 0;
     const token = await runCli(['token', '--refresh'], home, { env: noEnvCredentials });
@@ -66,7 +74,11 @@ describe.runIf(required)('the OS keychain (Secret Service)', () => {
     expect(sandbox.requests.map((r) => r.path)).toEqual(['/v1/oauth/token']);
 
     const status = await runCli(['status', '--json'], home, { env: noEnvCredentials });
-    expect(JSON.parse(status.stdout)).toMatchObject({ secretSource: 'keychain', clientId, token: { valid: true } });
+    expect(JSON.parse(status.stdout)).toMatchObject({
+      secretSource: 'keychain',
+      clientId,
+      token: { valid: true },
+    });
 
     const logout = await runCli(['logout'], home, { env: noEnvCredentials });
     expect(logout.code).toBe(0);
@@ -86,7 +98,10 @@ describe('without a keychain', () => {
     const result = await runCli(
       ['login', '--base-url', sandbox.baseUrl, '--client-id', 'demo-allowed', '--client-secret-stdin'],
       home,
-      { input: 'riverside-secret-2024', env: { ...noEnvCredentials, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/bus' } },
+      {
+        input: 'riverside-secret-2024',
+        env: { ...noEnvCredentials, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/bus' },
+      },
     );
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^Error: The system keychain is not available/);
@@ -99,15 +114,28 @@ describe('without a keychain', () => {
   it('--insecure-storage keeps the secret in a 0600 file, with a warning', async () => {
     const home = tempDir();
     const result = await runCli(
-      ['login', '--base-url', sandbox.baseUrl, '--client-id', 'demo-allowed', '--client-secret-stdin', '--insecure-storage'],
+      [
+        'login',
+        '--base-url',
+        sandbox.baseUrl,
+        '--client-id',
+        'demo-allowed',
+        '--client-secret-stdin',
+        '--insecure-storage',
+      ],
       home,
-      { input: 'riverside-secret-2024\n', env: { ...noEnvCredentials, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/bus' } },
+      {
+        input: 'riverside-secret-2024\n',
+        env: { ...noEnvCredentials, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/bus' },
+      },
     );
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/^Warning: storing the client secret in a plain file/);
     const file = join(home, '.config', 'roster', 'credentials.json');
     expect(statSync(file).mode & 0o777).toBe(0o600);
-    expect(readFileSync(join(home, '.config', 'roster', 'config.json'), 'utf8')).not.toContain('riverside-secret-2024');
+    expect(readFileSync(join(home, '.config', 'roster', 'config.json'), 'utf8')).not.toContain(
+      'riverside-secret-2024',
+    );
 
     const token = await runCli(['token', '--refresh'], home, { env: noEnvCredentials });
     expect(token.code).toBe(0);

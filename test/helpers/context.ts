@@ -43,8 +43,18 @@ export function fakeContext(
   const stdin = new PassThrough();
   stdin.end(options.stdin ?? '');
   const io: IO = {
-    stdout: { write: (s: string) => ((out += s), true) },
-    stderr: { write: (s: string) => ((err += s), true) },
+    stdout: {
+      write(s: string) {
+        out += s;
+        return true;
+      },
+    },
+    stderr: {
+      write(s: string) {
+        err += s;
+        return true;
+      },
+    },
     stdin,
     stdinIsTTY: options.tty ?? false,
     stdoutIsTTY: options.tty ?? false,
