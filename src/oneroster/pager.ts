@@ -117,10 +117,12 @@ export class Pager {
     interface Slot {
       offset: number;
       limit: number;
-      result: Promise<ParsedPage>;
+      result: Promise<PageResponse>;
     }
+    // Bodies wait their turn as one string each and are parsed only when written: parsed records that
+    // sat in the window would survive into the old generation and swell the heap (peak RSS) for nothing.
     const slot = (offset: number, limit: number): Slot => {
-      const result = this.fetch(options.path, buildQuery({ ...options.query, offset, limit }));
+      const result = this.options.send(options.path, buildQuery({ ...options.query, offset, limit }));
       result.catch(() => {}); // awaited in order below; an early failure must not go unhandled meanwhile
       return { offset, limit, result };
     };
@@ -134,7 +136,7 @@ export class Pager {
     };
     fill();
     for (let head = window.shift(); head; head = window.shift()) {
-      const page = await head.result;
+      const page = this.parse(await head.result);
       const got = page.records.length;
       if (got === 0) {
         options.warn(
@@ -151,14 +153,17 @@ export class Pager {
   }
 
   private async fetch(path: string, query: string): Promise<ParsedPage> {
-    const response = await this.options.send(path, query);
+    return this.parse(await this.options.send(path, query));
+  }
+
+  private parse(response: PageResponse): ParsedPage {
     this.pagesRead++;
-    const page = this.parse(response);
+    const page = this.parseBody(response);
     if (page.total !== undefined) this.total = page.total;
     return page;
   }
 
-  private parse(response: PageResponse): ParsedPage {
+  private parseBody(response: PageResponse): ParsedPage {
     const links = parseLinkHeader(response.headers.link);
     const total = parseTotal(response.headers['x-total-count']);
     const base = { links, url: response.url, body: response.body, ...(total === undefined ? {} : { total }) };

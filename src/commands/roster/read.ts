@@ -181,6 +181,7 @@ export async function run(
       )
     : collection.path;
   const what = `Reading ${collection.name}`;
+  if (options.all) await favourMemory(ctx);
   const pager = new Pager({
     send: pageSender(service, what),
     baseUrl: service.baseUrl,
@@ -253,6 +254,21 @@ async function readOne(
   const writer = createRecordWriter(ctx, options.format, columnsFor(collection, options, service.version));
   await writer.writePage([record]);
   await writer.end();
+}
+
+/**
+ * An export allocates and drops a page of records every few milliseconds. Left to its defaults V8 grows
+ * the heap to match the allocation rate (peak RSS near 190 MB over 200,000 students, against ~10 MB
+ * live); optimize_for_size makes it collect sooner (peak near 95 MB, same speed: test/bench/export.js).
+ * V8 reads this flag as it goes, so setting it now takes effect; should a Node version refuse, nothing
+ * breaks but the figure.
+ */
+async function favourMemory(ctx: Context): Promise<void> {
+  try {
+    (await import('node:v8')).setFlagsFromString('--optimize-for-size');
+  } catch (error) {
+    ctx.log.debug(`could not tune the heap for a long export: ${(error as Error).message}`);
+  }
 }
 
 /** Adds what the user can do about a list read's error answer. */

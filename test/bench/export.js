@@ -1,0 +1,162 @@
+// Benchmark of `roster roster students --all --ndjson` (issue 4 Must-show, issue 5 point 3).
+//
+//   node test/bench/export.js                 both parts below (after `npm run build`)
+//   node test/bench/export.js --students 50000 --skip-compare
+//
+// 1. Memory and throughput: 200,000 students, page size 1,000, no added latency. Prints records per second
+//    and the client's peak RSS (maxRSS reported by the client process itself through a preloaded exit hook,
+//    cross-checked by polling /proc/<pid>/status VmHWM where there is one). Goal: peak < 150 MB.
+// 2. Parallel pages: 50,000 students, page size 1,000, sandbox latency 20 ms: wall time of the export against
+//    a sequential curl loop over the same 50 pages (one curl process, keep-alive, output discarded), as a
+//    ratio measured in the same run. Goal: ≤ 0.4× the curl loop.
+// The sandbox runs as its own process, so its memory is not counted.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { benchEnv, ROOT, ROSTER, row, startSandbox } from './lib.js';
+
+const argv = process.argv.slice(2);
+const flag = (name, fallback) => {
+  const i = argv.indexOf(name);
+  return i >= 0 && argv[i + 1] !== undefined ? Number(argv[i + 1]) : fallback;
+};
+const STUDENTS = flag('--students', 200_000);
+const COMPARE_STUDENTS = flag('--compare-students', 50_000);
+const LATENCY_MS = flag('--latency', 20);
+const PAGE_SIZE = 1000;
+const MEMORY_GOAL_MB = 150;
+const RATIO_GOAL = 0.4;
+
+if (!existsSync(`${ROOT}/dist/cli.js`)) {
+  console.error('dist/ is missing: run `npm run build` first.');
+  process.exit(2);
+}
+
+// Reports the client's own peak RSS (kB) on file descriptor 3 as it exits.
+const PRELOAD = `data:text/javascript,${encodeURIComponent(
+  "import{writeSync}from'node:fs';process.on('exit',()=>{try{writeSync(3,String(process.resourceUsage().maxRSS))}catch{}});",
+)}`;
+
+function credentials(baseUrl) {
+  return benchEnv({
+    ROSTER_BASE_URL: baseUrl,
+    ROSTER_CLIENT_ID: 'demo-allowed',
+    ROSTER_CLIENT_SECRET: 'riverside-secret-2024',
+  });
+}
+
+/** Runs one export; resolves with records, milliseconds and peak RSS in MB. */
+function runExport(env, extra = []) {
+  return new Promise((resolve, reject) => {
+    const args = [
+      '--import',
+      PRELOAD,
+      ROSTER,
+      'roster',
+      'students',
+      '--all',
+      '--ndjson',
+      '--page-size',
+      String(PAGE_SIZE),
+      ...extra,
+    ];
+    const started = process.hrtime.bigint();
+    const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+    let records = 0;
+    let stderr = '';
+    let reported = '';
+    let polledKb = 0;
+    child.stdout.on('data', (chunk) => {
+      for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) records++;
+    });
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.stdio[3].on('data', (chunk) => (reported += chunk));
+    const poll = setInterval(() => {
+      try {
+        const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+        if (match) polledKb = Math.max(polledKb, Number(match[1]));
+      } catch {
+        // no /proc here, or the process just ended
+      }
+    }, 20);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearInterval(poll);
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      if (code !== 0) return reject(new Error(`roster exited with ${code}: ${stderr.trim()}`));
+      const kb = Math.max(Number(reported) || 0, polledKb);
+      resolve({ records, ms, peakMb: kb / 1024 });
+    });
+  });
+}
+
+function curlLoop(baseUrl, env, students) {
+  const token = spawnSync(process.execPath, [ROSTER, 'token', '--endpoint', 'v1p1'], {
+    env,
+    encoding: 'utf8',
+  });
+  if (token.status !== 0) throw new Error(`roster token failed: ${token.stderr}`);
+  const urls = [];
+  for (let offset = 0; offset < students; offset += PAGE_SIZE) {
+    urls.push(`${baseUrl}/ims/oneroster/v1p1/students?limit=${PAGE_SIZE}&offset=${offset}`);
+  }
+  const args = ['-sf', '-H', `Authorization: Bearer ${token.stdout.trim()}`];
+  for (const url of urls) args.push(url, '-o', '/dev/null');
+  const started = process.hrtime.bigint();
+  const result = spawnSync('curl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  if (result.status !== 0) throw new Error(`curl failed (${result.status}): ${result.stderr}`);
+  return ms;
+}
+
+async function memoryAndThroughput() {
+  console.log(
+    `\n# Export of ${STUDENTS.toLocaleString('en')} students, --all --ndjson, page size ${PAGE_SIZE}`,
+  );
+  const sandbox = await startSandbox(['--students', String(STUDENTS)]);
+  try {
+    const env = credentials(sandbox.baseUrl);
+    await runExport(env); // warm-up: token, sandbox caches
+    for (const concurrency of [1, 4]) {
+      const { records, ms, peakMb } = await runExport(env, ['--concurrency', String(concurrency)]);
+      if (records !== STUDENTS) throw new Error(`expected ${STUDENTS} records, got ${records}`);
+      const perSecond = Math.round(records / (ms / 1000));
+      const verdict = peakMb < MEMORY_GOAL_MB ? 'goal < 150 MB met' : 'goal < 150 MB NOT met';
+      console.log(
+        `concurrency ${concurrency}: ${records} records in ${(ms / 1000).toFixed(2)} s = ${perSecond.toLocaleString('en')} records/s, peak RSS ${peakMb.toFixed(1)} MB  ${verdict}`,
+      );
+    }
+  } finally {
+    sandbox.stop();
+  }
+}
+
+async function parallelAgainstCurl() {
+  if (spawnSync('curl', ['--version']).status !== 0) {
+    console.log('\n(curl not found: the parallel-pages comparison is skipped)');
+    return;
+  }
+  console.log(
+    `\n# ${COMPARE_STUDENTS.toLocaleString('en')} students, page size ${PAGE_SIZE}, sandbox latency ${LATENCY_MS} ms`,
+  );
+  const sandbox = await startSandbox([
+    '--students',
+    String(COMPARE_STUDENTS),
+    '--latency',
+    String(LATENCY_MS),
+  ]);
+  try {
+    const env = credentials(sandbox.baseUrl);
+    await runExport(env); // warm-up
+    const curl = curlLoop(sandbox.baseUrl, env, COMPARE_STUDENTS);
+    console.log(row('sequential curl loop (baseline)', curl, curl));
+    const sequential = await runExport(env, ['--concurrency', '1']);
+    console.log(row('roster --all --ndjson --concurrency 1', sequential.ms, curl));
+    const parallel = await runExport(env);
+    console.log(row('roster --all --ndjson (concurrency 4)', parallel.ms, curl, RATIO_GOAL));
+  } finally {
+    sandbox.stop();
+  }
+}
+
+await memoryAndThroughput();
+if (!argv.includes('--skip-compare')) await parallelAgainstCurl();
