@@ -94,7 +94,7 @@ describe('exit codes', () => {
   it('a usage error from settings is exit 2 with one line and a hint', async () => {
     const result = await roster(['token'], { env: envFor('demo-allowed', { ROSTER_TIMEOUT: 'soon' }) });
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe('Error: Invalid timeout "soon": give seconds between 0 and 3600.\n');
+    expect(result.stderr).toBe('Error: Invalid timeout "soon": give seconds from 0.1 to 3600.\n');
     expect(sandbox.requests).toHaveLength(0);
     const plain = await roster(['token', '--base-url', 'http://api.district.example/v1']);
     expect(plain.code).toBe(2);
