@@ -19,7 +19,7 @@ type Variant = 'default' | 'cap50' | 'bare' | 'none' | 'bareNoTotal' | 'noTotal2
 const VARIANTS: Record<Variant, OneRosterSandboxOptions> = {
   default: {},
   cap50: { pageCap: 50 },
-  bare: { link: 'bare' },
+  bare: { link: 'bare', nulls: true },
   none: { link: 'none' },
   // Without X-Total-Count paging is sequential: by bare next links, or by offset until a 204.
   bareNoTotal: { link: 'bare', totalCount: false },

@@ -11,9 +11,7 @@ export function register(program: Command, ctx: Context): void {
     .command('roster')
     .summary('OneRoster reads: students, schools, classes, … (1.1 and 1.2)')
     .description(
-      'OneRoster rostering reads. The version comes from --oneroster (or ROSTER_ONEROSTER, or the profile);\n' +
-        "it picks the path prefix (/ims/oneroster/v1p1 or v1p2, or the profile's onerosterPaths) and the\n" +
-        "version's own token endpoint.",
+      "OneRoster rostering reads. --oneroster (or ROSTER_ONEROSTER, or the profile) picks the version, which picks the path prefix (/ims/oneroster/v1p1 or v1p2, or the profile's onerosterPaths) and the version's own token endpoint.",
     );
   for (const collection of COLLECTIONS) registerRead(group, ctx, collection);
   examples(group, [

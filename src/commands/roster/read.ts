@@ -16,7 +16,7 @@ import {
   parseFieldList,
   type ReadQuery,
 } from '../../oneroster/query.js';
-import { columnValues } from '../../oneroster/records.js';
+import { columnReader, columnValues } from '../../oneroster/records.js';
 import { type OneRosterService, onerosterService, pageSender } from '../../oneroster/service.js';
 import { createRecordWriter, type RecordColumn, type RecordFormat } from '../../output/record-stream.js';
 import { printFields, printJson } from '../../output/render.js';
@@ -161,7 +161,7 @@ export function columnsFor(
   const names =
     options.columns ??
     (options.format === 'csv' ? collection.csv[version] : (options.query.fields ?? collection.columns));
-  return names.map((name) => ({ header: name, values: (record: unknown) => columnValues(record, name) }));
+  return names.map((name) => ({ header: name, values: columnReader(name) }));
 }
 
 export async function run(
