@@ -2,8 +2,9 @@
 // it (sent, failed or in-doubt). Stops taking new rows on interrupt or on an error every later row would
 // meet too (credentials, permission, an unreachable server); rows already in flight always finish.
 import { ApiError, RosterError } from '../errors.js';
+import { invitationKey } from './invitation.js';
 import type { PlannedRow } from './invite-file.js';
-import type { Journal } from './journal.js';
+import { bodyHash, type Journal } from './journal.js';
 
 export type RowResult =
   | { state: 'sent'; message: string }
@@ -21,40 +22,48 @@ export interface RunnerOptions {
   journal: Journal;
   concurrency: number;
   signal: AbortSignal;
-  /** Lines of rows that were in doubt and are sent again on purpose (--resend-in-doubt). */
-  resending: Set<number>;
+  /** Keys of rows that were in doubt and are sent again on purpose (--resend-in-doubt). */
+  resending: Set<string>;
   send(row: PlannedRow): Promise<{ message: string }>;
   now(): Date;
   onProgress(counts: RunCounts): void;
 }
 
 export interface RunOutcome {
-  results: Map<number, RowResult>;
+  /** By row key (invitationKey). */
+  results: Map<string, RowResult>;
   /** The error that made the run stop taking rows, when one did. */
   stoppedBy?: RosterError;
 }
 
 export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
   const { rows, journal, signal } = options;
-  const results = new Map<number, RowResult>();
+  const results = new Map<string, RowResult>();
   const counts: RunCounts = { sent: 0, failed: 0, inDoubt: 0, remaining: rows.length };
   let stoppedBy: RosterError | undefined;
   let next = 0;
 
-  const entry = (row: PlannedRow) => ({
+  const entry = (row: PlannedRow, key: string) => ({
+    key,
     line: row.line,
     at: options.now().toISOString(),
     email: row.body.email,
     schoolId: row.body.schoolId,
+    bodyHash: bodyHash(row.body),
   });
 
   async function worker(): Promise<void> {
     while (!signal.aborted && stoppedBy === undefined && next < rows.length) {
       const row = rows[next++]!;
+      const key = invitationKey(row.body.email, row.body.schoolId);
       counts.remaining--;
       // On disk before the request leaves: a crash from here on leaves the row in doubt, never forgotten.
       await journal.record([
-        { ...entry(row), state: 'in-flight', ...(options.resending.has(row.line) && { resend: true }) },
+        {
+          ...entry(row, key),
+          state: 'in-flight',
+          ...(options.resending.has(key) && { resend: true }),
+        },
       ]);
       let result: RowResult;
       try {
@@ -67,15 +76,15 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
       }
       await journal.record([
         result.state === 'sent'
-          ? { ...entry(row), state: 'sent' }
+          ? { ...entry(row, key), state: 'sent' }
           : {
-              ...entry(row),
+              ...entry(row, key),
               state: result.state,
               reason: result.reason,
               ...(result.status !== undefined && { status: result.status }),
             },
       ]);
-      results.set(row.line, result);
+      results.set(key, result);
       if (result.state === 'sent') counts.sent++;
       else if (result.state === 'failed') counts.failed++;
       else counts.inDoubt++;

@@ -37,6 +37,14 @@ export const FIELDS: readonly { name: FieldName; flag: string; required: boolean
 
 export const flagOf = (field: FieldName): string => FIELDS.find((f) => f.name === field)?.flag ?? field;
 
+/**
+ * Who an invitation is for: the e-mail (trimmed, any case) and the school. One per file (duplicates are
+ * refused) and what the bulk journal matches rows by, so editing other fields or moving a row keeps it.
+ * A valid address holds no space, so the first space separates the two.
+ */
+export const invitationKey = (email: string, schoolId: string): string =>
+  `${email.trim().toLowerCase()} ${schoolId.trim()}`;
+
 /** The one scope value the spec shows (§2.4). */
 export const KNOWN_SCOPES: readonly string[] = ['fillEnrollment'];
 export const DEFAULT_SCOPES = 'fillEnrollment';

@@ -8,6 +8,7 @@ import {
   flagOf,
   type InvitationBody,
   type InvitationDraft,
+  invitationKey,
   validateInvitation,
 } from './invitation.js';
 
@@ -95,7 +96,7 @@ export function readInviteFile(text: string, fill: InvitationDraft): InviteFile 
       });
       continue;
     }
-    const key = `${result.body.email.toLowerCase()}\0${result.body.schoolId}`;
+    const key = invitationKey(result.body.email, result.body.schoolId);
     const first = firstLineOf.get(key);
     if (first !== undefined) {
       problems.push({

@@ -1,20 +1,31 @@
 // The bulk-send journal: one JSON object per line, appended and fsynced before each request (in-flight) and
 // after it (sent, failed, in-doubt), so a run killed at any instant can be resumed without sending any
 // e-mail twice. Appends from concurrent rows are group-committed: one write and one fsync per batch.
-// A lock file keeps two runs from sending the same file at once.
+// A lock file keeps two runs from sending the same file to the same place at once.
+//
+// The journal belongs to the input file's absolute path and the destination (base URL and client id), not
+// to the file's content: an admin who fixes failed rows, adds rows or reorders them and runs the same command
+// again resumes the same journal. Rows are matched by who the invitation is for (e-mail and school, see
+// invitationKey), never by line number, which moves when rows are inserted.
 import { createHash } from 'node:crypto';
 import { type FileHandle, mkdir, open, readFile, rm, truncate } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { RosterError } from '../errors.js';
+import { type InvitationBody, invitationKey } from './invitation.js';
 
 export type RowState = 'pending' | 'in-flight' | 'sent' | 'failed' | 'in-doubt';
 
 export interface JournalEntry {
+  /** The row's identity, invitationKey(email, schoolId): what a later run looks the row up by. */
+  key: string;
+  /** Where the row was in the file when this entry was written: for messages only, it moves with edits. */
   line: number;
   state: RowState;
   at: string;
   email?: string;
   schoolId?: string;
+  /** bodyHash of the row's request, so a later run can tell the row was edited after it was sent. */
+  bodyHash?: string;
   /** Why a row failed or is in doubt. */
   reason?: string;
   /** HTTP status of a failure, when the server answered. */
@@ -23,18 +34,35 @@ export interface JournalEntry {
   resend?: boolean;
 }
 
+/** Where a run sends: the same file sent to another district (or as another client) is another run. */
+export interface Destination {
+  baseUrl: string;
+  clientId: string;
+}
+
 export interface JournalHeader {
   journal: 'roster invite send';
   version: 1;
-  /** Absolute path of the input file and the SHA-256 of its content: the journal belongs to both. */
+  /** Absolute path of the input file and where it is sent: the journal belongs to both. */
   file: string;
+  destination: Destination;
+  /** SHA-256 of the file's content when the journal began: information only (the file may be edited later). */
   sha256: string;
   createdAt: string;
 }
 
-/** `<state>/invites/<file name>-<hash of absolute path and content>.jsonl`: one journal per input. */
-export function journalPath(stateDir: string, absoluteFile: string, content: string): string {
-  const hash = createHash('sha256').update(absoluteFile).update('\0').update(content).digest('hex');
+/**
+ * `<state>/invites/<file name>-<hash of absolute path, base URL and client id>.jsonl`: one journal per input
+ * file and destination, whatever the file holds now.
+ */
+export function journalPath(stateDir: string, absoluteFile: string, destination: Destination): string {
+  const hash = createHash('sha256')
+    .update(absoluteFile)
+    .update('\0')
+    .update(destination.baseUrl)
+    .update('\0')
+    .update(destination.clientId)
+    .digest('hex');
   const name = basename(absoluteFile)
     .replace(/[^A-Za-z0-9._-]/g, '_')
     .slice(0, 60);
@@ -43,6 +71,13 @@ export function journalPath(stateDir: string, absoluteFile: string, content: str
 
 export const contentHash = (content: string) => createHash('sha256').update(content).digest('hex');
 
+/** A short digest of a request body (built in a fixed field order), to notice a row edited after sending. */
+export const bodyHash = (body: InvitationBody) =>
+  createHash('sha256').update(JSON.stringify(body)).digest('hex').slice(0, 16);
+
+const sameDestination = (a: Destination | undefined, b: Destination) =>
+  a !== undefined && a.baseUrl === b.baseUrl && a.clientId === b.clientId;
+
 export class Journal {
   private queue: { text: string; resolve: () => void; reject: (error: unknown) => void }[] = [];
   private writing = false;
@@ -50,16 +85,18 @@ export class Journal {
   private constructor(
     readonly path: string,
     private readonly handle: FileHandle,
-    /** The last recorded state of each row, by line. */
-    readonly states: Map<number, JournalEntry>,
+    /** The header the journal began with (the first run's content hash included). */
+    readonly header: JournalHeader,
+    /** The last recorded state of each row, by key. */
+    readonly states: Map<string, JournalEntry>,
     /** True when this run created the journal (a first run, not a resume). */
     readonly created: boolean,
   ) {}
 
   /** Reads the current state without taking the lock or creating anything (for --dry-run). */
-  static async peek(path: string): Promise<Map<number, JournalEntry>> {
+  static async peek(path: string): Promise<{ header?: JournalHeader; states: Map<string, JournalEntry> }> {
     const text = await readText(path);
-    return text === undefined ? new Map() : parse(path, text).states;
+    return text === undefined || text === '' ? { states: new Map() } : parse(path, text);
   }
 
   static async open(path: string, header: Omit<JournalHeader, 'createdAt'>, now: Date): Promise<Journal> {
@@ -76,12 +113,18 @@ export class Journal {
         }
       }
       const existing = text === undefined || text === '' ? undefined : parse(path, text);
-      if (existing && (existing.header.sha256 !== header.sha256 || existing.header.file !== header.file)) {
-        throw new RosterError('failure', `The journal ${path} belongs to another file.`);
+      // A changed content is expected (rows fixed or added); another file or destination is not.
+      if (
+        existing &&
+        (existing.header.file !== header.file ||
+          !sameDestination(existing.header.destination, header.destination))
+      ) {
+        throw new RosterError('failure', `The journal ${path} belongs to another file or destination.`);
       }
       const handle = await open(path, 'a', 0o600);
-      const journal = new Journal(path, handle, existing?.states ?? new Map(), existing === undefined);
-      if (!existing) await journal.append([{ ...header, createdAt: now.toISOString() }]);
+      const first: JournalHeader = existing?.header ?? { ...header, createdAt: now.toISOString() };
+      const journal = new Journal(path, handle, first, existing?.states ?? new Map(), existing === undefined);
+      if (!existing) await journal.append([first]);
       return journal;
     } catch (error) {
       await unlock(path);
@@ -92,7 +135,7 @@ export class Journal {
   /** Appends the entries and resolves once they are on disk; the in-memory states follow. */
   async record(entries: JournalEntry[]): Promise<void> {
     await this.append(entries);
-    for (const entry of entries) this.states.set(entry.line, entry);
+    for (const entry of entries) this.states.set(entry.key, entry);
   }
 
   async close(): Promise<void> {
@@ -130,9 +173,9 @@ export class Journal {
   }
 }
 
-function parse(path: string, text: string): { header: JournalHeader; states: Map<number, JournalEntry> } {
+function parse(path: string, text: string): { header: JournalHeader; states: Map<string, JournalEntry> } {
   const lines = text.split('\n');
-  const states = new Map<number, JournalEntry>();
+  const states = new Map<string, JournalEntry>();
   let header: JournalHeader | undefined;
   lines.forEach((line, index) => {
     if (line === '') return;
@@ -155,7 +198,22 @@ function parse(path: string, text: string): { header: JournalHeader; states: Map
       }
       header = entry as JournalHeader;
     } else if (typeof entry.line === 'number' && typeof entry.state === 'string') {
-      states.set(entry.line, entry as JournalEntry);
+      // Entries written before rows had a key name their e-mail and school, which is all the key is.
+      const key =
+        typeof entry.key === 'string'
+          ? entry.key
+          : typeof entry.email === 'string' && typeof entry.schoolId === 'string'
+            ? invitationKey(entry.email, entry.schoolId)
+            : undefined;
+      if (key === undefined) {
+        // Skipping it could forget a row that was sent: refuse instead.
+        throw new RosterError(
+          'failure',
+          `The journal ${path} has an entry at line ${index + 1} that names no e-mail and school.`,
+          'Move it aside only if you are sure: rows it recorded as sent would be sent again.',
+        );
+      }
+      states.set(key, { ...entry, key } as JournalEntry);
     }
   });
   if (!header) throw new RosterError('failure', `${path} is not a roster invite journal.`);

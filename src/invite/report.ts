@@ -2,8 +2,9 @@
 // human summary for stderr and the machine report for --json.
 import { checkCommand } from '../api/enrollment.js';
 import type { RowResult } from './bulk-runner.js';
+import { invitationKey } from './invitation.js';
 import type { PlannedRow } from './invite-file.js';
-import type { JournalEntry } from './journal.js';
+import { bodyHash, type JournalEntry } from './journal.js';
 
 export type FinalState = 'sent' | 'skipped' | 'failed' | 'in-doubt' | 'not-started';
 
@@ -19,6 +20,8 @@ export interface ReportRow {
   message?: string;
   /** The failure or doubt comes from an earlier run (this run did not try the row). */
   earlier?: boolean;
+  /** A skipped row whose fields were edited after it was sent: the edit was not sent. */
+  changed?: boolean;
 }
 
 export interface Counts {
@@ -34,6 +37,8 @@ export interface BulkReport {
   file: string;
   journal: string;
   interrupted: boolean;
+  /** The file's content differs from when the journal began (rows are still matched by e-mail and school). */
+  contentChanged: boolean;
   /** Why the run stopped taking rows early, when it did. */
   stoppedBy?: string;
   counts: Counts;
@@ -42,14 +47,16 @@ export interface BulkReport {
   rows: ReportRow[];
 }
 
+/** `before` and `results` are by row key (invitationKey); the report keeps the lines of the current file. */
 export function finalRows(
   planned: PlannedRow[],
-  before: Map<number, JournalEntry>,
-  results: Map<number, RowResult>,
+  before: Map<string, JournalEntry>,
+  results: Map<string, RowResult>,
 ): ReportRow[] {
   return planned.map(({ line, body }) => {
     const base = { line, email: body.email, schoolId: body.schoolId };
-    const result = results.get(line);
+    const key = invitationKey(body.email, body.schoolId);
+    const result = results.get(key);
     if (result?.state === 'sent') return { ...base, result: 'sent', message: result.message };
     if (result) {
       return {
@@ -59,10 +66,13 @@ export function finalRows(
         ...(result.status !== undefined && { status: result.status }),
       };
     }
-    const earlier = before.get(line);
+    const earlier = before.get(key);
     switch (earlier?.state) {
       case 'sent':
-        return { ...base, result: 'skipped' };
+        // Older entries carry no bodyHash: nothing to compare, so no claim either way.
+        return earlier.bodyHash !== undefined && earlier.bodyHash !== bodyHash(body)
+          ? { ...base, result: 'skipped', changed: true }
+          : { ...base, result: 'skipped' };
       case 'failed':
         return { ...base, result: 'failed', reason: earlier.reason ?? 'failed', earlier: true };
       case 'in-flight':
@@ -103,6 +113,14 @@ export function summaryLines(report: BulkReport, fileName: string): string[] {
         `${report.interrupted ? ' before the interrupt' : ''}.`,
   ];
   if (counts.skipped > 0) lines.push(`  Skipped ${counts.skipped} already sent by an earlier run.`);
+  const changed = report.rows.filter((r) => r.changed);
+  if (changed.length > 0) {
+    lines.push(`    ${changed.length} of them edited in the file since; the edits were not sent:`);
+    for (const r of changed)
+      lines.push(
+        `      line ${r.line}: ${r.email} (${r.schoolId}): skipped as already sent (before the edit)`,
+      );
+  }
   if (counts.notStarted > 0) {
     lines.push(`  Not started: ${counts.notStarted} (run the same command again to send them).`);
   }

@@ -1,8 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NetworkError } from '../../src/api/transport.js';
 import { ApiError, RosterError } from '../../src/errors.js';
 import { classify, sendRows } from '../../src/invite/bulk-runner.js';
+import { invitationKey } from '../../src/invite/invitation.js';
 import type { PlannedRow } from '../../src/invite/invite-file.js';
 import { contentHash, Journal } from '../../src/invite/journal.js';
 import { tempDir } from '../helpers/context.js';
@@ -21,7 +23,13 @@ const rows = (n: number): PlannedRow[] =>
 const openJournal = () =>
   Journal.open(
     join(tempDir(), 'j.jsonl'),
-    { journal: 'roster invite send', version: 1, file: '/f.csv', sha256: contentHash('') },
+    {
+      journal: 'roster invite send',
+      version: 1,
+      file: '/f.csv',
+      destination: { baseUrl: 'https://a.example/v1', clientId: 'c1' },
+      sha256: contentHash(''),
+    },
     new Date(),
   );
 
@@ -57,7 +65,7 @@ describe('sendRows', () => {
       signal: new AbortController().signal,
       resending: new Set(),
       send: async (row) => {
-        expect(journal.states.get(row.line)?.state).toBe('in-flight');
+        expect(journal.states.get(invitationKey(row.body.email, row.body.schoolId))?.state).toBe('in-flight');
         peak = Math.max(peak, ++inFlight);
         await new Promise((r) => setTimeout(r, 2));
         inFlight--;
@@ -70,6 +78,31 @@ describe('sendRows', () => {
     expect(peak).toBe(4);
     expect([...outcome.results.values()].every((r) => r.state === 'sent')).toBe(true);
     expect([...journal.states.values()].every((e) => e.state === 'sent')).toBe(true);
+  });
+
+  it('keys results and journal entries by e-mail and school; marks rows sent again on purpose', async () => {
+    const journal = await openJournal();
+    const [first, second] = rows(2);
+    const resent = invitationKey(second!.body.email, second!.body.schoolId);
+    const outcome = await sendRows({
+      rows: [first!, second!],
+      journal,
+      concurrency: 1,
+      signal: new AbortController().signal,
+      resending: new Set([resent]),
+      send: async () => ({ message: 'ok' }),
+      now: () => new Date(),
+      onProgress: () => {},
+    });
+    await journal.close();
+    expect([...outcome.results.keys()]).toEqual(['p0@x.org s1', resent]);
+    const entries = readFileSync(journal.path, 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => JSON.parse(l));
+    expect(entries.filter((e) => e.resend).map((e) => e.key)).toEqual([resent]);
+    expect(entries.every((e) => typeof e.bodyHash === 'string' && e.line >= 2)).toBe(true);
   });
 
   it('an abort stops taking rows but lets the ones in flight finish', async () => {

@@ -258,6 +258,171 @@ describe('invite send --file', () => {
     expect([...deliveries(sandbox).values()]).toEqual(Array(30).fill(1));
   });
 
+  it('fixing failed rows and inserting one in the same file: a re-run sends only those, never a row already sent', async () => {
+    sandbox.injectFault({
+      match: (r) => {
+        if (r.method !== 'POST' || r.path !== '/enrollment/invitations') return false;
+        const body = JSON.parse(r.body.toString());
+        return body.schoolId === 'closed' || body.studentCount === 99;
+      },
+      status: 400,
+      body: { message: 'rejected' },
+      times: 100,
+    });
+    const file = csvFile(
+      'email,schoolId,studentCount\n' +
+        'fix-0@example.org,sch-1,1\n' +
+        'fix-1@example.org,closed,1\n' +
+        'fix-2@example.org,sch-1,99\n' +
+        'fix-3@example.org,sch-2,1\n' +
+        'fix-4@example.org,sch-2,2\n',
+    );
+    const args = ['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1'];
+    const first = await roster(sandbox, args);
+    expect(first.code).toBe(5);
+    expect(first.stderr).toContain('Sent 3 of 5 invitations');
+    const journal = journalOf(first.stderr);
+
+    // Fixed: fix-1's school (a new identity), fix-2's count (same identity, new value). Inserted: new-0.
+    // Moved, its case and count edited after it was sent: fix-3.
+    writeFileSync(
+      file,
+      'email,schoolId,studentCount\n' +
+        'fix-0@example.org,sch-1,1\n' +
+        'new-0@example.org,sch-1,1\n' +
+        'FIX-3@example.org,sch-2,3\n' +
+        'fix-1@example.org,sch-9,1\n' +
+        'fix-2@example.org,sch-1,2\n' +
+        'fix-4@example.org,sch-2,2\n',
+    );
+    const recorded = readFileSync(journal, 'utf8');
+    sandbox.requests.length = 0;
+    const dry = await roster(sandbox, [...args, '--dry-run'], { home: first.home });
+    expect(
+      dry.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).body.email),
+    ).toEqual(['new-0@example.org', 'fix-1@example.org', 'fix-2@example.org']);
+    expect(dry.stderr).toContain('changed since the first run');
+    expect(readFileSync(journal, 'utf8')).toBe(recorded); // a dry run writes nothing
+
+    const again = await roster(sandbox, [...args, '--json'], { home: first.home });
+    expect(again.code).toBe(0);
+    expect(journalOf(again.stderr)).toBe(journal);
+    expect(again.stderr).toMatch(
+      /^\S+invites\.csv changed since the first run \([^)]+\); rows are matched by e-mail and school, so rows already sent stay skipped\.$/m,
+    );
+    const report = JSON.parse(again.stdout);
+    expect(report.contentChanged).toBe(true);
+    expect(report.counts).toEqual({ total: 6, sent: 3, skipped: 3, failed: 0, inDoubt: 0, notStarted: 0 });
+    expect(report.rows.find((r: { line: number }) => r.line === 4)).toMatchObject({
+      email: 'FIX-3@example.org',
+      result: 'skipped',
+      changed: true,
+    });
+    expect(again.stderr).toContain('Skipped 3 already sent by an earlier run.');
+    expect(again.stderr).toContain(
+      'line 4: FIX-3@example.org (sch-2): skipped as already sent (before the edit)',
+    );
+    expect(posts(sandbox).map((r) => JSON.parse(r.body))).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ email: 'new-0@example.org', schoolId: 'sch-1' }),
+        expect.objectContaining({ email: 'fix-1@example.org', schoolId: 'sch-9' }),
+        expect.objectContaining({ email: 'fix-2@example.org', studentCount: 2 }),
+      ]),
+    );
+    expect(posts(sandbox)).toHaveLength(3);
+    // One e-mail per address over both runs: nothing sent twice, nothing lost.
+    expect(Object.fromEntries(deliveries(sandbox))).toEqual({
+      'fix-0@example.org': 1,
+      'fix-1@example.org': 1,
+      'fix-2@example.org': 1,
+      'fix-3@example.org': 1,
+      'fix-4@example.org': 1,
+      'new-0@example.org': 1,
+    });
+  });
+
+  it('the same file sent to two destinations keeps two journals: each sends every row once', async () => {
+    const other = await startSandbox({ seed: 12 });
+    try {
+      const file = csvFile(csvOf(5));
+      const args = ['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1'];
+      const here = await roster(sandbox, args);
+      const there = await roster(other, args, { home: here.home });
+      expect([here.code, there.code]).toEqual([0, 0]);
+      expect(journalOf(there.stderr)).not.toBe(journalOf(here.stderr));
+      expect(there.stderr).toContain('Sent 5 of 5 invitations');
+      expect([...deliveries(sandbox).values()]).toEqual(Array(5).fill(1));
+      expect([...deliveries(other).values()]).toEqual(Array(5).fill(1));
+
+      const back = await roster(sandbox, args, { home: here.home });
+      expect(back.stderr).toContain('Nothing sent');
+      expect([...deliveries(sandbox).values()]).toEqual(Array(5).fill(1));
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('rows in doubt stay in doubt after the file is edited, listed at their new lines', async () => {
+    const doubtful = new Set(['doubt-1@example.org', 'doubt-3@example.org']);
+    sandbox.injectFault({
+      match: (r) =>
+        r.method === 'POST' &&
+        r.path === '/enrollment/invitations' &&
+        doubtful.has(JSON.parse(r.body.toString()).email),
+      drop: true,
+      times: 2,
+    });
+    const emails = Array.from({ length: 5 }, (_, i) => `doubt-${i}@example.org`);
+    const file = csvFile(`email,schoolId,studentCount\n${emails.map((e) => `${e},sch-1,1\n`).join('')}`);
+    const args = ['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1'];
+    const first = await roster(sandbox, args);
+    expect(first.code).toBe(5);
+    expect(first.stderr).toContain('In doubt: 2');
+
+    // A new first row, the in-doubt ones edited and moved.
+    writeFileSync(
+      file,
+      'email,schoolId,studentCount\n' +
+        'doubt-new@example.org,sch-1,1\n' +
+        'doubt-3@example.org,sch-1,2\n' +
+        'doubt-0@example.org,sch-1,1\n' +
+        'doubt-2@example.org,sch-1,1\n' +
+        'doubt-4@example.org,sch-1,1\n' +
+        'DOUBT-1@example.org,sch-1,4\n',
+    );
+    sandbox.requests.length = 0;
+    const again = await roster(sandbox, [...args, '--json'], { home: first.home });
+    expect(again.code).toBe(5);
+    expect(posts(sandbox).map((r) => JSON.parse(r.body).email)).toEqual(['doubt-new@example.org']);
+    expect(JSON.parse(again.stdout).counts).toEqual({
+      total: 6,
+      sent: 1,
+      skipped: 3,
+      failed: 0,
+      inDoubt: 2,
+      notStarted: 0,
+    });
+    expect(again.stderr).toContain('In doubt: 2 (may have been sent; not sent again)');
+    expect(again.stderr).toContain('line 3: doubt-3@example.org (sch-1)');
+    expect(again.stderr).toContain('line 7: DOUBT-1@example.org (sch-1)');
+    expect(Math.max(...deliveries(sandbox).values())).toBe(1);
+
+    // Only --resend-in-doubt sends them again, with the values now in the file.
+    sandbox.requests.length = 0;
+    const resend = await roster(sandbox, [...args, '--resend-in-doubt'], { home: first.home });
+    expect(resend.code).toBe(0);
+    expect(posts(sandbox)).toHaveLength(2);
+    expect(posts(sandbox).map((r) => JSON.parse(r.body))).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ email: 'doubt-3@example.org', studentCount: 2 }),
+        expect.objectContaining({ email: 'DOUBT-1@example.org', studentCount: 4 }),
+      ]),
+    );
+  });
+
   it('a permission failure stops the run early with exit 3', async () => {
     sandbox.injectFault({
       match: (r) => r.path === '/enrollment/invitations',

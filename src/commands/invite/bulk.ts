@@ -1,6 +1,9 @@
 // `roster invite send --file invites.csv`: the whole file validated first, then sent with bounded
 // concurrency under a journal that makes the run resumable (see src/invite/journal.ts). Re-running the same
 // command skips rows already sent, retries failed rows, and lists in-doubt rows without re-sending them.
+// The journal follows the file's path and destination, not its content, and rows are matched by e-mail and
+// school: fixing failed rows, adding or reordering rows in the same file and re-running never re-sends a row
+// already sent (even one whose other fields were edited since), and never re-sends one in doubt by accident.
 import { readFile, rm } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { INVITATIONS_PATH, sendInvitation } from '../../api/enrollment.js';
@@ -8,8 +11,16 @@ import type { Context } from '../../context.js';
 import { RosterError, UsageError } from '../../errors.js';
 import { writePrivateFile } from '../../files.js';
 import { sendRows } from '../../invite/bulk-runner.js';
+import { invitationKey } from '../../invite/invitation.js';
 import { inviteCsv, type PlannedRow, readInviteFile } from '../../invite/invite-file.js';
-import { contentHash, Journal, type JournalEntry, journalPath } from '../../invite/journal.js';
+import {
+  contentHash,
+  type Destination,
+  Journal,
+  type JournalEntry,
+  type JournalHeader,
+  journalPath,
+} from '../../invite/journal.js';
 import { type BulkReport, countRows, finalRows, summaryLines } from '../../invite/report.js';
 import { startProgress } from '../../output/progress.js';
 import { printJson, printNdjsonLine } from '../../output/render.js';
@@ -22,19 +33,25 @@ interface Plan {
   toSend: PlannedRow[];
   skipped: PlannedRow[];
   inDoubt: PlannedRow[];
-  /** In-doubt rows sent again because of --resend-in-doubt. */
-  resending: Set<number>;
+  /** Keys of in-doubt rows sent again because of --resend-in-doubt. */
+  resending: Set<string>;
 }
 
-function plan(rows: PlannedRow[], states: Map<number, JournalEntry>, resendInDoubt: boolean): Plan {
+const keyOf = (row: PlannedRow) => invitationKey(row.body.email, row.body.schoolId);
+
+/**
+ * By row identity, whatever else changed: sent stays skipped, failed (or never tried) is sent with the
+ * current values, in doubt stays in doubt unless --resend-in-doubt.
+ */
+function plan(rows: PlannedRow[], states: Map<string, JournalEntry>, resendInDoubt: boolean): Plan {
   const result: Plan = { toSend: [], skipped: [], inDoubt: [], resending: new Set() };
   for (const row of rows) {
-    const state = states.get(row.line)?.state;
+    const state = states.get(keyOf(row))?.state;
     if (state === 'sent') result.skipped.push(row);
     else if (state === 'in-flight' || state === 'in-doubt') {
       if (resendInDoubt) {
         result.toSend.push(row);
-        result.resending.add(row.line);
+        result.resending.add(keyOf(row));
       } else result.inDoubt.push(row);
     } else result.toSend.push(row);
   }
@@ -60,27 +77,32 @@ export async function runBulk(options: SendOptions, ctx: Context, settings: Sett
     );
   }
   const rows = checked.rows;
-  const path = journalPath(ctx.paths.stateDir, file, content);
   const session = new Session(ctx, settings);
+  // The same file sent to another district, or as another client, is another run with its own journal.
+  const destination: Destination = { baseUrl: session.baseUrl, clientId: settings.clientId ?? '' };
+  const path = journalPath(ctx.paths.stateDir, file, destination);
+  const sha256 = contentHash(content);
 
-  if (options.dryRun) return dryRun(ctx, session, rows, path, options);
+  if (options.dryRun) return dryRun(ctx, session, rows, path, sha256, options);
 
   const journal = await Journal.open(
     path,
-    { journal: 'roster invite send', version: 1, file, sha256: contentHash(content) },
+    { journal: 'roster invite send', version: 1, file, destination, sha256 },
     new Date(ctx.now()),
   );
   try {
+    const contentChanged = noteChanged(ctx, journal.header, sha256, options.file ?? file);
     const before = new Map(journal.states);
     const work = plan(rows, before, Boolean(options.resendInDoubt));
     if (work.toSend.length > 0 && ctx.interactive && !options.yes)
       await confirm(ctx, work, options.file ?? file);
-    const fresh = work.toSend.filter((r) => !before.has(r.line));
+    const fresh = work.toSend.filter((r) => !before.has(keyOf(r)));
     if (fresh.length > 0) {
       // The whole plan on disk before the first request: a crash can never make a row look untouched.
       const at = new Date(ctx.now()).toISOString();
       await journal.record(
         fresh.map((r) => ({
+          key: keyOf(r),
           line: r.line,
           state: 'pending',
           at,
@@ -119,13 +141,14 @@ export async function runBulk(options: SendOptions, ctx: Context, settings: Sett
     }
 
     const reportRows = finalRows(rows, before, outcome.results);
-    const failedLines = new Set(reportRows.filter((r) => r.result === 'failed').map((r) => r.line));
-    const failedBodies = rows.filter((r) => failedLines.has(r.line));
+    // finalRows keeps the order of `rows`, so the two line up.
+    const failedBodies = rows.filter((_, i) => reportRows[i]?.result === 'failed');
     const failedCsv = await writeFailed(failedBodies, options.failedCsv, path);
     const report: BulkReport = {
       file,
       journal: path,
       interrupted,
+      contentChanged,
       ...(outcome.stoppedBy && { stoppedBy: outcome.stoppedBy.message }),
       counts: countRows(reportRows),
       failedCsv,
@@ -137,6 +160,23 @@ export async function runBulk(options: SendOptions, ctx: Context, settings: Sett
   } finally {
     await journal.close();
   }
+}
+
+/**
+ * One line on stderr when the file was edited since the journal began (fixed rows, added ones): expected,
+ * and safe, but worth saying since the admin may not expect rows to be matched rather than lines.
+ */
+function noteChanged(
+  ctx: Context,
+  header: JournalHeader | undefined,
+  sha256: string,
+  fileName: string,
+): boolean {
+  if (header === undefined || header.sha256 === sha256) return false;
+  ctx.log.info(
+    `${fileName} changed since the first run (${header.createdAt}); rows are matched by e-mail and school, so rows already sent stay skipped.`,
+  );
+  return true;
 }
 
 function progressText(sent: number, failed: number, inDoubt: number, remaining: number): string {
@@ -199,9 +239,12 @@ async function dryRun(
   session: Session,
   rows: PlannedRow[],
   path: string,
+  sha256: string,
   options: SendOptions,
 ): Promise<void> {
-  const work = plan(rows, await Journal.peek(path), Boolean(options.resendInDoubt));
+  const { header, states } = await Journal.peek(path);
+  noteChanged(ctx, header, sha256, options.file ?? path);
+  const work = plan(rows, states, Boolean(options.resendInDoubt));
   const url = session.api.url(INVITATIONS_PATH);
   for (const row of work.toSend)
     await printNdjsonLine(ctx, { line: row.line, method: 'POST', url, body: row.body });
