@@ -125,7 +125,9 @@ export function register(invite: Command, ctx: Context): void {
         'request that may have reached the server is never sent again.\n\n' +
         'With --file, every row of a CSV (header: the spec field names) is sent, and a journal lets an ' +
         'interrupted run be resumed by running the same command again: rows already sent are skipped, ' +
-        'failed rows are retried, and rows whose outcome is unknown ("in doubt") are listed, not re-sent.',
+        'failed rows are retried, and rows whose outcome is unknown ("in doubt") are listed, not re-sent. ' +
+        'Rows are matched by e-mail and school, so failed rows can be fixed and rows added in the same file ' +
+        'between runs; the journal belongs to the file and the destination (base URL and client).',
     )
     .option('--email <address>', 'recipient e-mail address')
     .option('--school-id <id>', 'school the invitation is for (with --file: for rows without one)')
