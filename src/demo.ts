@@ -2,7 +2,7 @@
 // real CLI (bin/roster.js in child processes), printing what the admin would see. Touches nothing of the
 // user's own: a private HOME for the run, removed at the end.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,13 +19,28 @@ interface Step {
   input?: string;
 }
 
+const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * On a terminal each step runs under `script`, in a pseudo-terminal as wide as this one, so the demo shows
+ * exactly what an admin sees (tables, colour); elsewhere (CI logs) through plain pipes.
+ */
+function command(args: string[]): [string, string[]] {
+  if (!process.stdout.isTTY || !existsSync('/usr/bin/script')) return [process.execPath, [bin, ...args]];
+  const line = [process.execPath, bin, ...args].map(quote).join(' ');
+  const width = Math.max(60, (process.stdout.columns || 100) - 4);
+  return ['/usr/bin/script', ['-qec', `stty cols ${width} 2>/dev/null; exec ${line}`, '/dev/null']];
+}
+
 function run(step: Step, env: NodeJS.ProcessEnv): Promise<number | null> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, ...step.args], {
-      env: { ...env, ...step.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    const indent = (chunk: Buffer) => chunk.toString().replace(/^(?=.)/gm, '    ');
+    const [file, args] = command(step.args);
+    const child = spawn(file, args, { env: { ...env, ...step.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const indent = (chunk: Buffer) =>
+      chunk
+        .toString()
+        .replace(/\r\n/g, '\n')
+        .replace(/^(?=.)/gm, '    ');
     child.stdout.on('data', (chunk: Buffer) => process.stdout.write(indent(chunk)));
     child.stderr.on('data', (chunk: Buffer) => process.stdout.write(indent(chunk)));
     child.on('close', resolve);
