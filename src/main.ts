@@ -104,7 +104,11 @@ function report(ctx: Context, error: unknown): number {
     return exitCodeFor(error);
   }
   const message = error instanceof Error ? error.message : String(error);
-  ctx.log.info(`Error: unexpected failure: ${message}. Run again with --debug for details.`);
-  if (ctx.log.debugEnabled && error instanceof Error && error.stack) ctx.log.debug(error.stack);
+  if (!ctx.log.debugEnabled) {
+    ctx.log.info(`Error: unexpected failure: ${message}. Run again with --debug for details.`);
+    return 1;
+  }
+  ctx.log.info(`Error: unexpected failure: ${message}.`);
+  if (error instanceof Error && error.stack) ctx.log.debug(error.stack);
   return 1;
 }

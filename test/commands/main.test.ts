@@ -176,7 +176,9 @@ describe('exit codes', () => {
     );
     const debug = await setup(true);
     expect(debug.code).toBe(1);
-    expect(debug.stderr).toMatch(/\[debug\] TypeError: keychain exploded\n\s+at /);
+    expect(debug.stderr).toMatch(
+      /^Error: unexpected failure: keychain exploded\.\n\[debug\] TypeError: keychain exploded\n\s+at /,
+    );
   });
 });
 
