@@ -6,10 +6,12 @@
 //   csv     a header row, then one row per record (columns given by the caller)
 //   tsv     tab-separated with a header row: the default when stdout is a pipe
 //   table   aligned columns on a terminal; widths are fixed by the first page, longer cells are cut with …
+
 import type { Context } from '../context.js';
 import { writeWithBackpressure } from '../io.js';
 import { csvLine } from './csv.js';
 import { colours } from './style.js';
+import { fitWidths } from './widths.js';
 
 export type RecordFormat = 'json' | 'ndjson' | 'csv' | 'tsv' | 'table';
 
@@ -96,10 +98,8 @@ function tableWriter(ctx: Context, write: Write, columns: RecordColumn[]): Recor
       .join('  ')
       .trimEnd()}\n`;
   const start = (rows: string[][]) => {
-    widths = fitWidths(
-      columns.map((c, i) => Math.max(c.header.length, ...rows.map((r) => (r[i] ?? '').length))),
-      ctx.io.columns,
-    );
+    const content = columns.map((c, i) => Math.max(c.header.length, ...rows.map((r) => (r[i] ?? '').length)));
+    widths = fitWidths(content, ctx.io.columns - 2 * (columns.length - 1));
     return bold(row(columns.map((c) => c.header)).trimEnd()) + '\n';
   };
   return {
@@ -114,16 +114,4 @@ function tableWriter(ctx: Context, write: Write, columns: RecordColumn[]): Recor
 
 function fitCell(text: string, width: number): string {
   return text.length > width ? `${text.slice(0, Math.max(0, width - 1))}…` : text.padEnd(width);
-}
-
-/** Column widths capped at 40, then the widest shrunk until the row fits the terminal. */
-function fitWidths(content: number[], terminal: number): number[] {
-  const widths = content.map((w) => Math.min(Math.max(w, 1), 40));
-  const budget = Math.max(terminal - 2 * (widths.length - 1), widths.length * 4);
-  while (widths.reduce((a, b) => a + b, 0) > budget) {
-    const widest = widths.indexOf(Math.max(...widths));
-    if ((widths[widest] ?? 0) <= 4) break;
-    widths[widest] = (widths[widest] ?? 0) - 1;
-  }
-  return widths;
 }

@@ -2,6 +2,7 @@
 // terminal, tab-separated text for pipes. stdout carries data only.
 import type { Context } from '../context.js';
 import { writeWithBackpressure } from '../io.js';
+import { fitWidths } from './widths.js';
 
 export interface Column<Row> {
   header: string;
@@ -25,9 +26,10 @@ export async function printTable<Row>(ctx: Context, columns: Column<Row>[], rows
     return;
   }
   const { default: Table } = await import('cli-table3');
-  const width = fitWidths(
-    columns.map((c, i) => Math.max(c.header.length, ...cells.map((r) => (r[i] ?? '').length))),
-    ctx.io.columns,
+  const content = columns.map((c, i) => Math.max(c.header.length, ...cells.map((r) => (r[i] ?? '').length)));
+  // cli-table3 counts one space of padding each side inside colWidths, plus one border per column and one.
+  const width = fitWidths(content, ctx.io.columns - (columns.length + 1) - 2 * columns.length).map(
+    (w) => w + 2,
   );
   const table = new Table({
     head: columns.map((c) => c.header),
@@ -56,15 +58,3 @@ export function cellText(value: unknown): string {
 }
 
 const tsvCell = (text: string) => text.replace(/[\t\n\r]/g, ' ');
-
-/** Column widths (content + padding) shrunk, widest first, until the table fits the terminal. */
-function fitWidths(content: number[], columns: number): number[] {
-  const widths = content.map((w) => Math.min(w, 60) + 2);
-  const budget = Math.max(columns - (widths.length + 1), widths.length * 6);
-  while (widths.reduce((a, b) => a + b, 0) > budget) {
-    const widest = widths.indexOf(Math.max(...widths));
-    if ((widths[widest] ?? 0) <= 6) break;
-    widths[widest] = (widths[widest] ?? 0) - 1;
-  }
-  return widths;
-}
