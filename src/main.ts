@@ -54,7 +54,7 @@ export function createProgram(ctx: Context): Command {
     })
     .addHelpText(
       'after',
-      '\nExamples:\n  roster login\n  roster attendance check\n  roster invite send --email parent@example.org --school-id sch-001\n  roster sandbox\n\nExit codes: 0 ok, 1 failure, 2 usage, 3 forbidden, 4 authentication, 5 partial, 130 interrupted.\n',
+      '\nExamples:\n  roster login\n  roster attendance check\n  roster invite send --email parent@example.org --school-id sch-001\n  roster roster students --all --ndjson > students.ndjson\n  roster sandbox\n\nExit codes: 0 ok, 1 failure, 2 usage, 3 forbidden, 4 authentication, 5 partial, 130 interrupted.\n',
     );
 
   for (const register of [
@@ -64,10 +64,10 @@ export function createProgram(ctx: Context): Command {
     registerStatus,
     registerAttendance,
     registerInvite,
-    registerSandbox,
     registerRoster,
     registerDoctor,
     registerProfiles,
+    registerSandbox,
     registerCompletion,
     registerHelpTopics, // last: `help` lists after the commands it helps with
   ]) {
