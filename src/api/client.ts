@@ -146,7 +146,7 @@ function outcomeUnknown(request: ResourceRequest, url: string, reason: string): 
 function gaveUp(error: NetworkError, tries: number): RosterError {
   return tries > 1
     ? new NetworkError(
-        `${error.message} (gave up after ${tries} tries)`,
+        `${error.message.replace(/\.$/, '')} (gave up after ${tries} tries)`,
         error.sent,
         error.causeCode,
         error.hint,

@@ -1,0 +1,438 @@
+// Behaviour under faults, as an admin meets them: the built CLI in a real process against the sandbox with
+// seeded random failures, dropped connections, short-lived and revoked tokens, and a server that never
+// answers. Each test prints the figures it checks (pages fetched / repeated / missing; rows sent / failed /
+// in doubt / duplicated) and asserts them.
+import { readFileSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type RecordedRequest, type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { type CliOptions, runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/context.js';
+
+const STUDENTS = 2345;
+const PAGE = 100;
+const SEED = 20240611;
+
+let sandbox: Sandbox;
+let home: string;
+
+const credentials = (s: Sandbox) => ({
+  ROSTER_BASE_URL: s.baseUrl,
+  ROSTER_CLIENT_ID: 'demo-allowed',
+  ROSTER_CLIENT_SECRET: s.clients.find((c) => c.clientId === 'demo-allowed')?.clientSecret,
+});
+const roster = (args: string[], options: CliOptions = {}) =>
+  runCli(args, home, {
+    timeoutMs: 60_000,
+    ...options,
+    env: { ...credentials(sandbox), ...options.env },
+  });
+const figures = (name: string, values: Record<string, number>) =>
+  console.log(
+    `${name}: ${Object.entries(values)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
+  );
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ seed: SEED, oneroster: { students: STUDENTS } });
+});
+afterAll(() => sandbox.close());
+beforeEach(() => {
+  home = tempDir();
+  sandbox.requests.length = 0;
+  sandbox.outbox.length = 0;
+  sandbox.clearFaults();
+  sandbox.setOptions({
+    latencyMs: 0,
+    jitterMs: 0,
+    failRate: 0,
+    dropRate: 0,
+    rateLimit: 0,
+    tokenTtlSeconds: 3600,
+  });
+});
+
+const isTokenRequest = (r: RecordedRequest) => r.path.endsWith('/token');
+const studentPages = () => sandbox.requests.filter((r) => r.path.endsWith('/students'));
+const offsetOf = (r: RecordedRequest) => Number(new URLSearchParams(r.rawQuery).get('offset') ?? 0);
+
+/** Pages the export needed, and which of them were answered 200 once, more than once, or never. */
+function pageFigures() {
+  const expected = Array.from({ length: Math.ceil(STUDENTS / PAGE) }, (_, i) => i * PAGE);
+  const ok = new Map<number, number>();
+  for (const r of studentPages()) if (r.status === 200) ok.set(offsetOf(r), (ok.get(offsetOf(r)) ?? 0) + 1);
+  return {
+    expected: expected.length,
+    requests: studentPages().length,
+    fetched: ok.size,
+    repeated: [...ok.values()].filter((n) => n > 1).length,
+    missing: expected.filter((o) => !ok.has(o)).length,
+    failedAnswers: studentPages().filter((r) => r.status !== 200).length,
+    tokenRequests: sandbox.requests.filter(isTokenRequest).length,
+  };
+}
+
+/** Every sourcedId once, none missing, as NDJSON on stdout. */
+function recordFigures(stdout: string) {
+  const ids = stdout
+    .trim()
+    .split('\n')
+    .map((line) => (JSON.parse(line) as { sourcedId: string }).sourcedId);
+  const unique = new Set(ids);
+  const want = Array.from({ length: STUDENTS }, (_, i) => `stu-${String(i + 1).padStart(6, '0')}`);
+  return {
+    records: ids.length,
+    unique: unique.size,
+    duplicated: ids.length - unique.size,
+    missing: want.filter((id) => !unique.has(id)).length,
+  };
+}
+
+describe('(a) an export under 10% failures and expiring tokens', () => {
+  it('fails 10% of pages with 503 + Retry-After and tokens live 1 s: every student once, no page lost or repeated', async () => {
+    sandbox.setOptions({ failRate: 0.1, tokenTtlSeconds: 1, latencyMs: 60, jitterMs: 40 });
+    const started = Date.now();
+    const result = await roster([
+      'roster',
+      'students',
+      '--all',
+      '--ndjson',
+      '--page-size',
+      String(PAGE),
+      '--concurrency',
+      '2',
+    ]);
+    const elapsed = Date.now() - started;
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const pages = pageFigures();
+    const records = recordFigures(result.stdout);
+    figures('export, failRate 0.1 + token TTL 1 s', { ms: elapsed, ...pages, ...records });
+    // The export outlived several tokens, and met injected failures.
+    expect(elapsed).toBeGreaterThan(2000);
+    expect(pages.failedAnswers).toBeGreaterThan(0);
+    expect(pages.tokenRequests).toBeGreaterThan(1);
+    expect(pages).toMatchObject({ expected: 24, fetched: 24, repeated: 0, missing: 0 });
+    expect(records).toEqual({ records: STUDENTS, unique: STUDENTS, duplicated: 0, missing: 0 });
+    // Every request carried a token the sandbox still honoured: no 401 at all, none replayed.
+    expect(studentPages().filter((r) => r.status === 401)).toHaveLength(0);
+  });
+
+  it('every token revoked mid-export: one 401, one fresh token, the page replayed once, nothing lost or repeated', async () => {
+    sandbox.setOptions({ failRate: 0.1 });
+    let revoked = 0;
+    sandbox.injectFault({
+      // A hook, not a fault: when the page at offset 1200 arrives, revoke every token (its own included).
+      match: (req) => {
+        if (revoked === 0 && req.path.endsWith('/students') && req.query.get('offset') === '1200') {
+          revoked++;
+          sandbox.revokeAllTokens();
+        }
+        return false;
+      },
+    });
+    const result = await roster([
+      'roster',
+      'students',
+      '--all',
+      '--ndjson',
+      '--page-size',
+      String(PAGE),
+      '--concurrency',
+      '1',
+    ]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const pages = pageFigures();
+    const records = recordFigures(result.stdout);
+    const unauthorized = studentPages().filter((r) => r.status === 401);
+    figures('export, tokens revoked at offset 1200', {
+      ...pages,
+      ...records,
+      unauthorized: unauthorized.length,
+    });
+    expect(revoked).toBe(1);
+    expect(unauthorized.map(offsetOf)).toEqual([1200]);
+    expect(pages.tokenRequests).toBe(2);
+    expect(pages).toMatchObject({ fetched: 24, repeated: 0, missing: 0 });
+    expect(records).toEqual({ records: STUDENTS, unique: STUDENTS, duplicated: 0, missing: 0 });
+  });
+});
+
+interface JournalLine {
+  key?: string;
+  email?: string;
+  state?: string;
+}
+
+/** The last state of each row in the run's journal (named on stderr). */
+function journalStates(stderr: string): Map<string, string> {
+  const path = /Journal: (\S+\.jsonl)/.exec(stderr)?.[1];
+  expect(path).toBeDefined();
+  const states = new Map<string, string>();
+  for (const line of readFileSync(path as string, 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)) {
+    const entry = JSON.parse(line) as JournalLine;
+    if (entry.email && entry.state) states.set(entry.email, entry.state);
+  }
+  return states;
+}
+
+describe('(b) a bulk send under 10% failures and 10% drops', () => {
+  it('ends with every row sent once, failed or in doubt: none lost, none doubled; a re-run sends the failed rows only', async () => {
+    const ROWS = 200;
+    const emails = Array.from({ length: ROWS }, (_, i) => `bulk-fault-${i}@example.org`);
+    const file = join(tempDir(), 'invites.csv');
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(file, `email,schoolId\n${emails.map((e, i) => `${e},sch-${i % 7}`).join('\n')}\n`);
+    // A few rows refused outright (a 503 without Retry-After is certainly unprocessed and not retried):
+    // the "failed" rows a re-run must pick up.
+    const refused = new Set(emails.filter((_, i) => i % 40 === 7));
+    sandbox.injectFault({
+      match: (req) =>
+        req.method === 'POST' &&
+        req.path === '/enrollment/invitations' &&
+        refused.has(JSON.parse(req.body.toString()).email),
+      status: 503,
+      body: { message: 'Scripted refusal' },
+      times: refused.size,
+    });
+    sandbox.setOptions({ failRate: 0.1, dropRate: 0.1, latencyMs: 5 });
+    const args = [
+      'invite',
+      'send',
+      '--file',
+      file,
+      '--sent-by-user-id',
+      'adm-1',
+      '--concurrency',
+      '8',
+      '--json',
+    ];
+    const first = await roster(args);
+    sandbox.setOptions({ failRate: 0, dropRate: 0 });
+
+    const report = JSON.parse(first.stdout) as { counts: Record<string, number> };
+    const states = journalStates(first.stderr);
+    const outboxCount = (email: string) => sandbox.outbox.filter((m) => m.to === email).length;
+    const byState = (state: string) => emails.filter((e) => states.get(e) === state);
+    const sent = byState('sent');
+    const failed = byState('failed');
+    const inDoubt = byState('in-doubt');
+    const posts = sandbox.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/invitations'));
+    const run1 = {
+      rows: ROWS,
+      sent: sent.length,
+      failed: failed.length,
+      inDoubt: inDoubt.length,
+      lost: ROWS - sent.length - failed.length - inDoubt.length,
+      duplicated: emails.filter((e) => outboxCount(e) > 1).length,
+      posts: posts.length,
+      injected503: posts.filter((r) => r.status === 503).length,
+      dropped: posts.filter((r) => r.dropped).length,
+    };
+    figures('bulk run 1, failRate 0.1 + dropRate 0.1', run1);
+    expect(first.code).toBe(5);
+    expect(run1.lost).toBe(0);
+    expect(run1.duplicated).toBe(0);
+    expect(run1.dropped).toBeGreaterThan(0);
+    expect(run1.injected503).toBeGreaterThan(refused.size);
+    expect(report.counts).toMatchObject({ sent: run1.sent, failed: run1.failed, inDoubt: run1.inDoubt });
+    // Sent means delivered exactly once; failed means never delivered; in doubt was cut mid-answer.
+    for (const e of sent) expect(outboxCount(e), e).toBe(1);
+    for (const e of failed) expect(outboxCount(e), e).toBe(0);
+    expect(new Set(failed)).toEqual(refused);
+    expect(inDoubt.length).toBe(run1.dropped);
+
+    const before = new Map(emails.map((e) => [e, outboxCount(e)]));
+    sandbox.requests.length = 0;
+    const second = await roster(args);
+    const posted = sandbox.requests
+      .filter((r) => r.method === 'POST' && r.path.endsWith('/invitations'))
+      .map((r) => JSON.parse(r.body).email as string);
+    const run2 = {
+      posts: posted.length,
+      resentFailed: posted.filter((e) => refused.has(e)).length,
+      resentOther: posted.filter((e) => !refused.has(e)).length,
+      duplicated: emails.filter((e) => outboxCount(e) > 1).length,
+    };
+    figures('bulk run 2 (no faults)', run2);
+    // The failed rows went out now; nothing sent or in doubt was sent again, so no one has two e-mails.
+    expect(run2).toEqual({ posts: refused.size, resentFailed: refused.size, resentOther: 0, duplicated: 0 });
+    for (const e of emails) expect(outboxCount(e)).toBe((before.get(e) ?? 0) + (refused.has(e) ? 1 : 0));
+    // In-doubt rows are still listed, so the run is still partial (exit 5) until they are checked.
+    expect(second.code).toBe(inDoubt.length > 0 ? 5 : 0);
+  });
+});
+
+describe('(c) GET retries', () => {
+  it('give up after 4 tries with a clear message when every answer is a 503', async () => {
+    sandbox.setOptions({ failRate: 1 });
+    const started = Date.now();
+    const result = await roster(['attendance', 'check']);
+    const elapsed = Date.now() - started;
+    const gets = sandbox.requests.filter((r) => r.path === '/v1/attendance/status');
+    figures('attendance check at failRate 1', { tries: gets.length, ms: elapsed });
+    expect(result.code).toBe(1);
+    expect(gets.map((r) => r.status)).toEqual([503, 503, 503, 503]);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/Attendance check failed \(HTTP 503\).*\(after 4 tries\)/);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    // Three waits of Retry-After: 1 s each.
+    expect(elapsed).toBeGreaterThanOrEqual(3000);
+    expect(elapsed).toBeLessThan(8000);
+  });
+
+  it('wait as long as Retry-After asks before the next try', async () => {
+    const arrivals: number[] = [];
+    sandbox.injectFault({
+      match: (req) => {
+        if (req.path === '/attendance/status') arrivals.push(performance.now());
+        return false;
+      },
+    });
+    sandbox.injectFault({
+      match: (req) => req.path === '/attendance/status',
+      status: 429,
+      headers: { 'Retry-After': '2' },
+      body: { message: 'Slow down' },
+    });
+    // The spy is first in line, so it sees both tries; the 429 answers the first.
+    const result = await roster(['attendance', 'check']);
+    expect(result.code).toBe(0);
+    expect(arrivals).toHaveLength(2);
+    const waited = (arrivals[1] ?? 0) - (arrivals[0] ?? 0);
+    figures('Retry-After: 2', { waitedMs: Math.round(waited) });
+    expect(waited).toBeGreaterThanOrEqual(1950);
+    expect(waited).toBeLessThan(3500);
+  });
+
+  it('a Retry-After longer than a minute is reported at once, not waited', async () => {
+    sandbox.injectFault({
+      match: (req) => req.path === '/attendance/status',
+      status: 503,
+      headers: { 'Retry-After': '3600' },
+      body: { message: 'Down for maintenance' },
+    });
+    const started = Date.now();
+    const result = await roster(['attendance', 'check']);
+    expect(result.code).toBe(1);
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(result.stderr).toMatch(/HTTP 503.*Down for maintenance/);
+    expect(sandbox.requests.filter((r) => r.path === '/v1/attendance/status')).toHaveLength(1);
+  });
+});
+
+describe('(d) the invitation POST under a dropped connection', () => {
+  it('is reported as outcome unknown, exit 1, and the sandbox saw exactly one POST', async () => {
+    sandbox.injectFault({
+      match: (req) => req.method === 'POST' && req.path === '/enrollment/invitations',
+      drop: true,
+    });
+    const result = await roster([
+      'invite',
+      'send',
+      '--email',
+      'dropped@example.org',
+      '--school-id',
+      'sch-1',
+      '--sent-by-user-id',
+      'adm-1',
+    ]);
+    const posts = sandbox.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/invitations'));
+    figures('POST under a drop', {
+      posts: posts.length,
+      emails: sandbox.outbox.length,
+      exit: result.code ?? -1,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/outcome is unknown/);
+    expect(result.stderr).toContain('roster invite list --email dropped@example.org --school-id sch-1');
+    expect(posts).toHaveLength(1);
+    expect(posts[0]?.dropped).toBe(true);
+    expect(sandbox.outbox.filter((m) => m.to === 'dropped@example.org')).toHaveLength(1);
+  });
+});
+
+describe('(e) --timeout bounds a server that accepts and never answers', () => {
+  let hung: Server;
+  let connections = 0;
+  const sockets = new Set<Socket>();
+  let base = '';
+  beforeAll(async () => {
+    hung = createServer((socket) => {
+      connections++;
+      sockets.add(socket);
+      socket.on('data', () => {}); // reads the request, answers nothing
+      socket.on('close', () => sockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
+    const address = hung.address();
+    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/v1`;
+  });
+  afterEach(() => {
+    connections = 0;
+  });
+  afterAll(async () => {
+    for (const socket of sockets) socket.destroy();
+    await new Promise<void>((resolve) => hung.close(() => resolve()));
+  });
+
+  it('a GET: 4 tries of 0.5 s plus the backoff between them, then a clear message, exit 1', async () => {
+    const started = Date.now();
+    const result = await runCli(['--timeout', '0.5', 'attendance', 'check'], home, {
+      env: { ROSTER_BASE_URL: base, ROSTER_TOKEN: 'a-ready-token-for-the-hung-server' },
+    });
+    const elapsed = Date.now() - started;
+    figures('GET to a hung server, --timeout 0.5', { ms: elapsed, connections });
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toMatch(
+      /^Error: No answer from http:\/\/127\.0\.0\.1:\d+\/v1\/attendance\/status within 0\.5 s \(gave up after 4 tries\)\./,
+    );
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    // 4 × 0.5 s of timeouts + at most 0.5 + 1 + 2 s of backoff + start-up slack.
+    expect(elapsed).toBeGreaterThanOrEqual(2000);
+    expect(elapsed).toBeLessThan(4 * 500 + 3500 + 2500);
+  });
+
+  it('a token request (a POST, never replayed): one try of 0.5 s, then a clear message, exit 1', async () => {
+    const started = Date.now();
+    const result = await runCli(['token', '--timeout', '0.5'], home, {
+      env: { ROSTER_BASE_URL: base, ROSTER_CLIENT_ID: 'id', ROSTER_CLIENT_SECRET: 'secret-for-hung-server' },
+    });
+    const elapsed = Date.now() - started;
+    figures('token request to a hung server, --timeout 0.5', { ms: elapsed, connections });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/No answer from http:\/\/127\.0\.0\.1:\d+\/v1\/oauth\/token within 0\.5 s/);
+    expect(connections).toBe(1);
+    expect(elapsed).toBeGreaterThanOrEqual(500);
+    expect(elapsed).toBeLessThan(500 + 2500);
+  });
+
+  it('ROSTER_TIMEOUT does the same for an invitation: outcome unknown after one try, never replayed', async () => {
+    const started = Date.now();
+    const result = await runCli(
+      ['invite', 'send', '--email', 'hung@example.org', '--school-id', 's1', '--sent-by-user-id', 'u1'],
+      home,
+      {
+        env: {
+          ROSTER_BASE_URL: base,
+          ROSTER_TOKEN: 'a-ready-token-for-the-hung-server',
+          ROSTER_TIMEOUT: '0.4',
+        },
+      },
+    );
+    const elapsed = Date.now() - started;
+    figures('POST to a hung server, ROSTER_TIMEOUT 0.4', { ms: elapsed, connections });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/outcome is unknown.*No answer .* within 0\.4 s/);
+    expect(connections).toBe(1);
+    expect(elapsed).toBeLessThan(400 + 2500);
+  });
+});
