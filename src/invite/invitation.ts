@@ -50,6 +50,9 @@ export const KNOWN_SCOPES: readonly string[] = ['fillEnrollment'];
 export const DEFAULT_SCOPES = 'fillEnrollment';
 export const DEFAULT_STUDENT_COUNT = '1';
 const MAX_STUDENT_COUNT = 2_147_483_647; // the spec gives no bound; this keeps it a 32-bit integer
+/** The spec bounds no id; a longer one is a pasted blob, not an id (and would make a request servers refuse). */
+export const MAX_ID_LENGTH = 1000;
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 // A plain dotted address: what schools mail. No display names, quoted local parts or IP literals.
 const EMAIL =
@@ -75,9 +78,14 @@ export function validateInvitation(draft: InvitationDraft): Validation {
     return value === undefined || value === '' ? undefined : value;
   };
   const problem = (field: FieldName, reason: string) => problems.push({ field, reason });
+  // Checked before trimming: "parent@example.org\n" (a pasted line end, a quoted CSV cell holding one)
+  // is a mistake to show, not to mend silently. Ordinary spaces around a value are still trimmed.
+  const hasControl = (field: FieldName) => CONTROL.test(draft[field] ?? '');
 
   const email = text('email');
   if (email === undefined) problem('email', 'is required');
+  else if (hasControl('email'))
+    problem('email', `"${shown(email)}" contains a control character (a line break?)`);
   else if (!isValidEmail(email)) problem('email', `"${shown(email)}" is not a valid e-mail address`);
 
   const ids: Partial<Record<FieldName, string>> = {};
@@ -92,8 +100,10 @@ export function validateInvitation(draft: InvitationDraft): Validation {
     const required = FIELDS.find((f) => f.name === field)?.required;
     if (value === undefined) {
       if (required) problem(field, 'is required');
-    } else if (/[\u0000-\u001f\u007f-\u009f]/.test(value)) {
+    } else if (hasControl(field)) {
       problem(field, 'must not contain control characters');
+    } else if (value.length > MAX_ID_LENGTH) {
+      problem(field, `must be at most ${MAX_ID_LENGTH} characters (got ${value.length})`);
     } else {
       ids[field] = value;
     }

@@ -5,6 +5,7 @@ import { listInvitations } from '../../api/enrollment.js';
 import { isRecord } from '../../api/errors.js';
 import type { Context } from '../../context.js';
 import { RosterError, UsageError } from '../../errors.js';
+import { isValidEmail, shown } from '../../invite/invitation.js';
 import { type Column, cellText, printJson, printNdjsonLine, printTable } from '../../output/render.js';
 import type { Session } from '../../session.js';
 import { examples, openSession } from '../common.js';
@@ -46,6 +47,16 @@ export function buildQuery(options: ListOptions): URLSearchParams {
   for (const [flag, name, value] of named) {
     if (value === undefined) continue;
     if (value === '') throw new UsageError(`${flag} needs a value.`);
+    if (/[\u0000-\u001f\u007f-\u009f]/.test(value)) {
+      throw new UsageError(
+        `Invalid ${flag} "${shown(value)}": it contains a control character (a line break?).`,
+      );
+    }
+    if (name === 'email' && !isValidEmail(value)) {
+      throw new UsageError(
+        `Invalid --email "${shown(value)}": not a valid e-mail address, so no invitation can match it.`,
+      );
+    }
     query.set(name, value);
   }
   for (const pair of options.param ?? []) {
