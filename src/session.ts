@@ -135,7 +135,15 @@ export function endpointPath(endpoint: string): string {
   // Own keys only: `in` would also accept "toString" or "constructor" and return a function.
   if (Object.hasOwn(TOKEN_ENDPOINTS, endpoint))
     return TOKEN_ENDPOINTS[endpoint as keyof typeof TOKEN_ENDPOINTS];
-  if (/^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/.test(endpoint)) return endpoint;
+  // A path below the base URL: not "//host/…" (another host to a URL parser), no "." or ".." segments
+  // (they would climb out of the base path, taking the client credentials with them).
+  if (
+    /^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/.test(endpoint) &&
+    !endpoint.startsWith('//') &&
+    !endpoint.split('/').some((segment) => /^(?:\.|%2e){1,2}$/i.test(segment))
+  ) {
+    return endpoint;
+  }
   throw new UsageError(
     `Invalid token endpoint "${endpoint.slice(0, 80)}": use oauth, v1p1, v1p2 or a path starting with /.`,
   );

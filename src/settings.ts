@@ -115,7 +115,7 @@ export async function resolveSettings(flags: GlobalFlags, env: Env, configDir: s
     ),
     timeoutMs: parseTimeout(flags.timeout ?? nonEmpty(env.ROSTER_TIMEOUT)),
     envCredentials: envId && envSecret ? { clientId: envId, clientSecret: envSecret } : undefined,
-    envToken: nonEmpty(env.ROSTER_TOKEN),
+    envToken: checkToken(nonEmpty(env.ROSTER_TOKEN)),
   };
 }
 
@@ -135,6 +135,17 @@ function parseTimeout(value: string | undefined): number {
     throw new UsageError(`Invalid timeout "${printable(value)}": give seconds from 0.1 to 3600.`);
   }
   return Math.round(seconds * 1000);
+}
+
+/** ROSTER_TOKEN goes into an Authorization header: a line break or space in it is a paste mistake (or an injection). */
+function checkToken(token: string | undefined): string | undefined {
+  if (token !== undefined && /[\u0000-\u0020\u007f-\u00a0]/.test(token)) {
+    throw new UsageError(
+      'ROSTER_TOKEN contains a space, line break or control character: it cannot be sent as a bearer token.',
+      'Set it to the access token alone, e.g. ROSTER_TOKEN="$(roster token)".',
+    );
+  }
+  return token;
 }
 
 type Source = [name: string, value: string | undefined];

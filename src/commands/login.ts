@@ -11,7 +11,7 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { readAll } from '../io.js';
 import { Session } from '../session.js';
-import type { Settings } from '../settings.js';
+import { printable, type Settings } from '../settings.js';
 import { examples, loadSettings } from './common.js';
 
 export interface LoginOptions {
@@ -68,6 +68,9 @@ export async function run(options: LoginOptions, settings: Settings, ctx: Contex
   }
   if (!baseUrl || !clientId || !clientSecret)
     throw new UsageError('Base URL, client id and secret are all required.');
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(clientId)) {
+    throw new UsageError(`Invalid client id "${printable(clientId)}": it contains a control character.`);
+  }
   baseUrl = parseBaseUrl(baseUrl);
   ctx.secrets.add(clientSecret);
 
