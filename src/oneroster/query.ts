@@ -41,6 +41,7 @@ export function buildQuery(query: ReadQuery): string {
 }
 
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+export const MAX_FILTER_LENGTH = 2048;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /**
@@ -52,6 +53,12 @@ export function checkFilter(filter: string): string {
     throw new UsageError('--filter is empty.', 'Give an expression such as --filter "familyName=\'Jones\'".');
   }
   if (CONTROL.test(filter)) throw new UsageError('--filter contains a control character (a stray newline?).');
+  if (filter.length > MAX_FILTER_LENGTH) {
+    throw new UsageError(
+      `--filter is too long (${filter.length} characters; at most ${MAX_FILTER_LENGTH}).`,
+      'A OneRoster filter is one or two predicates; servers refuse URLs much longer than this.',
+    );
+  }
   if (LONE_SURROGATE.test(filter)) throw new UsageError('--filter is not valid Unicode text.');
   return filter;
 }

@@ -27,6 +27,8 @@ export const DEFAULT_PAGE_SIZE = 1000;
 export const MAX_PAGE_SIZE = 10_000;
 export const DEFAULT_CONCURRENCY = 4;
 export const MAX_CONCURRENCY = 8;
+/** The standard bounds no sourcedId; a longer one is a pasted blob, and would make a URL servers refuse. */
+const MAX_ID_LENGTH = 1000;
 
 /** Flags as commander hands them over. */
 export interface ReadFlags {
@@ -148,6 +150,11 @@ function count(flag: string, text: string | undefined, min: number, max: number)
 function checkId(what: string, id: string): string {
   if (id.trim() === '' || /[\u0000-\u001f\u007f]/.test(id) || id === '.' || id === '..') {
     throw new UsageError(`Invalid ${what} "${printable(id, 40)}".`);
+  }
+  if (id.length > MAX_ID_LENGTH) {
+    throw new UsageError(
+      `Invalid ${what} "${printable(id, 40)}": too long (${id.length} characters; at most ${MAX_ID_LENGTH}).`,
+    );
   }
   return id;
 }
