@@ -3,7 +3,7 @@
 import { type Command, Option } from 'commander';
 import { requestToken } from '../api/oauth.js';
 import { type Profile, saveConfig } from '../auth/config.js';
-import { createSecretFileStore } from '../auth/secret-file.js';
+import { createSecretFileStore, secretFilePath } from '../auth/secret-file.js';
 import { secretAccount } from '../auth/secret-store.js';
 import { TokenCache } from '../auth/token-cache.js';
 import { parseBaseUrl } from '../base-url.js';
@@ -95,7 +95,7 @@ export async function run(options: LoginOptions, settings: Settings, ctx: Contex
 
   if (options.insecureStorage) {
     ctx.log.warn(
-      `storing the client secret in a plain file (${store.description}), not in the system keychain.`,
+      `storing the client secret in a plain file readable only by you (${secretFilePath(ctx.paths.configDir)}), not in the system keychain.`,
     );
   }
   await store.set(account, clientSecret);
