@@ -21,7 +21,7 @@ export function createSecretFileStore(configDir: string): SecretStore {
   const save = (secrets: Record<string, string>) =>
     writePrivateFile(path, `${JSON.stringify(secrets, null, 2)}\n`);
   return {
-    description: `the file ${path}`,
+    description: `the file ${path} (mode 0600)`,
     get: async (account) => (await load())[account],
     set: async (account, secret) => save({ ...(await load()), [account]: secret }),
     delete: async (account) => {
