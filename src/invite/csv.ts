@@ -47,7 +47,8 @@ export function parseCsv(input: string): CsvParse {
             closed = true;
             break;
           }
-          if (ch === '\n') line++;
+          // A line break inside quotes moves the line count as one outside does: CRLF, LF or a lone CR.
+          if (ch === '\n' || (ch === '\r' && text[i + 1] !== '\n')) line++;
           value += ch;
           i++;
         }
