@@ -1,0 +1,218 @@
+// The files roster writes: config, credentials file, token cache, journals. Written atomically (a temporary
+// sibling renamed over the target) with mode 0600 in 0700 folders; a leftover temporary file from a crash
+// changes nothing; a corrupt or truncated config is one clear line (exit 1, never a stack trace); a corrupt
+// or truncated token cache is discarded and rebuilt with one token request; roster processes running at
+// once never leave a file that does not parse.
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/context.js';
+
+let sandbox: Sandbox;
+let home: string;
+const SECRET = 'riverside-secret-2024';
+/** Saved-profile runs: no environment credentials, no keychain (the opt-in 0600 file instead). */
+const saved = { ROSTER_CLIENT_ID: undefined, ROSTER_CLIENT_SECRET: undefined, ROSTER_BASE_URL: undefined };
+const configDir = () => join(home, '.config', 'roster');
+const configFile = () => join(configDir(), 'config.json');
+const tokenDir = () => join(home, '.cache', 'roster', 'tokens');
+const mode = (path: string) => statSync(path).mode & 0o777;
+const tokenRequests = () => sandbox.requests.filter((r) => r.path.endsWith('/token')).length;
+
+/** Every file below a folder. */
+const filesBelow = (dir: string) =>
+  readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((name) => join(dir, name))
+    .filter((path) => statSync(path).isFile());
+const dirsBelow = (dir: string) => [
+  dir,
+  ...readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((name) => join(dir, name))
+    .filter((path) => statSync(path).isDirectory()),
+];
+
+function login(profile = 'default') {
+  return runCli(
+    [
+      'login',
+      '--profile',
+      profile,
+      '--base-url',
+      sandbox.baseUrl,
+      '--client-id',
+      'demo-allowed',
+      '--client-secret-stdin',
+      '--insecure-storage',
+      '--sent-by-user-id',
+      'adm-1',
+    ],
+    home,
+    { input: SECRET, env: saved },
+  );
+}
+const roster = (args: string[]) => runCli(args, home, { env: saved, timeoutMs: 30_000 });
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+});
+afterAll(() => sandbox.close());
+beforeEach(async () => {
+  home = tempDir();
+  expect((await login()).code).toBe(0);
+  sandbox.requests.length = 0;
+});
+
+describe('modes and atomic writes', () => {
+  it('config, credentials file, token cache, journal and failed-rows CSV are 0600 in 0700 folders', async () => {
+    const csv = join(tempDir(), 'invites.csv');
+    writeFileSync(csv, 'email,schoolId\nfiles-1@example.org,sch-1\nfiles-2@example.org,sch-2\n');
+    sandbox.injectFault({
+      match: (req) => req.method === 'POST' && req.body.toString().includes('files-2@'),
+      status: 400,
+      body: { message: 'Refused on purpose' },
+    });
+    expect((await roster(['token'])).code).toBe(0);
+    expect((await roster(['invite', 'send', '--file', csv])).code).toBe(5);
+    const written = [
+      ...filesBelow(join(home, '.config')),
+      ...filesBelow(join(home, '.cache')),
+      ...filesBelow(join(home, '.local')),
+    ];
+    const names = written.map((p) => p.slice(home.length));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        '/.config/roster/config.json',
+        '/.config/roster/credentials.json',
+        expect.stringMatching(/^\/\.cache\/roster\/tokens\/[0-9a-f]{16}\.json$/),
+        expect.stringMatching(/^\/\.local\/state\/roster\/invites\/invites\.csv-[0-9a-f]{16}\.jsonl$/),
+        expect.stringMatching(/^\/\.local\/state\/roster\/invites\/invites\.csv-[0-9a-f]{16}\.failed\.csv$/),
+      ]),
+    );
+    console.log(`files written: ${names.join(', ')}`);
+    for (const path of written) expect(`${path}: ${mode(path).toString(8)}`).toBe(`${path}: 600`);
+    for (const dir of [join(home, '.config'), join(home, '.cache'), join(home, '.local', 'state')].flatMap(
+      dirsBelow,
+    )) {
+      if (dir.endsWith('/.config') || dir.endsWith('/.cache') || dir.endsWith('/state')) continue;
+      expect(`${dir}: ${mode(dir).toString(8)}`).toBe(`${dir}: 700`);
+    }
+    // Nothing half-written is left behind: no temporary files, no lock.
+    expect(names.filter((n) => /\.tmp$|\.lock$/.test(n))).toEqual([]);
+  });
+
+  it('a temporary file left by a crash mid-write (half a config, half a token) changes nothing', async () => {
+    const good = readFileSync(configFile(), 'utf8');
+    writeFileSync(`${configFile()}.4242.deadbeef.tmp`, good.slice(0, good.length / 2), { mode: 0o600 });
+    const [cached] = readdirSync(tokenDir());
+    const tokenText = readFileSync(join(tokenDir(), cached ?? ''), 'utf8');
+    writeFileSync(join(tokenDir(), `${cached}.4242.deadbeef.tmp`), tokenText.slice(0, 20), { mode: 0o600 });
+
+    const check = await roster(['attendance', 'check']);
+    expect(check.code).toBe(0);
+    expect(tokenRequests()).toBe(0); // the cached token from login, not the torn copy
+    expect(readFileSync(configFile(), 'utf8')).toBe(good);
+    const use = await roster(['profiles', 'use', 'default']);
+    expect(use.code).toBe(0);
+    expect(JSON.parse(readFileSync(configFile(), 'utf8'))).toMatchObject({ defaultProfile: 'default' });
+  });
+});
+
+describe('a corrupt or truncated config is reported clearly', () => {
+  it('at any truncation point: one line naming the file, exit 1, no stack trace, nothing sent', async () => {
+    const good = readFileSync(configFile(), 'utf8');
+    const cuts = [1, 10, Math.floor(good.length / 3), Math.floor(good.length / 2), good.length - 4];
+    for (const cut of cuts) {
+      writeFileSync(configFile(), good.slice(0, cut));
+      for (const args of [['attendance', 'check'], ['profiles'], ['status'], ['token']]) {
+        const result = await roster(args);
+        const lines = result.stderr.trimEnd().split('\n');
+        expect({ cut, args, code: result.code, lines: lines.length }).toEqual({
+          cut,
+          args,
+          code: 1,
+          lines: 1,
+        });
+        expect(lines[0]).toMatch(
+          new RegExp(
+            `^Error: The config file ${configFile().replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} cannot be read: .+\\. Fix it by hand, or remove it and run \`roster login\` again\\.$`,
+          ),
+        );
+        expect(result.stdout).toBe('');
+      }
+    }
+    expect(sandbox.requests).toHaveLength(0);
+  });
+
+  it('binary junk and wrong types too', async () => {
+    for (const text of [
+      '\u0000\u0001\u0002',
+      '[]',
+      'null',
+      '{"profiles": {"default": "x"}}',
+      '{"profiles": {"default": {"clientId": 7}}}',
+    ]) {
+      writeFileSync(configFile(), text);
+      const result = await roster(['attendance', 'check']);
+      expect(result.code, text).toBe(1);
+      expect(result.stderr).toMatch(/^Error: The config file .*config\.json cannot be read: /);
+      expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+    }
+  });
+});
+
+describe('a corrupt or truncated token cache is discarded and rebuilt', () => {
+  for (const [what, damage] of [
+    ['truncated', (text: string) => text.slice(0, Math.floor(text.length / 2))],
+    ['empty', () => ''],
+    ['not JSON', () => '\u0000garbage{{{'],
+    ['valid JSON of the wrong shape', () => JSON.stringify({ token: { accessToken: 42 } })],
+  ] as const) {
+    it(`${what}: the next command works with exactly one token request, and the file is whole again`, async () => {
+      const [name] = readdirSync(tokenDir());
+      const file = join(tokenDir(), name ?? '');
+      writeFileSync(file, damage(readFileSync(file, 'utf8')));
+      const check = await roster(['attendance', 'check']);
+      expect(check.code).toBe(0);
+      expect(check.stderr).toBe('');
+      expect(tokenRequests()).toBe(1);
+      const rebuilt = JSON.parse(readFileSync(file, 'utf8'));
+      expect(rebuilt.token.accessToken).toEqual(expect.any(String));
+      expect(mode(file)).toBe(0o600);
+      // And the rebuilt cache serves the next command: no second token request.
+      expect((await roster(['attendance', 'check'])).code).toBe(0);
+      expect(tokenRequests()).toBe(1);
+    });
+  }
+});
+
+describe('roster processes running at once', () => {
+  it('8 × token --refresh and 8 × profiles use, all at once: config and cache still parse, no temporary file left', async () => {
+    expect((await login('east')).code).toBe(0);
+    sandbox.requests.length = 0;
+    const runs = await Promise.all([
+      ...Array.from({ length: 8 }, (_, i) =>
+        roster(['token', '--refresh', '--profile', i % 2 ? 'east' : 'default']),
+      ),
+      ...Array.from({ length: 8 }, (_, i) => roster(['profiles', 'use', i % 2 ? 'east' : 'default'])),
+    ]);
+    expect(runs.map((r) => r.code)).toEqual(Array(16).fill(0));
+    expect(tokenRequests()).toBe(8);
+    const config = JSON.parse(readFileSync(configFile(), 'utf8'));
+    expect(Object.keys(config.profiles).sort()).toEqual(['default', 'east']);
+    expect(['default', 'east']).toContain(config.defaultProfile);
+    const cacheFiles = readdirSync(tokenDir());
+    expect(cacheFiles.filter((n) => !n.endsWith('.json'))).toEqual([]);
+    const issued = new Set(runs.slice(0, 8).map((r) => r.stdout.trim()));
+    for (const name of cacheFiles) {
+      const entry = JSON.parse(readFileSync(join(tokenDir(), name), 'utf8'));
+      // The cache holds one of the tokens the runs printed: whole, never a mix of two writes.
+      expect(issued.has(entry.token.accessToken)).toBe(true);
+      expect(mode(join(tokenDir(), name))).toBe(0o600);
+    }
+    expect(readdirSync(configDir()).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+    // And the next command just works from them.
+    expect((await roster(['attendance', 'check'])).code).toBe(0);
+  });
+});
