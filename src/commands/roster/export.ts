@@ -1,0 +1,115 @@
+// `roster roster export --out DIR`: the district as OneRoster CSV files (oneroster/export.ts does the
+// work), with a progress line on a terminal, a summary per file on stderr, and --json on stdout.
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { type ExportResult, runExport } from '../../oneroster/export.js';
+import { STATE_FILE } from '../../oneroster/export-state.js';
+import { parseCount } from '../../oneroster/query.js';
+import { onerosterService } from '../../oneroster/service.js';
+import { startProgress } from '../../output/progress.js';
+import { printJson } from '../../output/render.js';
+import { examples, openSession } from '../common.js';
+import { DEFAULT_CONCURRENCY, DEFAULT_PAGE_SIZE, MAX_CONCURRENCY, MAX_PAGE_SIZE } from './read.js';
+
+interface ExportFlags {
+  out?: string;
+  zip?: boolean;
+  delta?: boolean;
+  pageSize?: string;
+  concurrency?: string;
+  force?: boolean;
+  json?: boolean;
+}
+
+export function register(group: Command, ctx: Context): void {
+  const command = group
+    .command('export')
+    .summary('the whole district as OneRoster CSV files, with manifest.csv (resumable)')
+    .description(
+      `Export orgs, academic sessions, courses, classes, users, enrollments and (when permitted) demographics as the OneRoster CSV binding's files, plus roles.csv for 1.2 and manifest.csv. Each file is streamed to <file>.partial and renamed when complete; ${STATE_FILE} in the directory records complete files, so running the same command again after Ctrl-C or a failure reads only what is missing. Bulk files (the default) leave status and dateLastModified blank and leave out records marked tobedeleted (and rows that refer to them); --delta keeps every record with both fields.`,
+    )
+    .option('--out <dir>', 'directory to write the files to (created if missing)')
+    .option('--zip', 'also write oneroster-<version>.zip with the manifest and the files')
+    .option('--delta', 'delta files: every record, with status and dateLastModified (default: bulk)')
+    .option('--page-size <n>', `records per request (default ${DEFAULT_PAGE_SIZE})`)
+    .option(
+      '--concurrency <n>',
+      `pages in flight when the server sends X-Total-Count (default ${DEFAULT_CONCURRENCY}, max ${MAX_CONCURRENCY})`,
+    )
+    .option('--force', 'replace an export of another district, version or mode in the directory')
+    .option(
+      '--json',
+      'the summary as JSON on stdout: {dir, version, mode, files: [{name, rows, status}], zip}',
+    )
+    .action(async (flags: ExportFlags, cmd: Command) => {
+      if (flags.out === undefined || flags.out.trim() === '') {
+        throw new UsageError(
+          'roster roster export needs --out DIR.',
+          'e.g. roster roster export --out ./export',
+        );
+      }
+      const pageSize = count('--page-size', flags.pageSize, MAX_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE;
+      const concurrency = count('--concurrency', flags.concurrency, MAX_CONCURRENCY) ?? DEFAULT_CONCURRENCY;
+      const session = await openSession(ctx, cmd);
+      const service = onerosterService(session);
+      const progress = await startProgress(ctx, `Exporting OneRoster ${service.version}…`);
+      let result: ExportResult;
+      try {
+        result = await runExport(
+          service,
+          {
+            dir: resolve(flags.out),
+            mode: flags.delta ? 'delta' : 'bulk',
+            zip: Boolean(flags.zip),
+            pageSize,
+            concurrency,
+            force: Boolean(flags.force),
+          },
+          {
+            signal: ctx.trapInterrupt(),
+            progress: (text) => progress.update(text),
+            info: (line) => ctx.log.info(line),
+            warn: (line) => ctx.log.warn(line),
+            debug: (line) => ctx.log.debug(line),
+            now: ctx.now,
+          },
+        );
+      } finally {
+        progress.stop();
+      }
+      for (const line of summary(result)) ctx.log.info(line);
+      if (flags.json) printJson(ctx, result);
+    });
+  examples(command, [
+    '# On a terminal',
+    'roster roster export --out ./export',
+    'roster --oneroster 1.2 roster export --out ./export-1.2 --zip',
+    '# In a script (exit 130 or 1: run it again to resume)',
+    'roster roster export --out ./export --zip --json > export.json',
+  ]);
+}
+
+function count(flag: string, text: string | undefined, max: number): number | undefined {
+  return text === undefined ? undefined : parseCount(flag, text, 1, max);
+}
+
+export function summary(result: ExportResult): string[] {
+  const width = Math.max(...result.files.map((f) => f.name.length));
+  const digits = Math.max(...result.files.map((f) => String(f.rows).length));
+  const lines = result.files.map((f) => {
+    const name = f.name.padEnd(width);
+    if (f.status === 'absent') return `  ${name}  absent (not permitted)`;
+    const notes = [
+      ...(f.status === 'kept' ? ['complete from the earlier run'] : []),
+      ...(f.omitted > 0 ? [`${f.omitted} left out: tobedeleted or referring to one`] : []),
+    ];
+    return `  ${name}  ${String(f.rows).padStart(digits)} rows${notes.length ? ` (${notes.join('; ')})` : ''}`;
+  });
+  return [
+    `Exported OneRoster ${result.version} (${result.mode}) to ${result.dir}:`,
+    ...lines,
+    ...(result.zip ? [`  ${result.zip}`] : []),
+  ];
+}

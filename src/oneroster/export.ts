@@ -1,0 +1,400 @@
+// A full OneRoster CSV export into a directory: each collection is read page by page (the pager) and
+// written as it arrives to <file>.partial, renamed when complete, so memory stays flat and a file on
+// disk under its own name is always whole. The state file records complete files: a re-run after an
+// interruption or a failure keeps them and reads only what is missing (an incomplete file starts over).
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ApiError, RosterError, UsageError } from '../errors.js';
+import { writePrivateFile } from '../files.js';
+import { csvLine } from '../output/csv.js';
+import { writeZip } from '../output/zip.js';
+import {
+  type CsvFile,
+  type ExportMode,
+  type ExportTask,
+  exportTasks,
+  isToBeDeleted,
+  manifestRows,
+} from './csv-binding.js';
+import {
+  type CompleteFile,
+  type ExportSource,
+  type ExportState,
+  loadState,
+  STATE_FILE,
+  saveState,
+  sourceDifference,
+} from './export-state.js';
+import { Pager } from './pager.js';
+import { buildQuery, type ReadQuery } from './query.js';
+import { sourcedIdOf } from './records.js';
+import { type OneRosterService, pageSender } from './service.js';
+
+export interface ExportOptions {
+  dir: string;
+  mode: ExportMode;
+  zip: boolean;
+  pageSize: number;
+  concurrency: number;
+  /** Replace an export of another source (or files of unknown origin) in the directory. */
+  force: boolean;
+}
+
+export interface ExportHooks {
+  /** Aborted by Ctrl-C: stop after the page in hand, keep complete files. */
+  signal: AbortSignal;
+  progress(text: string): void;
+  info(line: string): void;
+  warn(line: string): void;
+  debug(line: string): void;
+  now(): number;
+}
+
+/** written: by this run; kept: complete from an earlier run; absent: not permitted (demographics). */
+export type FileStatus = 'written' | 'kept' | 'absent';
+
+export interface FileResult {
+  name: string;
+  rows: number;
+  status: FileStatus;
+  omitted: number;
+  total: number | null;
+}
+
+export interface ExportResult {
+  dir: string;
+  version: string;
+  mode: ExportMode;
+  files: FileResult[];
+  zip: string | null;
+}
+
+export const MANIFEST = 'manifest.csv';
+const zipName = (version: string) => `oneroster-${version}.zip`;
+
+/** Every file name an export of either version may leave in its directory. */
+function knownFiles(): string[] {
+  const names = new Set<string>([MANIFEST, zipName('1.1'), zipName('1.2')]);
+  for (const version of ['1.1', '1.2'] as const) {
+    for (const task of exportTasks(version, 'bulk')) for (const file of task.files) names.add(file.name);
+  }
+  return [...names];
+}
+
+export async function runExport(
+  service: OneRosterService,
+  options: ExportOptions,
+  hooks: ExportHooks,
+): Promise<ExportResult> {
+  const { dir, mode } = options;
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const source: ExportSource = {
+    baseUrl: service.baseUrl,
+    prefix: service.prefix,
+    version: service.version,
+    mode,
+  };
+  const state = await openState(dir, source, options, hooks);
+  const leftOut = new Set(Object.values(state.files).flatMap((f) => f.leftOut ?? []));
+  const results: FileResult[] = [];
+  const tasks = exportTasks(service.version, mode);
+  for (const [index, task] of tasks.entries()) {
+    const kept = await keptResults(dir, state, task);
+    if (kept) {
+      results.push(...kept);
+      continue;
+    }
+    const step = `${index + 1}/${tasks.length}`;
+    results.push(...(await exportTask(service, task, options, hooks, state, leftOut, step)));
+  }
+
+  const written = new Set(results.filter((r) => r.status !== 'absent').map((r) => r.name));
+  const manifest = manifestRows(service.version, written, mode);
+  await writePrivateFile(
+    join(dir, MANIFEST),
+    csvLine(['propertyName', 'value']) + manifest.map(csvLine).join(''),
+  );
+  results.push({ name: MANIFEST, rows: manifest.length, status: 'written', omitted: 0, total: null });
+
+  let zip: string | null = null;
+  if (options.zip) {
+    zip = join(dir, zipName(service.version));
+    hooks.progress(`Writing ${zipName(service.version)}`);
+    const entries = [MANIFEST, ...[...written]].map((name) => ({ name, path: join(dir, name) }));
+    await writeZip(zip, entries, new Date(hooks.now()));
+  }
+  state.finishedAt = new Date(hooks.now()).toISOString();
+  await saveState(dir, state);
+  return { dir, version: service.version, mode, files: results, zip };
+}
+
+/** The state to continue, or a fresh one; refuses to mix sources or overwrite files of unknown origin. */
+async function openState(
+  dir: string,
+  source: ExportSource,
+  options: ExportOptions,
+  hooks: ExportHooks,
+): Promise<ExportState> {
+  const previous = await loadState(dir).catch((error) => {
+    if (options.force) return undefined;
+    throw error;
+  });
+  if (previous) {
+    const difference = sourceDifference(previous, source);
+    if (difference && !options.force) {
+      throw new UsageError(
+        `${dir} holds an unfinished or earlier export from ${difference}; this run reads ${describe(source)}.`,
+        'Use another --out directory, or pass --force to replace that export.',
+      );
+    }
+    if (!difference && !previous.finishedAt) {
+      const done = Object.keys(previous.files).length;
+      hooks.info(
+        `Resuming the export started ${previous.startedAt}: ${done} complete file${done === 1 ? '' : 's'} kept.`,
+      );
+      return previous;
+    }
+  } else if (!options.force) {
+    const found = await existing(dir, knownFiles());
+    if (found.length > 0) {
+      throw new UsageError(
+        `${dir} already holds ${found.slice(0, 3).join(', ')}${found.length > 3 ? ', …' : ''} but no ${STATE_FILE} of roster export.`,
+        'Use another --out directory, or pass --force to overwrite those files.',
+      );
+    }
+  }
+  // A fresh export: files of an earlier one must not linger next to it (a file now absent, say).
+  await Promise.all(knownFiles().map((name) => rm(join(dir, name), { force: true })));
+  const state: ExportState = {
+    format: 1,
+    ...source,
+    startedAt: new Date(hooks.now()).toISOString(),
+    files: {},
+  };
+  await saveState(dir, state);
+  return state;
+}
+
+const describe = (s: ExportSource) => `OneRoster ${s.version} at ${s.baseUrl}${s.prefix} (${s.mode} files)`;
+
+async function existing(dir: string, names: string[]): Promise<string[]> {
+  const found = await Promise.all(names.map(async (name) => ((await isFile(join(dir, name))) ? name : '')));
+  return found.filter(Boolean);
+}
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The task's files as an earlier run completed them, when all of them are still there. */
+async function keptResults(
+  dir: string,
+  state: ExportState,
+  task: ExportTask,
+): Promise<FileResult[] | undefined> {
+  const results: FileResult[] = [];
+  for (const file of task.files) {
+    const done = state.files[file.name];
+    if (!done || !(await isFile(join(dir, file.name)))) return undefined;
+    results.push({
+      name: file.name,
+      rows: done.rows,
+      status: 'kept',
+      omitted: done.omitted,
+      total: done.total ?? null,
+    });
+  }
+  return results;
+}
+
+interface Output {
+  file: CsvFile;
+  partial: string;
+  stream: WriteStream;
+  rows: number;
+  omitted: number;
+  leftOut: string[];
+}
+
+async function exportTask(
+  service: OneRosterService,
+  task: ExportTask,
+  options: ExportOptions,
+  hooks: ExportHooks,
+  state: ExportState,
+  leftOut: Set<string>,
+  step: string,
+): Promise<FileResult[]> {
+  const { collection } = task;
+  const query: ReadQuery = { limit: options.pageSize };
+  const path = `${service.prefix}/${collection.path}`;
+  const pager = new Pager({
+    send: pageSender(service, `Reading ${collection.path}`),
+    baseUrl: service.baseUrl,
+    path,
+    query,
+    wrapper: collection.listKey,
+    all: true,
+    concurrency: options.concurrency,
+    what: collection.path,
+    warn: hooks.warn,
+    debug: hooks.debug,
+  });
+  const outputs: Output[] = task.files.map((file) => {
+    const partial = join(options.dir, `${file.name}.partial`);
+    return {
+      file,
+      partial,
+      stream: createWriteStream(partial, { mode: 0o600 }),
+      rows: 0,
+      omitted: 0,
+      leftOut: [],
+    };
+  });
+  const names = task.files.map((f) => f.name).join(' and ');
+  const bulk = options.mode === 'bulk';
+  try {
+    for (const out of outputs) await put(out.stream, csvLine(out.file.header));
+    hooks.progress(`${step} ${names}: reading ${collection.path}…`);
+    for await (const page of pager.pages()) {
+      for (const out of outputs) {
+        const lines: string[] = [];
+        for (const record of page.records) {
+          if (bulk && isToBeDeleted(record)) {
+            // Left out of every file of the task; rows of later files that refer to it follow it.
+            if (out === outputs[0]) {
+              out.omitted++;
+              remember(record, out, leftOut);
+            } else out.omitted += out.file.rows(record).length;
+            continue;
+          }
+          for (const row of out.file.rows(record)) {
+            if (bulk && out.file.requires.some((i) => leftOut.has(row[i] ?? ''))) {
+              out.omitted++;
+              if (out === outputs[0]) remember(record, out, leftOut);
+              continue;
+            }
+            lines.push(csvLine(row));
+            out.rows++;
+          }
+        }
+        if (lines.length > 0) await put(out.stream, lines.join(''));
+      }
+      const first = outputs[0];
+      const total = pager.total === undefined ? '' : ` of ${pager.total}`;
+      hooks.progress(
+        `${step} ${names}: ${pager.delivered}${total} ${collection.path} read, ${first?.rows ?? 0} rows written`,
+      );
+      if (hooks.signal.aborted) throw interrupted(state);
+    }
+    await Promise.all(outputs.map((out) => close(out.stream)));
+  } catch (error) {
+    await discard(outputs);
+    if (task.optional && error instanceof ApiError && (error.status === 401 || error.status === 403)) {
+      hooks.warn(
+        `${task.files.map((f) => f.name).join(', ')} left out: this client may not read ${collection.path} (HTTP ${error.status}); the manifest lists it as absent.`,
+      );
+      await Promise.all(task.files.map((f) => rm(join(options.dir, f.name), { force: true })));
+      return task.files.map((f) => ({ name: f.name, rows: 0, status: 'absent', omitted: 0, total: null }));
+    }
+    throw resumable(error, state);
+  }
+  report(pager, collection.path, hooks);
+
+  const completedAt = new Date(hooks.now()).toISOString();
+  const firstQuery = buildQuery(query);
+  for (const out of outputs) {
+    await rename(out.partial, join(options.dir, out.file.name));
+    const done: CompleteFile = {
+      rows: out.rows,
+      omitted: out.omitted,
+      ...(pager.total === undefined ? {} : { total: pager.total }),
+      path,
+      query: firstQuery,
+      completedAt,
+      ...(out.leftOut.length ? { leftOut: out.leftOut } : {}),
+    };
+    state.files[out.file.name] = done;
+  }
+  await saveState(options.dir, state);
+  return outputs.map((out) => ({
+    name: out.file.name,
+    rows: out.rows,
+    status: 'written',
+    omitted: out.omitted,
+    total: out === outputs[0] ? (pager.total ?? null) : null,
+  }));
+}
+
+function remember(record: unknown, out: Output, leftOut: Set<string>): void {
+  const id = sourcedIdOf(record);
+  if (id === undefined || leftOut.has(id)) return;
+  leftOut.add(id);
+  out.leftOut.push(id);
+}
+
+/** Writes a page and waits until it is on its way to disk: one page in memory at a time, errors surfaced. */
+function put(stream: WriteStream, chunk: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    stream.write(chunk, (error) => (error ? reject(error) : resolve()));
+  });
+}
+
+function close(stream: WriteStream): Promise<void> {
+  return new Promise((resolve, reject) => {
+    stream.once('error', reject);
+    stream.end(() => resolve());
+  });
+}
+
+async function discard(outputs: Output[]): Promise<void> {
+  await Promise.all(
+    outputs.map(
+      (out) =>
+        new Promise<void>((resolve) => {
+          if (out.stream.closed) resolve();
+          else out.stream.destroy().once('close', () => resolve());
+        }),
+    ),
+  );
+  await Promise.all(outputs.map((out) => rm(out.partial, { force: true })));
+}
+
+function completeCount(state: ExportState): string {
+  const n = Object.keys(state.files).length;
+  return `${n} complete file${n === 1 ? '' : 's'}`;
+}
+
+function interrupted(state: ExportState): RosterError {
+  return new RosterError(
+    'interrupted',
+    `Export interrupted: ${completeCount(state)} kept`,
+    'Run the same command again to resume; complete files are not read again.',
+  );
+}
+
+/** The error as it was, plus how to go on: complete files are kept and a re-run resumes. */
+function resumable(error: unknown, state: ExportState): unknown {
+  if (!(error instanceof RosterError) || error.code === 'interrupted' || error.code === 'usage') return error;
+  const hint = `${error.hint ? `${error.hint.replace(/\.?$/, '.')} ` : ''}Then run the same command again to resume (${completeCount(state)} kept).`;
+  if (error instanceof ApiError) {
+    return new ApiError(error.code as 'api' | 'forbidden' | 'auth', error.status, error.message, hint);
+  }
+  return new RosterError(error.code, error.message, hint);
+}
+
+function report(pager: Pager, what: string, hooks: ExportHooks): void {
+  if (pager.repeats > 0) {
+    hooks.warn(
+      `the server served ${pager.repeats} ${what} more than once (${pager.repeatedIds.join(', ')}); each was written once. Records may have changed during the export: run it again into a new directory to be sure.`,
+    );
+  }
+  if (pager.total !== undefined && pager.delivered < pager.total) {
+    hooks.warn(`the server reported ${pager.total} ${what} (X-Total-Count) but served ${pager.delivered}.`);
+  }
+}
