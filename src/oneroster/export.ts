@@ -155,6 +155,7 @@ async function openState(
       );
       return previous;
     }
+    if (!difference) hooks.info(`The export in ${dir} was complete: exporting afresh.`);
   } else if (!options.force) {
     const found = await existing(dir, knownFiles());
     if (found.length > 0) {

@@ -380,6 +380,13 @@ describe('roster roster export', () => {
     const forced = await exportCli(['--out', dir, '--oneroster', '1.2', '--force']);
     expect(forced.code).toBe(0);
     checkExport(dir, '1.2', 'bulk');
+    // The same command after a complete export is a fresh export, not a no-op.
+    sandbox.requests.length = 0;
+    const fresh = await exportCli(['--out', dir, '--oneroster', '1.2']);
+    expect(fresh.code).toBe(0);
+    expect(fresh.stderr).toContain('was complete: exporting afresh');
+    expect(listed('users')).toHaveLength(1);
+    checkExport(dir, '1.2', 'bulk');
     // Files of unknown origin are not overwritten either.
     const other = join(home, 'other');
     execFileSync('mkdir', ['-p', other]);
