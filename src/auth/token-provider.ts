@@ -54,8 +54,10 @@ export class TokenProvider {
     await this.cache.remove(source.key);
   }
 
+  /** Fresh while a margin is left: a minute, or a quarter of a short lifetime (so a 60 s token is used). */
   isFresh(token: CachedToken): boolean {
-    return token.expiresAt - EXPIRY_MARGIN_MS > this.now();
+    const lifetimeMs = Number.isFinite(token.expiresIn) ? token.expiresIn * 1000 : Number.POSITIVE_INFINITY;
+    return token.expiresAt - Math.min(EXPIRY_MARGIN_MS, lifetimeMs / 4) > this.now();
   }
 
   private async fetchAndStore(source: TokenSource, id: string): Promise<CachedToken> {

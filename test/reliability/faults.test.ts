@@ -92,7 +92,7 @@ function recordFigures(stdout: string) {
 
 describe('(a) an export under 10% failures and expiring tokens', () => {
   it('fails 10% of pages with 503 + Retry-After and tokens live 1 s: every student once, no page lost or repeated', async () => {
-    sandbox.setOptions({ failRate: 0.1, tokenTtlSeconds: 1, latencyMs: 60, jitterMs: 40 });
+    sandbox.setOptions({ failRate: 0.1, tokenTtlSeconds: 1, latencyMs: 100, jitterMs: 40 });
     const started = Date.now();
     const result = await roster([
       'roster',

@@ -7,7 +7,7 @@ import { tempDir } from '../../helpers/context.js';
 const NOW = Date.UTC(2025, 0, 1);
 const KEY: TokenKey = { baseUrl: 'https://api.example/v1', clientId: 'c', endpoint: '/oauth/token' };
 
-function source(options: { delayMs?: number; fail?: boolean } = {}) {
+function source(options: { delayMs?: number; fail?: boolean; lifetimeS?: number } = {}) {
   let fetches = 0;
   let clock = NOW;
   const src: TokenSource = {
@@ -17,7 +17,13 @@ function source(options: { delayMs?: number; fail?: boolean } = {}) {
       const n = fetches;
       if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
       if (options.fail) throw new Error('token endpoint down');
-      return { accessToken: `token-${n}`, tokenType: 'bearer', expiresIn: 3600, expiresAt: clock + 3600_000 };
+      const lifetime = options.lifetimeS ?? 3600;
+      return {
+        accessToken: `token-${n}`,
+        tokenType: 'bearer',
+        expiresIn: lifetime,
+        expiresAt: clock + lifetime * 1000,
+      };
     },
   };
   return {
@@ -56,6 +62,17 @@ describe('TokenProvider', () => {
     expect((await p.get(s.src)).accessToken).toBe('token-1');
     advance(1);
     s.setClock(NOW + 3600_000);
+    expect((await p.get(s.src)).accessToken).toBe('token-2');
+    expect(s.fetches()).toBe(2);
+  });
+
+  it('keeps a quarter of a short lifetime as the margin, so a 60 s token is still used', async () => {
+    const { p, advance } = provider();
+    const s = source({ lifetimeS: 60 });
+    await p.get(s.src);
+    advance(44_999);
+    expect((await p.get(s.src)).accessToken).toBe('token-1');
+    advance(1);
     expect((await p.get(s.src)).accessToken).toBe('token-2');
     expect(s.fetches()).toBe(2);
   });
