@@ -1,11 +1,12 @@
 // Private files written atomically: write a temporary sibling with mode 0600, then rename over the
 // target, so a crash or a second roster process never leaves a half-written config, cache or journal.
-import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 export async function writePrivateFile(path: string, content: string): Promise<void> {
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  // node:crypto loads here, not at start-up: a run with a cached token never writes (test/bench/startup.js).
+  const { randomBytes } = await import('node:crypto');
   const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     await writeFile(temp, content, { mode: 0o600 });

@@ -1,23 +1,50 @@
 // Builds the program and is the one place that turns errors into exit codes.
 import { Command, CommanderError, Option } from 'commander';
-import { register as registerAttendance } from './commands/attendance/check.js';
-import { register as registerCompletion } from './commands/completion.js';
-import { register as registerDoctor } from './commands/doctor.js';
-import { register as registerHelpTopics } from './commands/help-topics.js';
-import { register as registerInvite } from './commands/invite/index.js';
-import { register as registerLogin } from './commands/login.js';
-import { register as registerLogout } from './commands/logout.js';
-import { register as registerProfiles } from './commands/profiles.js';
-import { register as registerRoster } from './commands/roster/index.js';
-import { register as registerSandbox } from './commands/sandbox.js';
-import { register as registerStatus } from './commands/status.js';
-import { register as registerToken } from './commands/token.js';
 import type { Context } from './context.js';
 import { exitCodeFor, RosterError } from './errors.js';
 import { VERSION } from './version.js';
 
-export function createProgram(ctx: Context): Command {
-  const program = new Command('roster')
+type Register = (program: Command, ctx: Context) => void;
+
+/**
+ * The top-level commands in the order help lists them (`help` last: it lists after the commands it helps
+ * with). Each module loads only when needed: a run of one command loads that command's module and
+ * nothing of the others (start-up time; test/bench/startup.js).
+ */
+const COMMANDS: Record<string, () => Promise<{ register: Register }>> = {
+  login: () => import('./commands/login.js'),
+  logout: () => import('./commands/logout.js'),
+  token: () => import('./commands/token.js'),
+  status: () => import('./commands/status.js'),
+  attendance: () => import('./commands/attendance/check.js'),
+  invite: () => import('./commands/invite/index.js'),
+  roster: () => import('./commands/roster/index.js'),
+  doctor: () => import('./commands/doctor.js'),
+  profiles: () => import('./commands/profiles.js'),
+  sandbox: () => import('./commands/sandbox.js'),
+  completion: () => import('./commands/completion.js'),
+  help: () => import('./commands/help-topics.js'),
+};
+/** Commands that need the whole program: help lists it, completion describes it. */
+const WHOLE_PROGRAM = new Set(['help', 'completion']);
+/** Registered by another command's module. */
+const HIDDEN: Record<string, string> = { __complete: 'completion' };
+
+/** The register functions of the named top-level commands (all of them by default), in help order. */
+export async function loadCommands(names: readonly string[] = Object.keys(COMMANDS)): Promise<Register[]> {
+  const modules = await Promise.all(
+    names.map((name) => (Object.hasOwn(COMMANDS, name) ? COMMANDS[name]?.() : undefined)),
+  );
+  return modules.flatMap((module) => (module ? [module.register] : []));
+}
+
+/** The program with its global options and the given commands. */
+export function createProgram(ctx: Context, commands: readonly Register[]): Command {
+  return addCommands(baseProgram(ctx), ctx, commands);
+}
+
+function baseProgram(ctx: Context): Command {
+  return new Command('roster')
     .description('Drive the Rostering and Enrollment API from a terminal or a script.')
     .version(VERSION, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
@@ -56,23 +83,10 @@ export function createProgram(ctx: Context): Command {
       'after',
       '\nExamples:\n  roster login\n  roster attendance check\n  roster invite send --email parent@example.org --school-id sch-001\n  roster roster students --all --ndjson > students.ndjson\n  roster sandbox\n\nExit codes: 0 ok, 1 failure, 2 usage, 3 forbidden, 4 authentication, 5 partial, 130 interrupted.\n',
     );
+}
 
-  for (const register of [
-    registerLogin,
-    registerLogout,
-    registerToken,
-    registerStatus,
-    registerAttendance,
-    registerInvite,
-    registerRoster,
-    registerDoctor,
-    registerProfiles,
-    registerSandbox,
-    registerCompletion,
-    registerHelpTopics, // last: `help` lists after the commands it helps with
-  ]) {
-    register(program, ctx);
-  }
+function addCommands(program: Command, ctx: Context, commands: readonly Register[]): Command {
+  for (const register of commands) register(program, ctx);
   // Subcommands inherit the program's output and error behaviour.
   program.commands.forEach(function inherit(command) {
     command.exitOverride().configureOutput(program.configureOutput()).showSuggestionAfterError(true);
@@ -81,8 +95,37 @@ export function createProgram(ctx: Context): Command {
   return program;
 }
 
+/**
+ * The top-level commands a command line needs: only the command it runs, or every command when the
+ * program itself must be whole (its help, a usage error that suggests names, help, completion). Global
+ * options are skipped as the program defines them (with their values), so the guess is commander's own.
+ */
+export function commandsFor(program: Command, argv: readonly string[]): string[] {
+  const all = Object.keys(COMMANDS);
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--') return all;
+    if (!arg.startsWith('-') || arg === '-') {
+      const name = Object.hasOwn(HIDDEN, arg) ? (HIDDEN[arg] as string) : arg;
+      return Object.hasOwn(COMMANDS, name) && !WHOLE_PROGRAM.has(arg) ? [name] : all;
+    }
+    const flag = arg.split('=', 1)[0] as string;
+    const option = program.options.find((o) => o.long === flag || o.short === flag);
+    // --help, --version, an unknown option: commander answers with the whole program.
+    if (!option || flag === '--help' || flag === '-h' || flag === '--version' || flag === '-V') return all;
+    if ((option.required || option.optional) && !arg.includes('=')) i++;
+  }
+  return all;
+}
+
 export async function main(argv: string[], ctx: Context): Promise<number> {
-  const program = createProgram(ctx);
+  let program: Command;
+  try {
+    program = baseProgram(ctx);
+    addCommands(program, ctx, await loadCommands(commandsFor(program, argv)));
+  } catch (error) {
+    return report(ctx, error);
+  }
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;

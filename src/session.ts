@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 // Everything a command needs to talk to the API, built from Settings: the token provider (with the
 // right token endpoint per purpose), the transport and the resource client. Built on first use, so
 // commands that fail validation never touch the keychain or the network.
@@ -7,6 +6,7 @@ import { requestToken, TOKEN_ENDPOINTS } from './api/oauth.js';
 import { createGotTransport, type Transport } from './api/transport.js';
 import type { TokenPurpose } from './auth/config.js';
 import { loadCredentials } from './auth/credentials.js';
+import { sha256Hex } from './auth/sha256.js';
 import { type CachedToken, TokenCache } from './auth/token-cache.js';
 import { TokenProvider, type TokenSource } from './auth/token-provider.js';
 import type { Context } from './context.js';
@@ -126,9 +126,8 @@ export class Session implements Authenticator {
 }
 
 function fingerprint(clientId: string, secret: string): string {
-  // Loaded here, not at the top: node:crypto costs start-up time that cached-token runs need not pay.
-  const { createHash } = createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto');
-  return createHash('sha256').update(`roster-token-cache\0${clientId}\0${secret}`).digest('hex').slice(0, 12);
+  // SHA-256 in JS: node:crypto would cost every cached-token run more start-up time than the rest of it.
+  return sha256Hex(`roster-token-cache\0${clientId}\0${secret}`).slice(0, 12);
 }
 
 export function endpointPath(endpoint: string): string {

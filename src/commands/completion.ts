@@ -1,7 +1,7 @@
 // `roster completion bash|zsh|fish`: prints a completion script generated from this very program, so
 // it knows every command and flag of this version. The hidden `roster __complete profiles` is what the
 // scripts call at TAB time for profile names (reading the config the way roster does: XDG, platform).
-import { Argument, type Command } from 'commander';
+import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { examples } from './common.js';
 import { HELP_TOPICS } from './help-topics.js';
@@ -29,7 +29,7 @@ export function register(program: Command, ctx: Context): void {
     .description(
       'Print a script that completes roster commands, flags, profile names and flag values in your shell.',
     )
-    .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(SHELLS))
+    .addArgument(program.createArgument('<shell>', 'bash, zsh or fish').choices(SHELLS))
     .action(async (shell: Shell) => {
       ctx.io.stdout.write(await completionScript(program, shell));
     })

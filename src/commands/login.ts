@@ -1,6 +1,6 @@
 // `roster login`: ask for (or read) a district's base URL, client id and secret, prove them by getting
 // a token, and only then save: the secret to the keychain (or an opt-in file), the rest to the profile.
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { requestToken } from '../api/oauth.js';
 import { type Profile, saveConfig } from '../auth/config.js';
 import { createSecretFileStore, secretFilePath } from '../auth/secret-file.js';
@@ -163,7 +163,7 @@ export function register(program: Command, ctx: Context): void {
     .option('--client-secret-stdin', 'read the client secret from stdin (it is never accepted as a flag)')
     .option('--scope <scope>', 'scope to request with general tokens (default: none)')
     .option('--sent-by-user-id <id>', 'default sentByUserId for invitations')
-    .addOption(new Option('--insecure-storage', 'store the secret in a 0600 file instead of the keychain'))
+    .option('--insecure-storage', 'store the secret in a 0600 file instead of the keychain')
     .action(async (options: LoginOptions, cmd: Command) => {
       const settings = await loadSettings(ctx, cmd);
       const result = await run(options, settings, ctx);

@@ -4,7 +4,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createProgram } from '../../src/main.js';
+import { createProgram, loadCommands } from '../../src/main.js';
 import { cliEnv, ROSTER_BIN, runCli } from '../helpers/cli.js';
 import { fakeContext, tempDir } from '../helpers/context.js';
 
@@ -33,7 +33,11 @@ beforeAll(async () => {
   }
 });
 
-const program = () => createProgram(fakeContext().ctx);
+let commands: Awaited<ReturnType<typeof loadCommands>> = [];
+beforeAll(async () => {
+  commands = await loadCommands();
+});
+const program = () => createProgram(fakeContext().ctx, commands);
 const inviteSendRegistered = () =>
   Boolean(
     program()

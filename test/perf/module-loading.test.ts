@@ -1,0 +1,117 @@
+// Start-up stays near `node`'s own because the commands that need no network never load the HTTP stack:
+// the built CLI runs with a preloaded tracer that records every module URL it resolves (a module.register
+// resolve hook) and every Node built-in it loaded (process.moduleLoadList), and the lists are checked.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/context.js';
+
+const TRACER = `
+import { appendFileSync, writeFileSync } from 'node:fs';
+import { register } from 'node:module';
+const file = process.env.ROSTER_TRACE_FILE;
+writeFileSync(file, '');
+const hook = "import{appendFileSync}from'node:fs';export async function resolve(s,c,n){const r=await n(s,c);appendFileSync(" + JSON.stringify(file) + ",r.url+'\\\\n');return r;}";
+register('data:text/javascript,' + encodeURIComponent(hook));
+process.on('exit', () => {
+  const builtins = process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => 'builtin:' + m.slice(13));
+  appendFileSync(file, builtins.join('\\n') + '\\n');
+});
+`;
+
+/** Parts of the HTTP stack: got (its own chunk in dist/, or node_modules), our got client, Node's HTTP. */
+const HTTP = [
+  /\/chunks\/got-client-/,
+  /node_modules\/(got|http2-wrapper|cacheable-request|hpagent)\//,
+  /^(node:|builtin:)(http|https|http2|_http_client|_http_agent|tls|dns)$/,
+];
+
+let sandbox: Sandbox;
+let home: string;
+let tracer: string;
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+  home = tempDir();
+  tracer = join(home, 'tracer.mjs');
+  writeFileSync(tracer, TRACER);
+});
+afterAll(() => sandbox.close());
+
+const credentials = () => {
+  const client = sandbox.clients.find((c) => c.clientId === 'demo-allowed');
+  return {
+    ROSTER_BASE_URL: sandbox.baseUrl,
+    ROSTER_CLIENT_ID: 'demo-allowed',
+    ROSTER_CLIENT_SECRET: client?.clientSecret ?? '',
+  };
+};
+
+/** Runs the built CLI under the tracer; resolves with its exit code and the modules it loaded. */
+async function traced(args: string[], env: Record<string, string> = {}, cwdHome = home) {
+  const file = join(home, `trace-${Math.random().toString(36).slice(2)}.txt`);
+  const result = await runCli(args, cwdHome, {
+    env: { ...env, NODE_OPTIONS: `--import=${tracer}`, ROSTER_TRACE_FILE: file },
+  });
+  const loaded = [...new Set(readFileSync(file, 'utf8').split('\n').filter(Boolean))];
+  return { ...result, loaded, http: loaded.filter((url) => HTTP.some((pattern) => pattern.test(url))) };
+}
+
+describe('commands that need no network load no HTTP library', () => {
+  it('the tracer sees the HTTP stack when a command does use the network', async () => {
+    const run = await traced(['attendance', 'check'], credentials());
+    expect(run.code).toBe(0);
+    expect(run.http).toEqual(expect.arrayContaining(['builtin:http', 'builtin:https']));
+    expect(run.http.some((url) => url.includes('/chunks/got-client-'))).toBe(true);
+  });
+
+  it('roster --version', async () => {
+    const run = await traced(['--version']);
+    expect(run.code).toBe(0);
+    expect(run.http).toEqual([]);
+    // Answered before the program loads: no commander, no command module.
+    expect(run.loaded.filter((url) => /\/chunks\/main-/.test(url))).toEqual([]);
+  });
+
+  it('roster --help and roster help', async () => {
+    for (const args of [['--help'], ['help', 'invite', 'send'], ['token', '--help']]) {
+      const run = await traced(args);
+      expect(run.code).toBe(0);
+      expect(run.http).toEqual([]);
+    }
+  });
+
+  it('usage errors (no command at all prints the help as one)', async () => {
+    for (const args of [
+      [],
+      ['--bogus'],
+      ['tokn'],
+      ['invite', 'send', '--email'],
+      ['roster', 'students', '--limit', 'x'],
+    ]) {
+      const run = await traced(args, credentials());
+      expect(run.code).toBe(2);
+      expect(run.http).toEqual([]);
+    }
+  });
+
+  it('roster token with a cached token (and without loading node:crypto)', async () => {
+    const fresh = tempDir(); // nothing cached yet
+    const first = await traced(['token'], credentials(), fresh);
+    expect(first.code).toBe(0);
+    expect(first.http).not.toEqual([]); // the first run fetched the token
+    const before = sandbox.requests.length;
+    const cached = await traced(['token'], credentials(), fresh);
+    expect(cached.code).toBe(0);
+    expect(cached.stdout).toBe(first.stdout);
+    expect(sandbox.requests.length).toBe(before);
+    expect(cached.http).toEqual([]);
+    expect(cached.loaded).not.toContain('builtin:crypto');
+    // Only the token command's module, not the others'.
+    expect(
+      cached.loaded.filter((url) => /\/chunks\/(login|invite|roster|doctor|sandbox)-/.test(url)),
+    ).toEqual([]);
+  });
+});
