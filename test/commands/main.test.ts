@@ -10,16 +10,12 @@ import { main } from '../../src/main.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { VERSION } from '../../src/version.js';
 import { fakeContext } from '../helpers/context.js';
+import { demoClient, demoEnv } from '../helpers/sandbox.js';
 
 let sandbox: Sandbox;
-const secretOf = (id: string) => sandbox.clients.find((c) => c.clientId === id)?.clientSecret as string;
+const secretOf = (id: string) => demoClient(sandbox, id).clientSecret;
 const tokenRequests = () => sandbox.requests.filter((r) => r.path.endsWith('/token'));
-const envFor = (id: string, extra: Record<string, string> = {}) => ({
-  ROSTER_BASE_URL: sandbox.baseUrl,
-  ROSTER_CLIENT_ID: id,
-  ROSTER_CLIENT_SECRET: secretOf(id),
-  ...extra,
-});
+const envFor = (id: string, extra: Record<string, string> = {}) => demoEnv(sandbox, id, extra);
 
 beforeAll(async () => {
   sandbox = await startSandbox();

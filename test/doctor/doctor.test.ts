@@ -6,6 +6,7 @@ import { type CheckResult, type DoctorReport, runDoctor, type Selection } from '
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { resolveSettings } from '../../src/settings.js';
 import { fakeContext } from '../helpers/context.js';
+import { demoClient, demoEnv } from '../helpers/sandbox.js';
 
 let sandbox: Sandbox;
 beforeAll(async () => {
@@ -16,7 +17,7 @@ beforeEach(() => {
   sandbox.requests.length = 0;
 });
 
-const secretOf = (id: string) => sandbox.clients.find((c) => c.clientId === id)?.clientSecret ?? '';
+const secretOf = (id: string) => demoClient(sandbox, id).clientSecret;
 
 async function doctor(
   env: Record<string, string>,
@@ -30,12 +31,7 @@ async function doctor(
   return { report, ...fake };
 }
 
-const envFor = (id: string, extra: Record<string, string> = {}) => ({
-  ROSTER_BASE_URL: sandbox.baseUrl,
-  ROSTER_CLIENT_ID: id,
-  ROSTER_CLIENT_SECRET: secretOf(id),
-  ...extra,
-});
+const envFor = (id: string, extra: Record<string, string> = {}) => demoEnv(sandbox, id, extra);
 
 const byId = (report: DoctorReport) =>
   Object.fromEntries(report.checks.map((c) => [c.id, c])) as Record<string, CheckResult>;

@@ -3,16 +3,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { type CliOptions, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
+import { demoEnv } from '../helpers/sandbox.js';
 
 let sandbox: Sandbox;
 let home: string;
-const secretOf = (id: string) => sandbox.clients.find((c) => c.clientId === id)?.clientSecret ?? '';
-const envFor = (id: string, extra: Record<string, string> = {}) => ({
-  ROSTER_BASE_URL: sandbox.baseUrl,
-  ROSTER_CLIENT_ID: id,
-  ROSTER_CLIENT_SECRET: secretOf(id),
-  ...extra,
-});
+const envFor = (id: string, extra: Record<string, string> = {}) => demoEnv(sandbox, id, extra);
 const roster = (args: string[], options: CliOptions = {}) => runCli(args, home, options);
 
 beforeAll(async () => {

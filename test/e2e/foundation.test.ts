@@ -3,20 +3,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { type CliOptions, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
+import { demoClient, demoEnv } from '../helpers/sandbox.js';
 
 let sandbox: Sandbox;
 let home: string;
-const client = (id: string) => {
-  const found = sandbox.clients.find((c) => c.clientId === id);
-  if (!found) throw new Error(`no demo client ${id}`);
-  return found;
-};
-const envFor = (id: string, extra: Record<string, string> = {}) => ({
-  ROSTER_BASE_URL: sandbox.baseUrl,
-  ROSTER_CLIENT_ID: id,
-  ROSTER_CLIENT_SECRET: client(id).clientSecret,
-  ...extra,
-});
+const client = (id: string) => demoClient(sandbox, id);
+const envFor = (id: string, extra: Record<string, string> = {}) => demoEnv(sandbox, id, extra);
 const roster = (args: string[], options: CliOptions = {}) => runCli(args, home, options);
 const tokenRequests = () => sandbox.requests.filter((r) => r.path.endsWith('/token'));
 const resourceRequests = () => sandbox.requests.filter((r) => !r.path.endsWith('/token'));

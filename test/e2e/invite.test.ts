@@ -6,17 +6,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
+import { demoEnv } from '../helpers/sandbox.js';
 
 let sandbox: Sandbox;
 let home: string;
-const env = () => {
-  const client = sandbox.clients.find((c) => c.clientId === 'demo-allowed')!;
-  return {
-    ROSTER_BASE_URL: sandbox.baseUrl,
-    ROSTER_CLIENT_ID: client.clientId,
-    ROSTER_CLIENT_SECRET: client.clientSecret,
-  };
-};
+const env = () => demoEnv(sandbox);
 const roster = (args: string[]) => runCli(args, home, { env: env() });
 const sender = ['--sent-by-user-id', 'usr-42'];
 

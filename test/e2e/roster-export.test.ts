@@ -12,6 +12,7 @@ import { countOf } from '../../src/sandbox/oneroster/records.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { type CliResult, cliEnv, ROSTER_BIN, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
+import { demoEnv } from '../helpers/sandbox.js';
 
 const STUDENTS = 300;
 const VERSIONS = ['1.1', '1.2'] as const;
@@ -142,12 +143,7 @@ beforeEach(() => {
   sandbox.setOptions({ latencyMs: 0 });
 });
 
-const secret = () => sandbox.clients.find((c) => c.clientId === 'demo-allowed')?.clientSecret;
-const env = () => ({
-  ROSTER_BASE_URL: sandbox.baseUrl,
-  ROSTER_CLIENT_ID: 'demo-allowed',
-  ROSTER_CLIENT_SECRET: secret(),
-});
+const env = () => demoEnv(sandbox);
 const exportCli = (args: string[]) =>
   runCli(['roster', 'export', ...args], home, { env: env(), timeoutMs: 60_000 });
 const csvFiles = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.csv'));

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
+import { demoEnv } from '../helpers/sandbox.js';
 
 let sandbox: Sandbox;
 beforeAll(async () => {
@@ -11,11 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => sandbox.close());
 
-const env = () => ({
-  ROSTER_BASE_URL: sandbox.baseUrl,
-  ROSTER_CLIENT_ID: 'demo-allowed',
-  ROSTER_CLIENT_SECRET: 'riverside-secret-2024',
-});
+const env = () => demoEnv(sandbox);
 const html = '<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>';
 
 const cases: [string, string, { status: number; headers?: Record<string, string>; body: unknown }, RegExp][] =

@@ -3,6 +3,7 @@ import { main } from '../../src/main.js';
 import type { Prompter } from '../../src/prompter.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { fakeContext } from '../helpers/context.js';
+import { demoEnv } from '../helpers/sandbox.js';
 
 export interface Run {
   code: number;
@@ -12,13 +13,7 @@ export interface Run {
 }
 
 export function envFor(sandbox: Sandbox, extra: Record<string, string> = {}): Record<string, string> {
-  const client = sandbox.clients.find((c) => c.clientId === 'demo-allowed')!;
-  return {
-    ROSTER_BASE_URL: sandbox.baseUrl,
-    ROSTER_CLIENT_ID: client.clientId,
-    ROSTER_CLIENT_SECRET: client.clientSecret,
-    ...extra,
-  };
+  return demoEnv(sandbox, 'demo-allowed', extra);
 }
 
 export interface RunOptions {
