@@ -6,12 +6,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { secretAccount } from '../../src/auth/secret-store.js';
 import { type LoginOptions, run } from '../../src/commands/login.js';
 import { run as runToken } from '../../src/commands/token.js';
-import { RosterError } from '../../src/errors.js';
 import type { Prompter } from '../../src/prompter.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { Session } from '../../src/session.js';
 import { type GlobalFlags, resolveSettings } from '../../src/settings.js';
 import { type FakeContext, fakeContext } from '../helpers/context.js';
+import { failure } from '../helpers/errors.js';
 
 let sandbox: Sandbox;
 const secretOf = (id: string) => sandbox.clients.find((c) => c.clientId === id)?.clientSecret as string;
@@ -28,15 +28,6 @@ beforeEach(() => {
 async function login(f: FakeContext, options: LoginOptions, flags: GlobalFlags = {}) {
   const settings = await resolveSettings(flags, f.ctx.env, f.ctx.paths.configDir);
   return run(options, settings, f.ctx);
-}
-
-async function failure(promise: Promise<unknown>): Promise<RosterError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(RosterError);
-  return error as RosterError;
 }
 
 function fakePrompter(answers: { baseUrl?: string; clientId?: string; secret?: string }) {

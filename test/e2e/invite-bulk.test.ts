@@ -1,12 +1,9 @@
-// Bulk sends as an admin runs them: the built CLI in a real process, killed and interrupted mid-way, against
-// the sandbox with injected latency. Counts come from the sandbox outbox: one e-mail per address, or a bug.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { type CliResult, cliEnv, ROSTER_BIN, runCli } from '../helpers/cli.js';
+import { runCli, startCli, until } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
 import { demoEnv } from '../helpers/sandbox.js';
 
@@ -36,28 +33,7 @@ function csv(tag: string, count: number): { file: string; emails: string[] } {
   return { file, emails };
 }
 
-function start(args: string[]): { child: ChildProcess; done: Promise<CliResult> } {
-  const child = spawn(process.execPath, [ROSTER_BIN, ...args], {
-    env: cliEnv(home, env()),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (d) => (stdout += d));
-  child.stderr?.on('data', (d) => (stderr += d));
-  const done = new Promise<CliResult>((resolve) =>
-    child.on('close', (code) => resolve({ code, stdout, stderr })),
-  );
-  return { child, done };
-}
-
-async function until(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+const start = (args: string[]) => startCli(args, home, { env: env(), timeoutMs: 60_000 });
 
 const deliveredTo = (emails: string[]) => emails.map((e) => sandbox.outbox.filter((m) => m.to === e).length);
 

@@ -1,7 +1,7 @@
 // `roster roster export` as an admin runs it: the built CLI against the sandbox district, for OneRoster
 // 1.1 and 1.2. Headers are the binding's, written out here by hand; expected row counts come from the
 // sandbox's own model (seededDistrict), not from the code under test.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -10,7 +10,7 @@ import { seededDistrict } from '../../src/sandbox/oneroster/index.js';
 import { person } from '../../src/sandbox/oneroster/people.js';
 import { countOf } from '../../src/sandbox/oneroster/records.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { type CliResult, cliEnv, ROSTER_BIN, runCli } from '../helpers/cli.js';
+import { runCli, startCli, until } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
 import { demoEnv } from '../helpers/sandbox.js';
 
@@ -402,28 +402,7 @@ describe('roster roster export', () => {
   });
 });
 
-function start(args: string[]): { child: ChildProcess; done: Promise<CliResult> } {
-  const child = spawn(process.execPath, [ROSTER_BIN, ...args], {
-    env: cliEnv(home, env()),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (d) => (stdout += d));
-  child.stderr?.on('data', (d) => (stderr += d));
-  const done = new Promise<CliResult>((resolve) =>
-    child.on('close', (code) => resolve({ code, stdout, stderr })),
-  );
-  return { child, done };
-}
-
-async function until(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+const start = (args: string[]) => startCli(args, home, { env: env(), timeoutMs: 60_000 });
 
 /** `unzip -t` when installed, else python3's zipfile: validity, entry names and contents. */
 function zipCheck(path: string): { ok: boolean; names: string[]; contents: Record<string, string> } {

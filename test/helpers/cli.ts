@@ -1,5 +1,5 @@
 // Runs the built CLI as a user or a script would: a real process, real files under a private HOME.
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 
 export const ROSTER_BIN = join(import.meta.dirname, '..', '..', 'bin', 'roster.js');
@@ -34,22 +34,41 @@ export function cliEnv(home: string, env: Record<string, string | undefined> = {
   return base;
 }
 
-export function runCli(args: string[], home: string, options: CliOptions = {}): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [ROSTER_BIN, ...args], {
-      env: cliEnv(home, options.env),
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
+/** Starts the CLI and returns the process (to signal it) and its result when it ends. */
+export function startCli(
+  args: string[],
+  home: string,
+  options: CliOptions = {},
+): { child: ChildProcess; done: Promise<CliResult> } {
+  const child = spawn(process.execPath, [ROSTER_BIN, ...args], {
+    env: cliEnv(home, options.env),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (d) => (stdout += d));
+  child.stderr?.on('data', (d) => (stderr += d));
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
+  const done = new Promise<CliResult>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
-    child.stdin.end(options.input ?? '');
   });
+  child.stdin?.end(options.input ?? '');
+  return { child, done };
+}
+
+export function runCli(args: string[], home: string, options: CliOptions = {}): Promise<CliResult> {
+  return startCli(args, home, options).done;
+}
+
+/** Waits until a condition holds (polling), or fails the test after a while. */
+export async function until(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 5));
+  }
 }

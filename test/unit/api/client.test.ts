@@ -6,6 +6,7 @@ import { MAX_RETRIES, MAX_RETRY_AFTER_MS } from '../../../src/api/retry.js';
 import { type HttpRequest, type HttpResponse, NetworkError } from '../../../src/api/transport.js';
 import { createLogger, Redactor } from '../../../src/context.js';
 import { RosterError } from '../../../src/errors.js';
+import { failure } from '../../helpers/errors.js';
 
 type Step = HttpResponse | Error;
 const NOW = Date.UTC(2025, 0, 1);
@@ -80,15 +81,6 @@ const post: ResourceRequest = {
   what: 'Sending the invitation',
   unknownOutcomeHint: 'Run `roster invite list` to see whether it was sent.',
 };
-
-async function failure(promise: Promise<unknown>): Promise<RosterError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(RosterError);
-  return error as RosterError;
-}
 
 describe('ApiClient.send', () => {
   it('sends a bearer token, JSON headers and the query, and returns a 2xx', async () => {

@@ -10,7 +10,7 @@ import {
   redirected,
 } from '../../../src/api/transport.js';
 import { createLogger, Redactor } from '../../../src/context.js';
-import { RosterError } from '../../../src/errors.js';
+import { failure } from '../../helpers/errors.js';
 
 interface Seen {
   method: string;
@@ -105,15 +105,6 @@ function transport(options: { timeoutMs?: number; debug?: boolean } = {}) {
     secrets,
   });
   return { t, secrets, stderr: () => err };
-}
-
-async function failure(promise: Promise<unknown>): Promise<RosterError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(RosterError);
-  return error as RosterError;
 }
 
 const auth = { authorization: 'Bearer tok-abcdef123456' };

@@ -3,17 +3,8 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { configPath, loadConfig, saveConfig } from '../../../src/auth/config.js';
-import { RosterError } from '../../../src/errors.js';
 import { tempDir } from '../../helpers/context.js';
-
-async function failure(promise: Promise<unknown>): Promise<RosterError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(RosterError);
-  return error as RosterError;
-}
+import { failure } from '../../helpers/errors.js';
 
 describe('config', () => {
   it('is empty when there is no file', async () => {
