@@ -1,11 +1,20 @@
 // `roster invite …`: enrollment invitations (spec §4.5, §4.6).
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
+import { examples } from '../common.js';
 import { register as registerList } from './list.js';
 import { register as registerSend } from './send.js';
 
 export function register(program: Command, ctx: Context): void {
   const invite = program.command('invite').summary('enrollment invitations: send (one or a CSV) and list');
+  examples(invite, [
+    '# On a terminal',
+    'roster invite send --email parent@example.org --school-id sch-001',
+    'roster invite list --school-id sch-001',
+    '# In a script',
+    'roster invite send --file invites.csv --sent-by-user-id usr-42 --yes --json > report.json || exit $?',
+    'roster invite list --all --ndjson | jq -r .email',
+  ]);
   registerSend(invite, ctx);
   registerList(invite, ctx);
 }
