@@ -1,5 +1,18 @@
 #!/usr/bin/env node
 // Entry point: the bundled CLI lives in dist/ (built by `npm install` via the prepare script).
-import { run } from '../dist/cli.js';
+// Scripts probe for the tool with `roster --version`: it is answered here, before any of dist/ loads, and
+// written straight to the file descriptor (creating process.stdout costs more than the rest of the answer).
+import { readFileSync, writeSync } from 'node:fs';
 
-process.exitCode = await run(process.argv.slice(2));
+const argv = process.argv.slice(2);
+if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+  const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  try {
+    writeSync(1, `${version}\n`);
+  } catch {
+    // stdout closed early (`roster --version | true`): nothing to report
+  }
+} else {
+  const { run } = await import('../dist/cli.js');
+  process.exitCode = await run(argv);
+}

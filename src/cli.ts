@@ -1,8 +1,10 @@
-// Builds the real Context from the process and runs main. Imported by bin/roster.js.
+// Builds the real Context from the process and runs main. Imported by bin/roster.js, which answers
+// `--version` itself; the program (commander, main) is in this chunk, each command in its own.
 import { isatty } from 'node:tty';
 import type { Context } from './context.js';
 import { createLogger, Redactor } from './context.js';
 import type { IO } from './io.js';
+import { main } from './main.js';
 import { resolvePaths } from './paths.js';
 import { VERSION } from './version.js';
 
@@ -55,6 +57,5 @@ export async function run(argv: string[]): Promise<number> {
       (await import('./prompter.js')).createInquirerPrompter(process.stdin, process.stderr),
     trapInterrupt,
   };
-  const { main } = await import('./main.js');
   return main(argv, ctx);
 }

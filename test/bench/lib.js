@@ -53,6 +53,28 @@ export function medianMs(command, args, env, runs) {
   return times[Math.floor(times.length / 2)];
 }
 
+/**
+ * Median wall times in ms of several commands measured in interleaved rounds (one run of each per round,
+ * after one warm-up round), so a machine that gets busier or quieter mid-run shifts them all alike.
+ * `commands` maps a label to [command, args, env].
+ */
+export function interleavedMedians(commands, runs) {
+  const times = Object.fromEntries(Object.keys(commands).map((label) => [label, []]));
+  for (let i = 0; i <= runs; i++) {
+    for (const [label, [command, args, env]] of Object.entries(commands)) {
+      const started = process.hrtime.bigint();
+      const result = spawnSync(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      if (result.status !== 0) {
+        throw new Error(`${command} ${args.join(' ')} failed (${result.status}): ${result.stderr}`);
+      }
+      if (i > 0) times[label].push(ms);
+    }
+  }
+  const median = (list) => list.sort((a, b) => a - b)[Math.floor(list.length / 2)];
+  return Object.fromEntries(Object.entries(times).map(([label, list]) => [label, median(list)]));
+}
+
 export function row(label, ms, baselineMs, goal) {
   const ratio = ms / baselineMs;
   const verdict =
