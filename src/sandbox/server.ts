@@ -67,6 +67,8 @@ export interface RecordedRequest {
   dropped?: boolean;
   /** The client the request was attributed to, when known. */
   clientId?: string;
+  /** Which TCP connection carried it (1, 2, … in order of first use): tests count keep-alive reuse. */
+  connection: number;
 }
 
 export interface InjectFaultOptions extends ScriptedFault {}
@@ -231,12 +233,29 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       pendingDelays.add(done);
     });
 
+  const connections = new WeakMap<object, number>();
+  let connectionCount = 0;
+  const connectionOf = (socket: object) => {
+    let id = connections.get(socket);
+    if (id === undefined) connections.set(socket, (id = ++connectionCount));
+    return id;
+  };
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();
     const method = req.method ?? 'GET';
     const { path, rawQuery } = splitTarget(req.url);
     const isAdmin = path.startsWith('/__sandbox/');
-    const entry: RecordedRequest = { method, path, rawQuery, headers: req.headers, body: '', status: 0 };
+    const connection = connectionOf(req.socket);
+    const entry: RecordedRequest = {
+      method,
+      path,
+      rawQuery,
+      headers: req.headers,
+      body: '',
+      status: 0,
+      connection,
+    };
     if (record && !isAdmin) requests.push(entry);
 
     let outcome: Outcome;
