@@ -9,6 +9,7 @@ import { isRecord, parseJson } from '../api/errors.js';
 import { RosterError } from '../errors.js';
 import { offsetOf, parseLinkHeader, resolveLink } from './link.js';
 import { buildQuery, type ReadQuery } from './query.js';
+import { recordTexts } from './record-texts.js';
 import { SeenIds } from './seen-ids.js';
 
 export interface PageResponse {
@@ -38,17 +39,22 @@ export interface PagerOptions {
   what: string;
   warn: (line: string) => void;
   debug: (line: string) => void;
+  /** Also hand over each record's text as the server sent it, where it can be cut out safely. */
+  withTexts?: boolean;
 }
 
 export interface Page {
   /** Records not seen before, in the server's order. */
   records: unknown[];
+  /** Their texts (one line of JSON each), when asked for and the page allowed it. */
+  texts?: string[];
   /** Offset of the page's first record. */
   offset: number;
 }
 
 interface ParsedPage {
   records: unknown[];
+  texts?: string[];
   total?: number;
   links: Map<string, string>;
   url: string;
@@ -87,7 +93,7 @@ export class Pager {
       if (page.body === previousBody)
         throw this.loopError(`it served the same page twice (offset ${offset})`);
       previousBody = page.body;
-      yield this.fresh(page.records, offset);
+      yield this.fresh(page, offset);
       offset += page.records.length;
       if (!options.all) return;
 
@@ -144,7 +150,7 @@ export class Pager {
         );
         return;
       }
-      yield this.fresh(page.records, head.offset);
+      yield this.fresh(page, head.offset);
       // A short page before the total: the server clamped this one; read the gap before moving on.
       if (got < head.limit && head.offset + got < total)
         window.unshift(slot(head.offset + got, head.limit - got));
@@ -182,22 +188,23 @@ export class Pager {
         'Check the OneRoster version (--oneroster) and the path prefix of the profile.',
       );
     }
-    return { ...base, records: list };
+    const texts = this.options.withTexts ? recordTexts(response.body, this.options.wrapper) : undefined;
+    return { ...base, records: list, ...(texts?.length === list.length && { texts }) };
   }
 
   /** The records not delivered before; a page with nothing new means the server is not advancing. */
-  private fresh(records: unknown[], offset: number): Page {
+  private fresh({ records, texts }: ParsedPage, offset: number): Page {
     const out: unknown[] = [];
+    const outTexts: string[] | undefined = texts && [];
     let withIds = 0;
-    for (const record of records) {
+    for (let i = 0; i < records.length; i++) {
+      const record = records[i];
       const id = isRecord(record) && typeof record.sourcedId === 'string' ? record.sourcedId : undefined;
-      if (id === undefined) {
+      if (id !== undefined) withIds++;
+      if (id === undefined || this.seen.add(id)) {
         out.push(record);
-        continue;
-      }
-      withIds++;
-      if (this.seen.add(id)) out.push(record);
-      else {
+        outTexts?.push(texts?.[i] as string);
+      } else {
         this.repeats++;
         if (this.repeatedIds.length < 5) this.repeatedIds.push(id);
       }
@@ -206,7 +213,7 @@ export class Pager {
       throw this.loopError(`the page at offset ${offset} repeats ${withIds} records already received`);
     }
     this.delivered += out.length;
-    return { records: out, offset };
+    return { records: out, offset, ...(outTexts && { texts: outTexts }) };
   }
 
   private nextLink(page: ParsedPage) {

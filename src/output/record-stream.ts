@@ -22,7 +22,11 @@ export interface RecordColumn {
 }
 
 export interface RecordWriter {
-  writePage(records: readonly unknown[]): Promise<void>;
+  /**
+   * `texts`, when given, are the records' own JSON texts (one line each, as the server sent them): json and
+   * ndjson write them instead of stringifying the records again.
+   */
+  writePage(records: readonly unknown[], texts?: readonly string[]): Promise<void>;
   /** Finishes the output (closes the JSON array; prints the header of an empty table). */
   end(): Promise<void>;
 }
@@ -38,8 +42,8 @@ export function createRecordWriter(
       return jsonArrayWriter(write);
     case 'ndjson':
       return {
-        writePage: (records) =>
-          records.length ? write(records.map((r) => `${JSON.stringify(r)}\n`).join('')) : done,
+        writePage: (records, texts) =>
+          records.length ? write(`${(texts ?? records.map((r) => JSON.stringify(r))).join('\n')}\n`) : done,
         end: () => done,
       };
     case 'csv':
@@ -57,9 +61,9 @@ type Write = (chunk: string) => Promise<void>;
 function jsonArrayWriter(write: Write): RecordWriter {
   let started = false;
   return {
-    async writePage(records) {
+    async writePage(records, texts) {
       if (records.length === 0) return;
-      const body = records.map((r) => `  ${JSON.stringify(r)}`).join(',\n');
+      const body = `  ${(texts ?? records.map((r) => JSON.stringify(r))).join(',\n  ')}`;
       await write(`${started ? ',\n' : '[\n'}${body}`);
       started = true;
     },

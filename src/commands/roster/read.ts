@@ -200,12 +200,13 @@ export async function run(
     what: collection.name,
     warn: (line) => ctx.log.warn(line),
     debug: (line) => ctx.log.debug(line),
+    withTexts: options.format === 'ndjson' || options.format === 'json',
   });
   const writer = createRecordWriter(ctx, options.format, columnsFor(collection, options, service.version));
   const progress = progressLine(ctx, options, collection.name);
   try {
     for await (const page of pager.pages()) {
-      await writer.writePage(page.records);
+      await writer.writePage(page.records, page.texts);
       progress.update(pager.delivered, pager.total);
     }
   } catch (error) {
