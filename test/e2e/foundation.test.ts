@@ -1,8 +1,11 @@
 // The foundation as a script uses it: the built CLI in a real process against the sandbox over HTTP.
+
+import type { Command } from 'commander';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createProgram, loadCommands } from '../../src/main.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { type CliOptions, runCli } from '../helpers/cli.js';
-import { tempDir } from '../helpers/context.js';
+import { fakeContext, tempDir } from '../helpers/context.js';
 import { demoClient, demoEnv } from '../helpers/sandbox.js';
 
 let sandbox: Sandbox;
@@ -288,18 +291,35 @@ describe('usage errors: exit 2, nothing sent', () => {
 });
 
 describe('help', () => {
-  it('every command has a summary and an example', async () => {
+  it('roster --help lists every command group of the contract', async () => {
     const top = await roster(['--help']);
     expect(top.code).toBe(0);
-    for (const name of ['login', 'logout', 'token', 'status', 'attendance', 'sandbox']) {
+    for (const name of ['login', 'logout', 'token', 'status', 'invite', 'attendance', 'roster', 'sandbox']) {
       expect(top.stdout).toMatch(new RegExp(`^  ${name}\\b`, 'm'));
     }
-    for (const args of [['login'], ['logout'], ['token'], ['status'], ['attendance', 'check'], ['sandbox']]) {
-      const help = await roster([...args, '--help']);
-      expect(help.code).toBe(0);
-      expect(help.stdout).toContain('Examples:');
-      expect(help.stdout).toMatch(/\n {2}roster /);
-    }
+  });
+
+  it('every command, walked from the program itself, has a summary and an example', async () => {
+    const paths: string[][] = [];
+    const walk = (command: Command, path: string[]) => {
+      for (const sub of command.commands) {
+        if (sub.name().startsWith('__') || sub.name() === 'help') continue;
+        expect(sub.summary() || sub.description(), `summary of ${[...path, sub.name()].join(' ')}`).not.toBe(
+          '',
+        );
+        paths.push([...path, sub.name()]);
+        walk(sub, [...path, sub.name()]);
+      }
+    };
+    walk(createProgram(fakeContext().ctx, await loadCommands()), []);
+    expect(paths.length).toBeGreaterThan(25);
+    const helps = await Promise.all(paths.map((path) => roster([...path, '--help'])));
+    helps.forEach((help, i) => {
+      const name = paths[i]?.join(' ');
+      expect(help.code, name).toBe(0);
+      expect(help.stdout, name).toContain('Examples:');
+      expect(help.stdout, name).toMatch(/\n {2}(# .*\n {2})?roster /);
+    });
   });
 
   it('--version prints the version', async () => {
