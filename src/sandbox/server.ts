@@ -237,7 +237,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   let connectionCount = 0;
   const connectionOf = (socket: object) => {
     let id = connections.get(socket);
-    if (id === undefined) connections.set(socket, (id = ++connectionCount));
+    if (id === undefined) {
+      id = ++connectionCount;
+      connections.set(socket, id);
+    }
     return id;
   };
 
