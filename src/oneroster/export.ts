@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { ApiError, RosterError, UsageError } from '../errors.js';
 import { writePrivateFile } from '../files.js';
 import { csvLine } from '../output/csv.js';
-import { writeZip } from '../output/zip.js';
 import {
   type CsvFile,
   type ExportMode,
@@ -122,6 +121,8 @@ export async function runExport(
     zip = join(dir, zipName(service.version));
     hooks.progress(`Writing ${zipName(service.version)}`);
     const entries = [MANIFEST, ...[...written]].map((name) => ({ name, path: join(dir, name) }));
+    // Loaded only for --zip: node:zlib would otherwise cost every `roster roster …` command start-up time.
+    const { writeZip } = await import('../output/zip.js');
     await writeZip(zip, entries, new Date(hooks.now()));
   }
   state.finishedAt = new Date(hooks.now()).toISOString();
