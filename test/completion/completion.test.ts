@@ -38,13 +38,6 @@ beforeAll(async () => {
   commands = await loadCommands();
 });
 const program = () => createProgram(fakeContext().ctx, commands);
-const inviteSendRegistered = () =>
-  Boolean(
-    program()
-      .commands.find((c) => c.name() === 'invite')
-      ?.commands.some((c) => c.name() === 'send'),
-  );
-
 /** What bash offers for a command line; a trailing space means "a new, empty word". */
 function bash(line: string): string[] {
   const words = line.split(' ');
@@ -65,7 +58,7 @@ describe('bash completion', () => {
     expect(bash('roster inv')).toEqual(['invite']);
   });
 
-  it.runIf(inviteSendRegistered())('completes `roster invite s<TAB>` to send', () => {
+  it('completes `roster invite s<TAB>` to send', () => {
     expect(bash('roster invite s')).toEqual(['send']);
   });
 
