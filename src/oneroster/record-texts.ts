@@ -32,17 +32,17 @@ function stringEnd(text: string, i: number): number {
   }
 }
 
-/** Index just past the value that starts at `i`, or -1 when a container holds whitespace. */
-function compactValueEnd(text: string, i: number): number {
-  const first = text.charCodeAt(i);
-  if (first === QUOTE) return stringEnd(text, i);
-  if (first !== OPEN_BRACE && first !== OPEN_BRACKET) {
-    let j = i;
-    for (let c = text.charCodeAt(j); j < text.length; c = text.charCodeAt(++j)) {
-      if (c === COMMA || c === CLOSE_BRACE || c === CLOSE_BRACKET || isSpace(c)) break;
-    }
-    return j;
+/** Index just past the scalar (number, true, false, null) that starts at `i`. */
+function scalarEnd(text: string, i: number): number {
+  let j = i;
+  for (let c = text.charCodeAt(j); j < text.length; c = text.charCodeAt(++j)) {
+    if (c === COMMA || c === CLOSE_BRACE || c === CLOSE_BRACKET || isSpace(c)) break;
   }
+  return j;
+}
+
+/** Index just past the object or array that opens at `i`; -1 when `compact` and it holds whitespace. */
+function containerEnd(text: string, i: number, compact: boolean): number {
   let depth = 0;
   for (let j = i; j < text.length; ) {
     const c = text.charCodeAt(j);
@@ -53,28 +53,18 @@ function compactValueEnd(text: string, i: number): number {
     if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
     else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
       if (--depth === 0) return j + 1;
-    } else if (isSpace(c)) return -1;
+    } else if (compact && isSpace(c)) return -1;
     j++;
   }
   return -1;
 }
 
-/** Index just past any value that starts at `i` (whitespace allowed). */
-function valueEnd(text: string, i: number): number {
+/** Index just past the value that starts at `i`; -1 when `compact` and a container holds whitespace. */
+function valueEnd(text: string, i: number, compact: boolean): number {
   const first = text.charCodeAt(i);
-  if (first !== OPEN_BRACE && first !== OPEN_BRACKET) return compactValueEnd(text, i);
-  let depth = 0;
-  for (let j = i; j < text.length; ) {
-    const c = text.charCodeAt(j);
-    if (c === QUOTE) {
-      j = stringEnd(text, j);
-      continue;
-    }
-    if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
-    else if ((c === CLOSE_BRACE || c === CLOSE_BRACKET) && --depth === 0) return j + 1;
-    j++;
-  }
-  return -1;
+  if (first === QUOTE) return stringEnd(text, i);
+  if (first === OPEN_BRACE || first === OPEN_BRACKET) return containerEnd(text, i, compact);
+  return scalarEnd(text, i);
 }
 
 /** The texts of the elements of the array that opens at `i`, and the index just past it. */
@@ -83,7 +73,7 @@ function elements(text: string, i: number): { texts: string[]; end: number } | u
   let j = skipSpace(text, i + 1);
   if (text.charCodeAt(j) === CLOSE_BRACKET) return { texts, end: j + 1 };
   for (;;) {
-    const end = compactValueEnd(text, j);
+    const end = valueEnd(text, j, true);
     if (end < 0) return undefined;
     texts.push(text.slice(j, end));
     j = skipSpace(text, end);
@@ -122,7 +112,7 @@ export function recordTexts(body: string, wrapper: string): string[] | undefined
       found = list.texts;
       i = list.end;
     } else {
-      i = valueEnd(body, i);
+      i = valueEnd(body, i, false);
       if (i < 0) return undefined;
     }
     i = skipSpace(body, i);
