@@ -1,0 +1,116 @@
+// Builds dist/ (npm run build). Start-up is dominated by how many ES modules Node has to resolve, read,
+// compile and link (~0.5 ms each), so the hot path is one file: dist/cli.js holds everything that
+// `src/cli.ts` imports statically (commander, main, the session, settings, token cache) plus the token
+// command. Everything loaded with import() (the other commands, got, prompts, the keychain, the sandbox)
+// is built separately into dist/chunks/ with code splitting; those chunks import whatever they share with
+// the hot path from dist/cli.js, so every module (and class, for instanceof) exists once.
+import { relative, resolve } from 'node:path';
+import * as esbuild from 'esbuild';
+
+const root = resolve(import.meta.dirname, '..');
+const src = (path) => resolve(root, 'src', path);
+/** Lazy in src/main.ts, but bundled into dist/cli.js: scripts run `roster token` in loops. */
+const INLINE = new Set([src('commands/token.ts')]);
+
+const common = {
+  absWorkingDir: root,
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  minifyWhitespace: true,
+  minifySyntax: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+  external: ['@napi-rs/keyring'],
+  alias: {
+    'http2-wrapper': './src/api/stubs/http2-wrapper.ts',
+    'cacheable-request': './src/api/stubs/cacheable-request.ts',
+    'cacheable-lookup': './src/api/stubs/cacheable-lookup.ts',
+    'node:child_process': './src/stubs/child-process.ts',
+  },
+  define: { 'Intl.ListFormat': 'LazyListFormat' },
+  inject: ['./src/api/stubs/lazy-list-format.ts'],
+  banner: { js: "import{createRequire as __roster_cr}from'node:module';const require=__roster_cr(import.meta.url);" },
+};
+
+/**
+ * The hot bundle: src/cli.ts with its lazy imports left out (they become imports of `lazyPath(file)`),
+ * and re-exporting the hot modules that lazy code imports (`shared`).
+ */
+async function hotBuild(lazy, shared, lazyPath, write) {
+  const lines = ["export { run } from './src/cli.ts';"];
+  for (const file of shared) lines.push(`export * from ${JSON.stringify(`./${relative(root, file)}`)};`);
+  return esbuild.build({
+    ...common,
+    stdin: { contents: lines.join('\n'), resolveDir: root, sourcefile: 'cli-entry.ts', loader: 'ts' },
+    outfile: 'dist/cli.js',
+    metafile: true,
+    write,
+    plugins: [
+      {
+        name: 'lazy-imports',
+        setup(build) {
+          build.onResolve({ filter: /.*/ }, async (args) => {
+            if (args.kind !== 'dynamic-import' || args.pluginData) return undefined;
+            const found = await build.resolve(args.path, {
+              kind: args.kind,
+              importer: args.importer,
+              resolveDir: args.resolveDir,
+              pluginData: true,
+            });
+            if (found.errors.length > 0 || found.external || INLINE.has(found.path)) return undefined;
+            lazy.add(found.path);
+            return { path: lazyPath(found.path), external: true };
+          });
+        },
+      },
+    ],
+  });
+}
+
+// 1. Which modules are hot, and which are loaded lazily.
+const lazy = new Set();
+const probe = await hotBuild(lazy, [], () => 'lazy', false);
+const hot = new Set(Object.keys(probe.metafile.inputs).map((input) => resolve(root, input)));
+
+// 2. The lazy part, importing what it shares with the hot part from dist/cli.js.
+const shared = new Set();
+const chunks = await esbuild.build({
+  ...common,
+  entryPoints: [...lazy],
+  outdir: 'dist',
+  splitting: true,
+  entryNames: 'chunks/[name]-[hash]',
+  chunkNames: 'chunks/[name]-[hash]',
+  metafile: true,
+  plugins: [
+    {
+      name: 'hot-imports',
+      setup(build) {
+        build.onResolve({ filter: /.*/ }, async (args) => {
+          if (args.pluginData || args.kind === 'entry-point') return undefined;
+          const found = await build.resolve(args.path, {
+            kind: args.kind,
+            importer: args.importer,
+            resolveDir: args.resolveDir,
+            pluginData: true,
+          });
+          if (found.errors.length > 0 || !hot.has(found.path)) return undefined;
+          shared.add(found.path);
+          return { path: '../cli.js', external: true };
+        });
+      },
+    },
+  ],
+});
+const output = new Map();
+for (const [file, meta] of Object.entries(chunks.metafile.outputs)) {
+  if (meta.entryPoint) output.set(resolve(root, meta.entryPoint), `./${relative('dist', file)}`);
+}
+
+// 3. The hot part, importing the lazy entries by their built names.
+await hotBuild(new Set(), [...shared].sort(), (file) => output.get(file), true);
+
+// 4. The demo runs in its own process: one self-contained file.
+await esbuild.build({ ...common, entryPoints: ['src/demo.ts'], outfile: 'dist/demo.js' });
