@@ -4,6 +4,7 @@
 // command. Everything loaded with import() (the other commands, got, prompts, the keychain, the sandbox)
 // is built separately into dist/chunks/ with code splitting; those chunks import whatever they share with
 // the hot path from dist/cli.js, so every module (and class, for instanceof) exists once.
+import { createRequire, isBuiltin } from 'node:module';
 import { relative, resolve } from 'node:path';
 import * as esbuild from 'esbuild';
 
@@ -11,6 +12,48 @@ const root = resolve(import.meta.dirname, '..');
 const src = (path) => resolve(root, 'src', path);
 /** Lazy in src/main.ts, but bundled into dist/cli.js: scripts run `roster token` in loops. */
 const INLINE = new Set([src('commands/token.ts')]);
+
+/**
+ * Node built-ins are loaded with require() instead of `import`: an ES import of a built-in builds a
+ * module facade that reads every export, and so runs lazy getters (node:fs's ReadStream loads all of
+ * node:stream). These, which a run with a cached token or a plain-http request never uses, load on first
+ * property access instead of when got (or our code) is evaluated.
+ */
+const ON_FIRST_USE = new Set(['https', 'tls', 'crypto', 'zlib', 'http2', 'perf_hooks', 'timers/promises']);
+/** Functions passed around as values (got hands tls's to every request): a forwarder, not a getter. */
+const FORWARDED = { tls: ['checkServerIdentity'] };
+const requireBuiltin = createRequire(import.meta.url);
+
+const builtins = {
+  name: 'builtins',
+  setup(build) {
+    build.onResolve({ filter: /^(node:)?[a-z_]+(\/[a-z_]+)?$/ }, (args) => {
+      if (args.namespace === 'builtin') return { path: args.path, external: true };
+      const name = args.path.replace(/^node:/, '');
+      if (!isBuiltin(name) || name === 'child_process') return undefined; // child_process: see alias
+      if (name === 'crypto' && /got\/dist\/source\/core\/diagnostics-channel\.js$/.test(args.importer)) {
+        return { path: src('api/stubs/request-id.ts') };
+      }
+      // One wrapper per importing file, so that code splitting keeps it in its importer's chunk.
+      return { path: `${name}|${args.importer}`, namespace: 'builtin' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => {
+      const path = args.path.split('|', 1)[0];
+      const id = JSON.stringify(`node:${path}`);
+      if (!ON_FIRST_USE.has(path)) return { contents: `module.exports = require(${id});`, loader: 'js' };
+      const getters = Object.keys(requireBuiltin(`node:${path}`)).map((key) => {
+        const k = JSON.stringify(key);
+        return FORWARDED[path]?.includes(key)
+          ? `${k}: { value: (...args) => load()[${k}](...args), enumerable: true }`
+          : `${k}: { get: () => load()[${k}], enumerable: true }`;
+      });
+      return {
+        contents: `let m; const load = () => (m ??= require(${id}));\nmodule.exports = Object.defineProperties({}, {${getters.join(',\n')}});`,
+        loader: 'js',
+      };
+    });
+  },
+};
 
 const common = {
   absWorkingDir: root,
@@ -30,6 +73,7 @@ const common = {
     'node:child_process': './src/stubs/child-process.ts',
   },
   define: { 'Intl.ListFormat': 'LazyListFormat' },
+  plugins: [builtins],
   inject: ['./src/api/stubs/lazy-list-format.ts'],
   banner: { js: "import{createRequire as __roster_cr}from'node:module';const require=__roster_cr(import.meta.url);" },
 };
@@ -48,6 +92,7 @@ async function hotBuild(lazy, shared, lazyPath, write) {
     metafile: true,
     write,
     plugins: [
+      builtins,
       {
         name: 'lazy-imports',
         setup(build) {
@@ -85,6 +130,7 @@ const chunks = await esbuild.build({
   chunkNames: 'chunks/[name]-[hash]',
   metafile: true,
   plugins: [
+    builtins,
     {
       name: 'hot-imports',
       setup(build) {

@@ -71,8 +71,9 @@ export function createGotTransport(options: TransportOptions): Transport {
   async function once(request: HttpRequest): Promise<HttpResponse> {
     const { got, agentsFor } = await load();
     const headers = { 'user-agent': options.userAgent, ...request.headers };
-    const { agents, proxy } = agentsFor(new URL(request.url));
-    const started = performance.now();
+    const { agents, proxy } = await agentsFor(new URL(request.url));
+    // Not performance.now(): the global `performance` loads node:perf_hooks (nine modules) on first use.
+    const started = process.hrtime.bigint();
     trace(options, request, headers, proxy);
     try {
       const response = await got(request.url, {
@@ -87,7 +88,7 @@ export function createGotTransport(options: TransportOptions): Transport {
         body: response.body,
         url: response.url,
       };
-      traceResponse(options, result, performance.now() - started);
+      traceResponse(options, result, Number(process.hrtime.bigint() - started) / 1e6);
       return result;
     } catch (error) {
       throw toNetworkError(error, request, options);
