@@ -1,14 +1,19 @@
-// Builds dist/ (npm run build). Start-up is dominated by how many ES modules Node has to resolve, read,
-// compile and link (~0.5 ms each), so the hot path is one file: dist/cli.js holds everything that
-// `src/cli.ts` imports statically (commander, main, the session, settings, token cache) plus the token
-// command. Everything loaded with import() (the other commands, got, prompts, the keychain, the sandbox)
-// is built separately into dist/chunks/ with code splitting; those chunks import whatever they share with
-// the hot path from dist/cli.js, so every module (and class, for instanceof) exists once.
+// The esbuild build of dist/ (npm run build), a script because esbuild keeps its configuration in code.
+// Start-up is dominated by how many ES modules Node has to resolve, read, compile and link (~0.5 ms
+// each), so the hot path is one file: dist/cli.js holds everything that `src/cli.ts` imports statically
+// (commander, main, the session, settings, token cache) plus the token command. Everything loaded with
+// import() (the other commands, got, prompts, the keychain, the sandbox) is built separately into
+// dist/chunks/ with code splitting; those chunks import whatever they share with the hot path from
+// dist/cli.js, so every module (and class, for instanceof) exists once.
+
+import { rmSync } from 'node:fs';
 import { createRequire, isBuiltin } from 'node:module';
 import { relative, resolve } from 'node:path';
 import * as esbuild from 'esbuild';
 
-const root = resolve(import.meta.dirname, '..');
+const root = import.meta.dirname;
+// Chunk names carry content hashes: start from an empty dist/ so old chunks do not pile up.
+rmSync(resolve(root, 'dist'), { recursive: true, force: true });
 const src = (path) => resolve(root, 'src', path);
 /** Lazy in src/main.ts, but bundled into dist/cli.js: scripts run `roster token` in loops. */
 const INLINE = new Set([src('commands/token.ts')]);
@@ -75,7 +80,9 @@ const common = {
   define: { 'Intl.ListFormat': 'LazyListFormat' },
   plugins: [builtins],
   inject: ['./src/api/stubs/lazy-list-format.ts'],
-  banner: { js: "import{createRequire as __roster_cr}from'node:module';const require=__roster_cr(import.meta.url);" },
+  banner: {
+    js: "import{createRequire as __roster_cr}from'node:module';const require=__roster_cr(import.meta.url);",
+  },
 };
 
 /**
