@@ -1,20 +1,21 @@
 // District networks: HTTPS with the district's own CA, proxies (HTTPS_PROXY / HTTP_PROXY / NO_PROXY in
 // either case), and redirects that must not carry credentials elsewhere or downgrade to http.
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { type AddressInfo, connect } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
+import { startTestProxy, type TestProxy } from '../helpers/proxy.js';
 import { makeTestPki, type TestPki } from '../helpers/tls.js';
 
 let pki: TestPki;
 let tlsSandbox: Sandbox;
 let plainSandbox: Sandbox;
-let proxy: Server;
+let proxy: TestProxy;
 let proxyUrl: string;
-const proxied: string[] = [];
+let proxied: string[];
 
 const creds = { ROSTER_CLIENT_ID: 'demo-allowed', ROSTER_CLIENT_SECRET: 'riverside-secret-2024' };
 const listen = (server: Server) =>
@@ -26,31 +27,11 @@ beforeAll(async () => {
   pki = makeTestPki();
   tlsSandbox = await startSandbox({ tls: { key: pki.key, cert: pki.cert } });
   plainSandbox = await startSandbox();
-  // A small proxy: CONNECT tunnels for https, absolute-URI forwarding for http. It records what it carried.
-  proxy = createServer((req, res) => {
-    proxied.push(`${req.method} ${req.url}`);
-    const upstream = httpRequest(req.url ?? '', { method: req.method, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
-    req.pipe(upstream);
-  });
-  proxy.on('connect', (req, client, head) => {
-    proxied.push(`CONNECT ${req.url}`);
-    const [host, port] = String(req.url).split(':');
-    const upstream = connect(Number(port), host, () => {
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      upstream.write(head);
-      upstream.pipe(client);
-      client.pipe(upstream);
-    });
-    upstream.on('error', () => client.destroy());
-    client.on('error', () => upstream.destroy());
-  });
-  proxyUrl = `http://127.0.0.1:${await listen(proxy)}`;
+  proxy = await startTestProxy();
+  proxyUrl = proxy.url;
+  proxied = proxy.carried;
 });
 afterAll(async () => {
-  proxy.closeAllConnections();
   proxy.close();
   await Promise.all([tlsSandbox.close(), plainSandbox.close()]);
 });
