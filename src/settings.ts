@@ -11,6 +11,7 @@ import {
 } from './auth/config.js';
 import { parseBaseUrl } from './base-url.js';
 import { UsageError } from './errors.js';
+import { printable } from './values.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -165,10 +166,4 @@ function oneOf<T extends string>(allowed: readonly T[], fallback: T, ...sources:
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
-}
-
-/** A user-supplied value, safe to echo in one line of an error message. */
-export function printable(value: string, max = 80): string {
-  const clean = value.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
-  return clean.length > max ? `${clean.slice(0, max)}…` : clean;
 }

@@ -11,7 +11,8 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { readAll } from '../io.js';
 import { Session } from '../session.js';
-import { printable, type Settings } from '../settings.js';
+import type { Settings } from '../settings.js';
+import { printable } from '../values.js';
 import { examples, loadSettings } from './common.js';
 
 export interface LoginOptions {

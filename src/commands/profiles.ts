@@ -6,7 +6,8 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { printJson, printTable } from '../output/render.js';
 import { colours } from '../output/style.js';
-import { activeProfile, type ProfileSource, printable } from '../settings.js';
+import { activeProfile, type ProfileSource } from '../settings.js';
+import { printable } from '../values.js';
 import { examples, globalFlags } from './common.js';
 
 export interface ProfileRow {

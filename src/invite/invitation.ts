@@ -1,6 +1,7 @@
 // The enrollment invitation of spec §2.4 as the CLI builds it: from flags or a CSV row (strings) to the
 // JSON body with the spec's names and types. Every check that can be made before a request is made here,
 // so a bad value is a usage error and nothing reaches the server.
+import { printable } from '../values.js';
 
 export interface InvitationBody {
   email: string;
@@ -85,8 +86,8 @@ export function validateInvitation(draft: InvitationDraft): Validation {
   const email = text('email');
   if (email === undefined) problem('email', 'is required');
   else if (hasControl('email'))
-    problem('email', `"${shown(email)}" contains a control character (a line break?)`);
-  else if (!isValidEmail(email)) problem('email', `"${shown(email)}" is not a valid e-mail address`);
+    problem('email', `"${printable(email, 60)}" contains a control character (a line break?)`);
+  else if (!isValidEmail(email)) problem('email', `"${printable(email, 60)}" is not a valid e-mail address`);
 
   const ids: Partial<Record<FieldName, string>> = {};
   for (const field of [
@@ -115,14 +116,14 @@ export function validateInvitation(draft: InvitationDraft): Validation {
   if (unknown.length > 0) {
     problem(
       'scopes',
-      `unknown scope ${unknown.map((s) => `"${shown(s)}"`).join(', ')} (known: ${KNOWN_SCOPES.join(', ')})`,
+      `unknown scope ${unknown.map((s) => `"${printable(s, 60)}"`).join(', ')} (known: ${KNOWN_SCOPES.join(', ')})`,
     );
   }
 
   const countText = text('studentCount') ?? '';
   const count = /^\d+$/.test(countText) ? Number(countText) : Number.NaN;
   if (!(Number.isSafeInteger(count) && count >= 1 && count <= MAX_STUDENT_COUNT)) {
-    problem('studentCount', `must be a positive whole number (got "${shown(countText)}")`);
+    problem('studentCount', `must be a positive whole number (got "${printable(countText, 60)}")`);
   }
 
   if (problems.length > 0 || email === undefined) return { ok: false, problems };
@@ -139,10 +140,4 @@ export function validateInvitation(draft: InvitationDraft): Validation {
     sentByUserId: ids.sentByUserId!,
   };
   return { ok: true, body };
-}
-
-/** A user's value, safe to echo inside one line of an error. */
-export function shown(value: string, max = 60): string {
-  const clean = value.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
-  return clean.length > max ? `${clean.slice(0, max)}…` : clean;
 }

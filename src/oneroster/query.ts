@@ -2,7 +2,7 @@
 // the field decode them. Every value is percent-encoded as UTF-8 with a space as %20 (never `+`, which
 // strict servers read as a literal plus) and `'` as %27 (some gateways mangle a bare quote).
 import { UsageError } from '../errors.js';
-import { printable } from '../settings.js';
+import { printable } from '../values.js';
 
 export interface ReadQuery {
   limit?: number;
@@ -86,17 +86,6 @@ export function checkSortField(sort: string): string {
     throw new UsageError(`Invalid --sort "${printable(sort, 40)}": give one field name, e.g. familyName.`);
   }
   return sort;
-}
-
-/** A whole number within bounds, from a flag. */
-export function parseCount(flag: string, text: string, min: number, max: number): number {
-  const n = Number(text);
-  if (!/^\d+$/.test(text.trim()) || n < min || n > max) {
-    throw new UsageError(
-      `Invalid ${flag} "${printable(text, 20)}": expected a whole number from ${min} to ${max}.`,
-    );
-  }
-  return n;
 }
 
 /** A sourcedId as one path segment. */

@@ -2,13 +2,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
-import {
-  buildQuery,
-  checkFilter,
-  encodeQueryValue,
-  parseCount,
-  parseFieldList,
-} from '../../src/oneroster/query.js';
+import { buildQuery, checkFilter, encodeQueryValue, parseFieldList } from '../../src/oneroster/query.js';
+import { parseCount } from '../../src/values.js';
 
 describe('encodeQueryValue', () => {
   it('encodes the notes examples: quote as %27, space as %20, UTF-8 bytes', () => {

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type Profile, saveConfig } from '../../src/auth/config.js';
 import { RosterError } from '../../src/errors.js';
-import { DEFAULT_TIMEOUT_MS, printable, requireBaseUrl, resolveSettings } from '../../src/settings.js';
+import { DEFAULT_TIMEOUT_MS, requireBaseUrl, resolveSettings } from '../../src/settings.js';
+import { printable } from '../../src/values.js';
 import { tempDir } from '../helpers/context.js';
 
 async function configDir(profiles: Record<string, Profile> = {}): Promise<string> {

@@ -5,9 +5,10 @@ import { listInvitations } from '../../api/enrollment.js';
 import { isRecord } from '../../api/errors.js';
 import type { Context } from '../../context.js';
 import { RosterError, UsageError } from '../../errors.js';
-import { isValidEmail, shown } from '../../invite/invitation.js';
+import { isValidEmail } from '../../invite/invitation.js';
 import { type Column, cellText, printJson, printNdjsonLine, printTable } from '../../output/render.js';
 import type { Session } from '../../session.js';
+import { parseCount, printable } from '../../values.js';
 import { examples, openSession } from '../common.js';
 
 export interface ListOptions {
@@ -49,12 +50,12 @@ export function buildQuery(options: ListOptions): URLSearchParams {
     if (value === '') throw new UsageError(`${flag} needs a value.`);
     if (/[\u0000-\u001f\u007f-\u009f]/.test(value)) {
       throw new UsageError(
-        `Invalid ${flag} "${shown(value)}": it contains a control character (a line break?).`,
+        `Invalid ${flag} "${printable(value, 60)}": it contains a control character (a line break?).`,
       );
     }
     if (name === 'email' && !isValidEmail(value)) {
       throw new UsageError(
-        `Invalid --email "${shown(value)}": not a valid e-mail address, so no invitation can match it.`,
+        `Invalid --email "${printable(value, 60)}": not a valid e-mail address, so no invitation can match it.`,
       );
     }
     query.set(name, value);
@@ -71,12 +72,9 @@ export function buildQuery(options: ListOptions): URLSearchParams {
   return query;
 }
 
-function positive(flag: string, value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  if (!/^[1-9]\d{0,8}$/.test(value))
-    throw new UsageError(`Invalid ${flag} "${value.slice(0, 20)}": give a positive whole number.`);
-  return value;
-}
+/** A page number or size as the query sends it. */
+const positive = (flag: string, value: string | undefined) =>
+  parseCount(flag, value, 1, 999_999_999)?.toString();
 
 /** Fetches one page, or every page from --page on with --all; `onPage` sees each page's records as they come. */
 export async function run(

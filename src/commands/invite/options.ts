@@ -8,6 +8,7 @@ import {
   type InvitationDraft,
 } from '../../invite/invitation.js';
 import type { Settings } from '../../settings.js';
+import { parseCount } from '../../values.js';
 
 export interface SendOptions {
   email?: string;
@@ -59,12 +60,5 @@ export function invalidFlags(problems: FieldProblem[], settings: Settings): Usag
 }
 
 export function parseConcurrency(value: string | undefined): number {
-  if (value === undefined) return DEFAULT_CONCURRENCY;
-  const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!(n >= 1 && n <= MAX_CONCURRENCY)) {
-    throw new UsageError(
-      `Invalid --concurrency "${value.slice(0, 20)}": give a whole number from 1 to ${MAX_CONCURRENCY}.`,
-    );
-  }
-  return n;
+  return parseCount('--concurrency', value, 1, MAX_CONCURRENCY) ?? DEFAULT_CONCURRENCY;
 }

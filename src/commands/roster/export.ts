@@ -6,10 +6,10 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { type ExportResult, runExport } from '../../oneroster/export.js';
 import { STATE_FILE } from '../../oneroster/export-state.js';
-import { parseCount } from '../../oneroster/query.js';
 import { onerosterService } from '../../oneroster/service.js';
 import { startProgress } from '../../output/progress.js';
 import { printJson } from '../../output/render.js';
+import { parseCount } from '../../values.js';
 import { examples, openSession } from '../common.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_PAGE_SIZE, MAX_CONCURRENCY, MAX_PAGE_SIZE } from './read.js';
 
@@ -50,8 +50,9 @@ export function register(group: Command, ctx: Context): void {
           'e.g. roster roster export --out ./export',
         );
       }
-      const pageSize = count('--page-size', flags.pageSize, MAX_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE;
-      const concurrency = count('--concurrency', flags.concurrency, MAX_CONCURRENCY) ?? DEFAULT_CONCURRENCY;
+      const pageSize = parseCount('--page-size', flags.pageSize, 1, MAX_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE;
+      const concurrency =
+        parseCount('--concurrency', flags.concurrency, 1, MAX_CONCURRENCY) ?? DEFAULT_CONCURRENCY;
       const session = await openSession(ctx, cmd);
       const service = onerosterService(session);
       const progress = await startProgress(ctx, `Exporting OneRoster ${service.version}…`);
@@ -89,10 +90,6 @@ export function register(group: Command, ctx: Context): void {
     '# In a script (exit 130 or 1: run it again to resume)',
     'roster roster export --out ./export --zip --json > export.json',
   ]);
-}
-
-function count(flag: string, text: string | undefined, max: number): number | undefined {
-  return text === undefined ? undefined : parseCount(flag, text, 1, max);
 }
 
 export function summary(result: ExportResult): string[] {

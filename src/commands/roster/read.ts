@@ -12,7 +12,6 @@ import {
   checkFilter,
   checkSortField,
   encodePathSegment,
-  parseCount,
   parseFieldList,
   type ReadQuery,
 } from '../../oneroster/query.js';
@@ -20,7 +19,7 @@ import { columnReader, columnValues } from '../../oneroster/records.js';
 import { type OneRosterService, onerosterService, pageSender } from '../../oneroster/service.js';
 import { createRecordWriter, type RecordColumn, type RecordFormat } from '../../output/record-stream.js';
 import { printFields, printJson } from '../../output/render.js';
-import { printable } from '../../settings.js';
+import { parseCount, printable } from '../../values.js';
 import { examples, openSession } from '../common.js';
 
 export const DEFAULT_PAGE_SIZE = 1000;
@@ -107,9 +106,10 @@ export function parseReadOptions(
   }
   if (flags.concurrency !== undefined && !flags.all) throw new UsageError('--concurrency goes with --all.');
   const query: ReadQuery = {};
-  if (flags.all) query.limit = count('--page-size', flags.pageSize, 1, MAX_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE;
-  else query.limit = count('--limit', flags.limit, 1, MAX_PAGE_SIZE);
-  query.offset = count('--offset', flags.offset, 0, Number.MAX_SAFE_INTEGER);
+  if (flags.all)
+    query.limit = parseCount('--page-size', flags.pageSize, 1, MAX_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE;
+  else query.limit = parseCount('--limit', flags.limit, 1, MAX_PAGE_SIZE);
+  query.offset = parseCount('--offset', flags.offset, 0, Number.MAX_SAFE_INTEGER);
   if (flags.sort !== undefined) query.sort = checkSortField(flags.sort);
   if (flags.orderBy !== undefined) {
     if (flags.orderBy !== 'asc' && flags.orderBy !== 'desc') {
@@ -135,17 +135,13 @@ export function parseReadOptions(
     parents,
     query,
     all: Boolean(flags.all),
-    concurrency: count('--concurrency', flags.concurrency, 1, MAX_CONCURRENCY) ?? DEFAULT_CONCURRENCY,
+    concurrency: parseCount('--concurrency', flags.concurrency, 1, MAX_CONCURRENCY) ?? DEFAULT_CONCURRENCY,
     format,
     ...(flags.columns === undefined ? {} : { columns: parseFieldList('--columns', flags.columns) }),
   };
 }
 
 const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-
-function count(flag: string, text: string | undefined, min: number, max: number): number | undefined {
-  return text === undefined ? undefined : parseCount(flag, text, min, max);
-}
 
 function checkId(what: string, id: string): string {
   if (id.trim() === '' || /[\u0000-\u001f\u007f]/.test(id) || id === '.' || id === '..') {

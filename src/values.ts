@@ -1,0 +1,32 @@
+// Values the user typed: echoed safely in one line of an error, and whole numbers read from flags.
+import { UsageError } from './errors.js';
+
+/** A user-supplied value, safe to echo in one line of an error message. */
+export function printable(value: string, max = 80): string {
+  const clean = value.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+  return clean.length > max ? `${clean.slice(0, max)}…` : clean;
+}
+
+/** A whole number within bounds from a flag; undefined when the flag was not given. */
+export function parseCount(flag: string, text: string, min: number, max: number): number;
+export function parseCount(
+  flag: string,
+  text: string | undefined,
+  min: number,
+  max: number,
+): number | undefined;
+export function parseCount(
+  flag: string,
+  text: string | undefined,
+  min: number,
+  max: number,
+): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < min || n > max) {
+    throw new UsageError(
+      `Invalid ${flag} "${printable(text, 20)}": give a whole number from ${min} to ${max}.`,
+    );
+  }
+  return n;
+}
