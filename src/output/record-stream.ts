@@ -10,6 +10,7 @@
 import type { Context } from '../context.js';
 import { writeWithBackpressure } from '../io.js';
 import { csvLine } from './csv.js';
+import { displayText, tsvCell } from './render.js';
 import { colours } from './style.js';
 import { fitWidths } from './widths.js';
 
@@ -90,9 +91,6 @@ function lineWriter(
   };
 }
 
-const tsvCell = (text: string) => text.replace(/[\t\r\n]/g, ' ');
-const displayCell = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
-
 function tableWriter(ctx: Context, write: Write, columns: RecordColumn[]): RecordWriter {
   const bold = colours(ctx.color).bold;
   let widths: number[] | undefined;
@@ -108,7 +106,7 @@ function tableWriter(ctx: Context, write: Write, columns: RecordColumn[]): Recor
   };
   return {
     async writePage(records) {
-      const rows = records.map((r) => columns.map((c) => displayCell(c.values(r).join(', '))));
+      const rows = records.map((r) => columns.map((c) => displayText(c.values(r).join(', '))));
       const head = widths ? '' : start(rows);
       await write(head + rows.map(row).join(''));
     },

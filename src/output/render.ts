@@ -51,10 +51,14 @@ export function printFields(ctx: Context, fields: [label: string, value: unknown
 
 export function cellText(value: unknown): string {
   if (value === undefined || value === null) return '';
-  if (typeof value === 'string') return value.replace(/[\u0000-\u001f\u007f]/g, ' ');
+  if (typeof value === 'string') return displayText(value);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   if (Array.isArray(value)) return value.map(cellText).join(', ');
   return JSON.stringify(value);
 }
 
-const tsvCell = (text: string) => text.replace(/[\t\n\r]/g, ' ');
+/** Text for a terminal cell: no control characters (C0, DEL, C1) that could move the cursor or recolour. */
+export const displayText = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
+
+/** A tab-separated cell: tabs and line breaks would shift columns and rows. */
+export const tsvCell = (text: string) => text.replace(/[\t\n\r]/g, ' ');
