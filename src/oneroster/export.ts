@@ -25,6 +25,7 @@ import {
   saveState,
   sourceDifference,
 } from './export-state.js';
+import { favourMemory } from './memory.js';
 import { Pager } from './pager.js';
 import { buildQuery, type ReadQuery } from './query.js';
 import { sourcedIdOf } from './records.js';
@@ -88,6 +89,7 @@ export async function runExport(
 ): Promise<ExportResult> {
   const { dir, mode } = options;
   await mkdir(dir, { recursive: true, mode: 0o700 });
+  await favourMemory(hooks.debug);
   const source: ExportSource = {
     baseUrl: service.baseUrl,
     prefix: service.prefix,

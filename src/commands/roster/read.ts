@@ -6,6 +6,7 @@ import { isRecord, parseJson } from '../../api/errors.js';
 import type { Context } from '../../context.js';
 import { ApiError, RosterError, UsageError } from '../../errors.js';
 import { type Collection, nestedRead, type ParentFlag, parentFlagsOf } from '../../oneroster/collections.js';
+import { favourMemory } from '../../oneroster/memory.js';
 import { Pager } from '../../oneroster/pager.js';
 import {
   buildQuery,
@@ -184,7 +185,7 @@ export async function run(
       )
     : collection.path;
   const what = `Reading ${collection.name}`;
-  if (options.all) await favourMemory(ctx);
+  if (options.all) await favourMemory((line) => ctx.log.debug(line));
   const pager = new Pager({
     send: pageSender(service, what),
     baseUrl: service.baseUrl,
@@ -258,22 +259,6 @@ async function readOne(
   const writer = createRecordWriter(ctx, options.format, columnsFor(collection, options, service.version));
   await writer.writePage([record]);
   await writer.end();
-}
-
-/**
- * An export allocates and drops a page of records every few milliseconds. Left to its defaults V8 grows
- * the heap to match the allocation rate (peak RSS near 170 MB over 200,000 students, against ~10 MB
- * live); optimize_for_size makes it collect sooner (peak near 90 MB), at the price of ~25% more client
- * time (200,000 students in ~3.3 s against ~2.5 s with --ndjson on 2 cores: test/bench/export.js).
- * V8 reads this flag as it goes, so setting it now takes effect; should a Node version refuse, nothing
- * breaks but the figure.
- */
-async function favourMemory(ctx: Context): Promise<void> {
-  try {
-    (await import('node:v8')).setFlagsFromString('--optimize-for-size');
-  } catch (error) {
-    ctx.log.debug(`could not tune the heap for a long export: ${(error as Error).message}`);
-  }
 }
 
 /** Adds what the user can do about a list read's error answer. */
