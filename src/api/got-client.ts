@@ -2,7 +2,7 @@
 // owns those), no throwing on HTTP errors, keep-alive sockets shared by every request of a run, and a
 // proxy agent per proxy when HTTPS_PROXY / HTTP_PROXY apply. node:https (with node:tls and node:crypto)
 // loads only for an https:// URL, and hpagent (which loads it) only for a proxy: the build turns imports
-// of node:https into a stand-in that loads the module on first use (scripts/build.js).
+// of node:https into a stand-in that loads the module on first use (esbuild.config.mjs).
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import got, { type Agents, type Got } from 'got';

@@ -1,4 +1,4 @@
-// Bundle-time stand-in for `node:child_process` (esbuild alias, see scripts/build.js). commander requires
+// Bundle-time stand-in for `node:child_process` (esbuild alias, see esbuild.config.mjs). commander requires
 // it as it loads, for executable subcommands roster does not have, and loading it (with node:dgram and
 // node:net behind it) cost every command ~3 ms of start-up. The real module loads on the first spawn.
 // The bare specifier `child_process` below is not aliased.

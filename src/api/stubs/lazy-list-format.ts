@@ -1,4 +1,4 @@
-// Bundle-time stand-in for `Intl.ListFormat` (esbuild define + inject, see scripts/build.js). got's
+// Bundle-time stand-in for `Intl.ListFormat` (esbuild define + inject, see esbuild.config.mjs). got's
 // @sindresorhus/is builds two list formatters as it loads, and the first Intl object of a process costs
 // ~15 ms (ICU data) — a third of got's load time — for text that only validation errors ever use.
 // The real formatter is built on first use. `globalThis.Intl` is not rewritten by the define.

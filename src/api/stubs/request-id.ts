@@ -1,4 +1,4 @@
-// Bundle-time stand-in for got's `randomUUID` import from node:crypto (see scripts/build.js). got gives
+// Bundle-time stand-in for got's `randomUUID` import from node:crypto (see esbuild.config.mjs). got gives
 // every request a UUID that only diagnostics_channel subscribers see (roster has none); taking it from
 // node:crypto loaded a dozen crypto modules (~3 ms) into every plain-http run. Same format, not secret.
 export function randomUUID(): string {
