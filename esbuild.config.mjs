@@ -37,7 +37,7 @@ const builtins = {
       const name = args.path.replace(/^node:/, '');
       if (!isBuiltin(name) || name === 'child_process') return undefined; // child_process: see alias
       if (name === 'crypto' && /got\/dist\/source\/core\/diagnostics-channel\.js$/.test(args.importer)) {
-        return { path: src('api/stubs/request-id.ts') };
+        return { path: src('stubs/request-id.ts') };
       }
       // One wrapper per importing file, so that code splitting keeps it in its importer's chunk.
       return { path: `${name}|${args.importer}`, namespace: 'builtin' };
@@ -72,14 +72,14 @@ const common = {
   logLevel: 'warning',
   external: ['@napi-rs/keyring'],
   alias: {
-    'http2-wrapper': './src/api/stubs/http2-wrapper.ts',
-    'cacheable-request': './src/api/stubs/cacheable-request.ts',
-    'cacheable-lookup': './src/api/stubs/cacheable-lookup.ts',
+    'http2-wrapper': './src/stubs/http2-wrapper.ts',
+    'cacheable-request': './src/stubs/cacheable-request.ts',
+    'cacheable-lookup': './src/stubs/cacheable-lookup.ts',
     'node:child_process': './src/stubs/child-process.ts',
   },
   define: { 'Intl.ListFormat': 'LazyListFormat' },
   plugins: [builtins],
-  inject: ['./src/api/stubs/lazy-list-format.ts'],
+  inject: ['./src/stubs/lazy-list-format.ts'],
   banner: {
     js: "import{createRequire as __roster_cr}from'node:module';const require=__roster_cr(import.meta.url);",
   },
