@@ -14,6 +14,8 @@ export interface CliOptions {
   env?: Record<string, string | undefined>;
   input?: string;
   timeoutMs?: number;
+  /** Working directory of the process (default: the test's). */
+  cwd?: string;
 }
 
 /** Environment for a CLI run: only what the test gives, plus PATH and a private HOME. */
@@ -42,6 +44,7 @@ export function startCli(
 ): { child: ChildProcess; done: Promise<CliResult> } {
   const child = spawn(process.execPath, [ROSTER_BIN, ...args], {
     env: cliEnv(home, options.env),
+    ...(options.cwd !== undefined && { cwd: options.cwd }),
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stdout = '';

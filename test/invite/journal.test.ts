@@ -1,8 +1,26 @@
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { invitationKey } from '../../src/invite/invitation.js';
-import { contentHash, Journal, journalPath } from '../../src/invite/journal.js';
+import {
+  canonicalBaseUrl,
+  contentHash,
+  Journal,
+  journalPath,
+  locateJournal,
+} from '../../src/invite/journal.js';
 import { tempDir } from '../helpers/context.js';
 
 const district = { baseUrl: 'https://a.example/v1', clientId: 'c1' };
@@ -25,7 +43,40 @@ describe('invitationKey', () => {
   });
 });
 
+describe('canonicalBaseUrl', () => {
+  it('spells one service one way: case, default port, loopback, trailing and repeated slashes', () => {
+    const one = 'http://127.0.0.1:8080/v1';
+    for (const spelling of [
+      'http://localhost:8080/v1',
+      'http://[::1]:8080/v1/',
+      'HTTP://LocalHost:8080/V1//',
+      'http://127.0.0.1:8080//v1',
+      'http://localhost.:8080/v1',
+    ])
+      expect(canonicalBaseUrl(spelling), spelling).toBe(one);
+    expect(canonicalBaseUrl('https://API.District.example:443/Rostering/V1/')).toBe(
+      'https://api.district.example/rostering/v1',
+    );
+    // Another port, scheme or host is another service.
+    expect(canonicalBaseUrl('http://127.0.0.1:8081/v1')).not.toBe(one);
+    expect(canonicalBaseUrl('https://127.0.0.1:8080/v1')).not.toBe(one);
+    expect(canonicalBaseUrl('http://127.0.0.2:8080/v1')).not.toBe(one);
+  });
+});
+
 describe('journalPath', () => {
+  it('is the same for every spelling of the destination, and keeps the name earlier releases gave it', () => {
+    const canonical = journalPath('/state', '/data/invites.csv', {
+      baseUrl: 'https://a.example/v1',
+      clientId: 'c1',
+    });
+    expect(
+      journalPath('/state', '/data/invites.csv', { baseUrl: 'HTTPS://A.example:443/V1/', clientId: 'c1' }),
+    ).toBe(canonical);
+    const released = createHash('sha256').update('/data/invites.csv\0https://a.example/v1\0c1').digest('hex');
+    expect(canonical).toBe(`/state/invites/invites.csv-${released.slice(0, 16)}.jsonl`);
+  });
+
   it('is named after the file and a hash of its absolute path and destination, not its content', () => {
     const a = journalPath('/state', '/data/invites.csv', district);
     expect(a).toMatch(/^\/state\/invites\/invites\.csv-[0-9a-f]{16}\.jsonl$/);
@@ -35,6 +86,37 @@ describe('journalPath', () => {
       journalPath('/state', '/data/invites.csv', { ...district, baseUrl: 'https://b.example/v1' }),
     ).not.toBe(a);
     expect(journalPath('/state', '/data/invites.csv', { ...district, clientId: 'c2' })).not.toBe(a);
+  });
+});
+
+describe('locateJournal', () => {
+  it('finds the file by its real path (symlinks, relative, ..) and other journals of it by their header', async () => {
+    const root = tempDir();
+    mkdirSync(join(root, 'real', 'sub'), { recursive: true });
+    writeFileSync(join(root, 'real', 'invites.csv'), 'x');
+    symlinkSync(join(root, 'real'), join(root, 'link'));
+    const state = tempDir();
+    const real = realpathSync(join(root, 'real', 'invites.csv'));
+    const places = await Promise.all(
+      [join(root, 'link', 'invites.csv'), join(root, 'real', 'sub', '..', 'invites.csv')].map((f) =>
+        locateJournal(state, f, district),
+      ),
+    );
+    for (const place of places)
+      expect(place).toEqual({ path: journalPath(state, real, district), file: real, legacy: [] });
+    // A journal of the same file and service under another spelling, and one of another file.
+    const other = join(state, 'invites', 'old.jsonl');
+    mkdirSync(join(state, 'invites'));
+    const old = {
+      ...header(join(root, 'link', 'invites.csv')),
+      destination: { ...district, baseUrl: 'HTTPS://A.EXAMPLE/v1/' },
+    };
+    writeFileSync(other, `${JSON.stringify({ ...old, createdAt: at })}\n`);
+    writeFileSync(
+      join(state, 'invites', 'else.jsonl'),
+      `${JSON.stringify({ ...header('/else.csv'), createdAt: at })}\n`,
+    );
+    expect((await locateJournal(state, join(root, 'real', 'invites.csv'), district)).legacy).toEqual([other]);
   });
 });
 
@@ -100,6 +182,43 @@ describe('Journal', () => {
     await expect(Journal.peek(path)).rejects.toThrow(/entry at line 4 that names no e-mail and school/);
   });
 
+  it('carries over older journals once, each row at its most-sent state; a dry run sees them too', async () => {
+    const dir = tempDir();
+    const old = (name: string, rows: object[]) => {
+      const path = join(dir, name);
+      writeFileSync(
+        path,
+        [{ ...header(), createdAt: at }, ...rows].map((o) => `${JSON.stringify(o)}\n`).join(''),
+      );
+      return path;
+    };
+    const a = old('a.jsonl', [
+      { ...row(2), state: 'sent', at },
+      { ...row(3), state: 'failed', at },
+    ]);
+    const b = old('b.jsonl', [
+      { ...row(2), state: 'failed', at },
+      { ...row(3), state: 'in-flight', at },
+      { ...row(4), state: 'pending', at },
+    ]);
+    const path = join(dir, 'j.jsonl');
+    const seen = (await Journal.peek(path, [a, b])).states;
+    expect(existsSync(path)).toBe(false);
+    const journal = await Journal.open(path, header(), new Date(at), [a, b]);
+    for (const states of [seen, journal.states])
+      expect([2, 3, 4].map((n) => states.get(row(n).key)?.state)).toEqual(['sent', 'in-flight', 'pending']);
+    expect(journal.carriedOver).toEqual([a, b]);
+    await journal.record([{ ...row(3), state: 'sent', at }]);
+    await journal.close();
+    const length = readFileSync(path, 'utf8').length;
+    // Carried over once: a later run keeps what this journal says since.
+    const again = await Journal.open(path, header(), new Date(at), [a, b]);
+    expect(again.carriedOver).toEqual([]);
+    expect(again.states.get(row(3).key)?.state).toBe('sent');
+    await again.close();
+    expect(readFileSync(path, 'utf8')).toHaveLength(length);
+  });
+
   it('drops a torn last line left by a crash, so later appends start on a fresh line', async () => {
     const path = join(tempDir(), 'j.jsonl');
     const first = await Journal.open(path, header(), new Date(at));
@@ -123,7 +242,7 @@ describe('Journal', () => {
 
   it('refuses a second run on the same journal while the first is alive, and takes over a dead one', async () => {
     const path = join(tempDir(), 'j.jsonl');
-    writeFileSync(`${path}.lock`, String(process.ppid)); // a live process that is not us
+    writeFileSync(`${path}.lock`, String(process.ppid)); // an older release's lock: a live process that is not us
     await expect(Journal.open(path, header(), new Date(at))).rejects.toThrow(
       /Another roster run \(pid \d+\)/,
     );
@@ -132,7 +251,87 @@ describe('Journal', () => {
     await journal.close();
     expect(existsSync(`${path}.lock`)).toBe(false);
   });
+});
 
+describe('the journal lock', () => {
+  const owner = (fields: Record<string, unknown>) =>
+    JSON.stringify({ pid: process.ppid, token: '0123456789abcdef', host: hostname(), ...fields });
+  const opens = (path: string, n: number) =>
+    Promise.allSettled(Array.from({ length: n }, () => Journal.open(path, header(), new Date(at))));
+  const held = (results: PromiseSettledResult<Journal>[]) =>
+    results.filter((r): r is PromiseFulfilledResult<Journal> => r.status === 'fulfilled').map((r) => r.value);
+
+  it('is taken by exactly one of many opens at once, fresh or over a dead owner, and the rest are told why', async () => {
+    for (const stale of [undefined, owner({ pid: 999999999 }), '999999999']) {
+      const path = join(tempDir(), 'j.jsonl');
+      if (stale) writeFileSync(`${path}.lock`, stale);
+      const results = await opens(path, 12);
+      const winners = held(results);
+      expect(winners).toHaveLength(1);
+      for (const r of results)
+        if (r.status === 'rejected')
+          expect(String(r.reason)).toMatch(
+            /Another roster run \(pid \d+\) is sending invitations from this file/,
+          );
+      // The lock names its owner from the moment it exists.
+      expect(JSON.parse(readFileSync(`${path}.lock`, 'utf8'))).toMatchObject({ pid: process.pid });
+      await winners[0]?.close();
+      expect(readdirSync(join(path, '..'))).toEqual(['j.jsonl']);
+    }
+  });
+
+  it('takes over a lock whose pid now belongs to another process (started at another time)', async () => {
+    const path = join(tempDir(), 'j.jsonl');
+    writeFileSync(`${path}.lock`, owner({ started: '1' }));
+    const journal = await Journal.open(path, header(), new Date(at));
+    await journal.close();
+  });
+
+  it('takes over a lock left by an earlier process that had our pid', async () => {
+    const path = join(tempDir(), 'j.jsonl');
+    writeFileSync(`${path}.lock`, owner({ pid: process.pid }));
+    await (await Journal.open(path, header(), new Date(at))).close();
+  });
+
+  it('refuses a lock held on another host (it cannot be checked from here), naming the file to delete', async () => {
+    const path = join(tempDir(), 'j.jsonl');
+    writeFileSync(`${path}.lock`, owner({ pid: 999999999, host: 'elsewhere.example' }));
+    await expect(Journal.open(path, header(), new Date(at))).rejects.toMatchObject({
+      message: expect.stringMatching(/pid 999999999 on elsewhere\.example/),
+      hint: expect.stringMatching(/delete .*j\.jsonl\.lock and run the command again/),
+    });
+  });
+
+  it('waits out an empty lock while it may be an older release writing its pid, then takes it over', async () => {
+    const path = join(tempDir(), 'j.jsonl');
+    writeFileSync(`${path}.lock`, '');
+    await expect(Journal.open(path, header(), new Date(at))).rejects.toThrow(/Another roster run/);
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(`${path}.lock`, old, old);
+    await (await Journal.open(path, header(), new Date(at))).close();
+  });
+
+  it('finishes a takeover another run was killed in the middle of', async () => {
+    const path = join(tempDir(), 'j.jsonl');
+    writeFileSync(`${path}.lock`, owner({ pid: 999999999 }));
+    writeFileSync(
+      `${path}.lock.0123456789abcdef.takeover`,
+      owner({ pid: 999999998, token: 'fedcba9876543210' }),
+    );
+    const results = await opens(path, 6);
+    expect(held(results)).toHaveLength(1);
+    await held(results)[0]?.close();
+    expect(readdirSync(join(path, '..'))).toEqual(['j.jsonl']);
+  });
+
+  it('is released only by its owner: a lock that is no longer ours is left in place', async () => {
+    const path = join(tempDir(), 'j.jsonl');
+    const journal = await Journal.open(path, header(), new Date(at));
+    const other = owner({ pid: process.ppid });
+    writeFileSync(`${path}.lock`, other);
+    await journal.close();
+    expect(readFileSync(`${path}.lock`, 'utf8')).toBe(other);
+  });
   it('refuses a damaged journal', async () => {
     const path = join(tempDir(), 'j.jsonl');
     await (await Journal.open(path, header('/a.csv'), new Date(at))).close();

@@ -19,7 +19,7 @@ import {
   Journal,
   type JournalEntry,
   type JournalHeader,
-  journalPath,
+  locateJournal,
 } from '../../invite/journal.js';
 import { type BulkReport, countRows, finalRows, summaryLines } from '../../invite/report.js';
 import { startProgress } from '../../output/progress.js';
@@ -80,17 +80,24 @@ export async function runBulk(options: SendOptions, ctx: Context, settings: Sett
   const session = new Session(ctx, settings);
   // The same file sent to another district, or as another client, is another run with its own journal.
   const destination: Destination = { baseUrl: session.baseUrl, clientId: settings.clientId ?? '' };
-  const path = journalPath(ctx.paths.stateDir, file, destination);
+  // However the file and the service are spelled: one file, one destination, one journal.
+  const place = await locateJournal(ctx.paths.stateDir, file, destination);
+  const { path } = place;
   const sha256 = contentHash(content);
 
-  if (options.dryRun) return dryRun(ctx, session, rows, path, sha256, options);
+  if (options.dryRun) return dryRun(ctx, session, rows, place.path, place.legacy, sha256, options);
 
   const journal = await Journal.open(
     path,
-    { journal: 'roster invite send', version: 1, file, destination, sha256 },
+    { journal: 'roster invite send', version: 1, file: place.file, destination, sha256 },
     new Date(ctx.now()),
+    place.legacy,
   );
   try {
+    if (journal.carriedOver.length > 0)
+      ctx.log.info(
+        `Carried over the rows of ${journal.carriedOver.join(', ')} (an earlier spelling of this run).`,
+      );
     const contentChanged = noteChanged(ctx, journal.header, sha256, options.file ?? file);
     const before = new Map(journal.states);
     const work = plan(rows, before, Boolean(options.resendInDoubt));
@@ -239,10 +246,11 @@ async function dryRun(
   session: Session,
   rows: PlannedRow[],
   path: string,
+  legacy: string[],
   sha256: string,
   options: SendOptions,
 ): Promise<void> {
-  const { header, states } = await Journal.peek(path);
+  const { header, states } = await Journal.peek(path, legacy);
   noteChanged(ctx, header, sha256, options.file ?? path);
   const work = plan(rows, states, Boolean(options.resendInDoubt));
   const url = session.api.url(INVITATIONS_PATH);

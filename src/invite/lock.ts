@@ -1,0 +1,178 @@
+// An exclusive lock file between roster processes, made of plain files so it works wherever the journal does.
+//
+// - Taken atomically: the owner record (pid, the process's start time where the OS tells it, host, a random
+//   token) is written to a private temporary file first and link()ed to the lock's name, which fails when the
+//   lock exists. Nobody ever sees a lock without its owner.
+// - A stale lock (its owner dead: kill -9, power cut, or its pid now another process) is taken over without a
+//   delete-then-create race: the right to remove one particular stale lock is itself a lock, named after that
+//   lock's token, so exactly one process removes it, and only after reading that it is still that very lock.
+//   A taker killed half-way leaves such a claim behind; it is stale in turn and taken over the same way.
+// - Released only by its owner: a lock that is not ours (any more) is left alone.
+import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { link, open, readFile, rm, stat } from 'node:fs/promises';
+import { hostname } from 'node:os';
+
+export interface LockOwner {
+  pid: number;
+  /** Unique to one taking of the lock. */
+  token: string;
+  host?: string;
+  /** When the process started (Linux: clock ticks since boot), so a reused pid is not taken for the owner. */
+  started?: string;
+}
+
+/** The lock is held by a live process (or one on another host, which cannot be checked). */
+export class LockHeld extends Error {
+  constructor(
+    readonly path: string,
+    readonly owner: LockOwner,
+  ) {
+    super(`${path} is held by pid ${owner.pid}`);
+  }
+}
+
+/** Tokens of the locks this process holds: a lock naming our own pid is ours only if its token is here. */
+const held = new Set<string>();
+/** Nested takeovers allowed (each needs another run killed in the middle of a takeover). */
+const MAX_DEPTH = 3;
+/** An unreadable lock younger than this may be an older roster's, created empty and written just after. */
+const UNREADABLE_GRACE_MS = 10_000;
+
+/** Takes the lock at `path` or throws LockHeld; returns the token that releases it. */
+export async function acquireLock(path: string): Promise<string> {
+  return take(path, 0);
+}
+
+/** Removes the lock if it is still the one `token` took. */
+export async function releaseLock(path: string, token: string): Promise<void> {
+  held.delete(token);
+  const current = await readOwner(path);
+  if (current?.owner.token === token) await rm(path, { force: true });
+}
+
+async function take(path: string, depth: number): Promise<string> {
+  const started = startTime(process.pid);
+  const owner: LockOwner = {
+    pid: process.pid,
+    token: randomBytes(8).toString('hex'),
+    host: hostname(),
+    ...(started !== undefined && { started }),
+  };
+  const temp = `${path}.${owner.token}.tmp`;
+  const handle = await open(temp, 'wx', 0o600);
+  try {
+    await handle.writeFile(JSON.stringify(owner));
+    // On disk before it is visible under the lock's name: after a power cut a lock is whole or absent.
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    held.add(owner.token);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      try {
+        await link(temp, path);
+        return owner.token;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      const found = await readOwner(path);
+      if (found === undefined) continue; // released in between: try again
+      if (isAlive(found)) throw new LockHeld(path, found.owner);
+      if (depth >= MAX_DEPTH) throw new LockHeld(path, found.owner);
+      await removeStale(path, found.id, depth);
+    }
+    throw new LockHeld(path, (await readOwner(path))?.owner ?? { pid: 0, token: '' });
+  } catch (error) {
+    held.delete(owner.token);
+    throw error;
+  } finally {
+    await rm(temp, { force: true });
+  }
+}
+
+/** Removes the lock at `path` if it is still the stale one identified by `id`, under a claim on that id. */
+async function removeStale(path: string, id: string, depth: number): Promise<void> {
+  const claim = `${path}.${id}.takeover`;
+  // Throws LockHeld when a live process is taking this very lock over: it will be the one to hold it.
+  const token = await take(claim, depth + 1);
+  try {
+    // Only a holder of this claim removes this lock, and its dead owner cannot: it is still there, unchanged.
+    if ((await readOwner(path))?.id === id) await rm(path, { force: true });
+  } finally {
+    await releaseLock(claim, token);
+  }
+}
+
+interface Found {
+  owner: LockOwner;
+  /** Names this very lock file (its token; for a lock without one, its inode, time and content). */
+  id: string;
+  /** The owner could not be read: empty (an older roster writing it, or a crash) or damaged. */
+  unreadable?: { ageMs: number };
+}
+
+async function readOwner(path: string): Promise<Found | undefined> {
+  let text: string;
+  let info: Awaited<ReturnType<typeof stat>>;
+  try {
+    info = await stat(path);
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  const record = parseOwner(text);
+  if (record?.token !== undefined) return { owner: record as LockOwner, id: record.token };
+  // An older roster's lock (its pid alone) or an unreadable one: named by what the file is.
+  const id = createHash('sha256')
+    .update(`${info.dev}:${info.ino}:${info.mtimeMs}:${text}`)
+    .digest('hex')
+    .slice(0, 16);
+  if (record?.pid !== undefined) return { owner: { pid: record.pid, token: '' }, id };
+  return { owner: { pid: 0, token: '' }, id, unreadable: { ageMs: Date.now() - info.mtimeMs } };
+}
+
+function parseOwner(text: string): { pid: number; token?: string } | undefined {
+  if (/^\s*\d+\s*$/.test(text)) return { pid: Number(text) };
+  try {
+    const value = JSON.parse(text) as Partial<LockOwner>;
+    if (
+      Number.isSafeInteger(value.pid) &&
+      (value.pid as number) > 0 &&
+      typeof value.token === 'string' &&
+      /^[0-9a-f]{16}$/.test(value.token)
+    )
+      return value as LockOwner;
+  } catch {}
+  return undefined;
+}
+
+function isAlive({ owner, unreadable }: Found): boolean {
+  if (unreadable) return unreadable.ageMs < UNREADABLE_GRACE_MS;
+  // Another machine's process (a shared folder) cannot be checked from here: assume it is running.
+  if (owner.host !== undefined && owner.host !== hostname()) return true;
+  // Our own pid: held by this very process, or left by an earlier process that had the same pid.
+  if (owner.pid === process.pid) return held.has(owner.token);
+  try {
+    process.kill(owner.pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  // The pid is in use: by the owner, unless it started at another time (the pid was reused).
+  const started = owner.started === undefined ? undefined : startTime(owner.pid);
+  return started === undefined || started === owner.started;
+}
+
+/** The process's start time where the OS tells it cheaply (Linux /proc), else undefined. */
+function startTime(pid: number): string | undefined {
+  if (process.platform !== 'linux') return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Field 22; the command name (field 2) is in parentheses and may hold spaces, so count after it.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,188 @@
+// One file sent to one service has one journal, however either is spelled: the CSV through a symlinked
+// folder, a relative path or `..`; the sandbox as 127.0.0.1 or localhost, with a trailing slash or in
+// upper case. Each spelling resumes the same journal, spellings run at once contend for one lock, and a
+// journal an earlier release keyed on the spelling is carried over. Counted at the sandbox: e-mails per address.
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { invitationKey } from '../../src/invite/invitation.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { type CliResult, startCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/context.js';
+import { demoEnv } from '../helpers/sandbox.js';
+
+let sandbox: Sandbox;
+let state: string;
+let port: string;
+beforeAll(async () => {
+  sandbox = await startSandbox();
+  port = new URL(sandbox.baseUrl).port;
+});
+afterAll(() => sandbox.close());
+beforeEach(() => {
+  state = tempDir();
+  sandbox.clearFaults();
+  sandbox.setOptions({ latencyMs: 0 });
+});
+
+/**
+ * `<root>/real/invites.csv` with `rows` rows, a folder `<root>/real/sub`, and `<root>/link` → `<root>/real`.
+ */
+function layout(tag: string, rows: number) {
+  const root = tempDir();
+  const real = join(root, 'real');
+  mkdirSync(join(real, 'sub'), { recursive: true });
+  symlinkSync(real, join(root, 'link'));
+  const emails = Array.from({ length: rows }, (_, i) => `${tag}-${i}@example.org`);
+  writeFileSync(
+    join(real, 'invites.csv'),
+    `email,schoolId,studentCount\n${emails.map((e) => `${e},sch-1,1`).join('\n')}\n`,
+  );
+  return { root, real, emails };
+}
+
+/** A run of `invite send --file` sharing the test's state folder (so its journals), with its own HOME. */
+function send(file: string, baseUrl: string, options: { cwd?: string; extra?: string[] } = {}) {
+  return startCli(
+    ['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1', ...(options.extra ?? [])],
+    tempDir(),
+    {
+      env: demoEnv(sandbox, 'demo-allowed', { XDG_STATE_HOME: state, ROSTER_BASE_URL: baseUrl }),
+      timeoutMs: 60_000,
+      ...(options.cwd !== undefined && { cwd: options.cwd }),
+    },
+  );
+}
+
+const emailsTo = (address: string) => sandbox.outbox.filter((m) => m.to === address).length;
+const journalOf = (result: CliResult) => /Journal: (\S+\.jsonl)/.exec(result.stderr)?.[1];
+const invitationPosts = () =>
+  sandbox.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/invitations')).length;
+
+/** Refuses (400: never sent, so retried by the next run) every row past the first `allowed`. */
+function allowOnly(emails: string[], allowed: number) {
+  sandbox.clearFaults();
+  const refused = new Set(emails.slice(allowed));
+  sandbox.injectFault({
+    match: (req) =>
+      req.method === 'POST' &&
+      req.path.endsWith('/invitations') &&
+      refused.has(JSON.parse(req.body.toString()).email),
+    status: 400,
+    body: { message: 'Not yet (test)' },
+    times: 1_000,
+  });
+}
+
+describe('one file, one journal, whatever its spelling', () => {
+  it('symlinked folder, relative path, `..`, localhost / 127.0.0.1 / [::1] / trailing slash / letter case: one journal, nobody e-mailed twice', async () => {
+    const { root, real, emails } = layout('alias', 12);
+    const base = `http://127.0.0.1:${port}/v1`;
+    const spellings: { file: string; baseUrl: string; cwd?: string }[] = [
+      { file: join(real, 'invites.csv'), baseUrl: base },
+      { file: join(root, 'link', 'invites.csv'), baseUrl: `http://localhost:${port}/v1` },
+      { file: 'invites.csv', cwd: real, baseUrl: `${base}/` },
+      { file: join(real, 'sub', '..', 'invites.csv'), baseUrl: `HTTP://LOCALHOST:${port}/v1//` },
+      {
+        file: join('..', 'invites.csv'),
+        cwd: join(root, 'link', 'sub'),
+        baseUrl: `http://LocalHost:${port}/v1/`,
+      },
+    ];
+    const journals = new Set<string>();
+    // Run k may send rows up to 2(k+1); the rest are refused and retried by the next spelling.
+    for (const [k, spelling] of spellings.entries()) {
+      const allowed = k === spellings.length - 1 ? emails.length : 2 * (k + 1);
+      allowOnly(emails, allowed);
+      const before = invitationPosts();
+      const result = await send(spelling.file, spelling.baseUrl, spelling).done;
+      const label = `${spelling.file} at ${spelling.baseUrl}`;
+      expect(result.code, `${label}\n${result.stderr}`).toBe(allowed === emails.length ? 0 : 5);
+      journals.add(journalOf(result) ?? `no journal named by ${label}`);
+      // Rows sent by earlier spellings are skipped, not sent again.
+      if (k > 0) expect(result.stderr, label).toContain(`Skipped ${2 * k} already sent by an earlier run.`);
+      expect(invitationPosts() - before, label).toBe(emails.length - 2 * k);
+      expect(emails.slice(0, allowed).map(emailsTo), label).toEqual(emails.slice(0, allowed).map(() => 1));
+    }
+    expect([...journals]).toHaveLength(1);
+    expect(readdirSync(join(state, 'roster', 'invites')).filter((n) => n.endsWith('.jsonl'))).toHaveLength(1);
+
+    // IPv6 loopback and the path in another letter case are the same journal too; the sandbox listens on
+    // 127.0.0.1 and serves /v1 only, so a dry run (it reads the journal, sends nothing).
+    const before = invitationPosts();
+    const dry = await send(join(root, 'link', 'invites.csv'), `http://[::1]:${port}/V1/`, {
+      extra: ['--dry-run'],
+    }).done;
+    expect(dry.code).toBe(0);
+    expect(dry.stderr).toContain(`Dry run: would send 0 of 12 invitations (12 already sent)`);
+    expect(journalOf(dry)).toBe([...journals][0]);
+    expect(invitationPosts()).toBe(before);
+    expect(emails.map(emailsTo)).toEqual(emails.map(() => 1));
+  }, 120_000);
+
+  it('spellings run at once contend for one lock: every address e-mailed exactly once', async () => {
+    const { root, real, emails } = layout('together', 12);
+    sandbox.setOptions({ latencyMs: 30 });
+    const runs = [
+      send(join(real, 'invites.csv'), `http://127.0.0.1:${port}/v1`),
+      send(join(root, 'link', 'invites.csv'), `http://localhost:${port}/v1`),
+      send('invites.csv', `http://127.0.0.1:${port}/v1/`, { cwd: real }),
+      send(join(real, 'sub', '..', 'invites.csv'), `HTTP://LOCALHOST:${port}/v1`),
+      send(join(root, 'link', 'sub', '..', 'invites.csv'), `http://LocalHost:${port}/v1/`),
+      send(join('..', 'invites.csv'), `http://localhost:${port}/v1/`, { cwd: join(root, 'link', 'sub') }),
+    ];
+    const results = await Promise.all(runs.map((r) => r.done));
+    expect(emails.map(emailsTo)).toEqual(emails.map(() => 1));
+    for (const result of results)
+      if (result.code !== 0)
+        expect({ code: result.code, stderr: result.stderr }).toEqual({
+          code: 1,
+          stderr: expect.stringMatching(
+            /Another roster run \(pid \d+\) is sending invitations from this file\./,
+          ),
+        });
+    expect(results.filter((r) => r.code === 0).length).toBeGreaterThanOrEqual(1);
+  }, 120_000);
+
+  it('a journal an earlier release keyed on the spelling is carried over: its sent and in-doubt rows are not sent again', async () => {
+    const { root, real, emails } = layout('legacy', 10);
+    const destination = (baseUrl: string) => ({ baseUrl, clientId: 'demo-allowed' });
+    const at = '2026-01-01T00:00:00.000Z';
+    const line = (i: number, entry: object) =>
+      JSON.stringify({ key: invitationKey(emails[i] ?? '', 'sch-1'), line: i + 2, at, ...entry });
+    // As the release before kept them: keyed on the path as typed and the base URL as spelled.
+    const oldJournal = (file: string, baseUrl: string, rows: string[]) => {
+      const hash = createHash('sha256').update(`${file}\0${baseUrl}\0demo-allowed`).digest('hex');
+      const path = join(state, 'roster', 'invites', `invites.csv-${hash.slice(0, 16)}.jsonl`);
+      mkdirSync(join(path, '..'), { recursive: true, mode: 0o700 });
+      const header = { journal: 'roster invite send', version: 1, file, destination: destination(baseUrl) };
+      writeFileSync(
+        path,
+        `${[JSON.stringify({ ...header, sha256: 'x', createdAt: at }), ...rows].join('\n')}\n`,
+        {
+          mode: 0o600,
+        },
+      );
+    };
+    // One through the symlink at localhost: rows 0-3 sent, row 4 in flight when it was killed.
+    oldJournal(join(root, 'link', 'invites.csv'), `http://localhost:${port}/v1`, [
+      ...[0, 1, 2, 3].map((i) => line(i, { state: 'sent' })),
+      line(4, { state: 'in-flight' }),
+    ]);
+    // Another by the real path at 127.0.0.1: row 5 sent, row 0 failed there (sent in the other: stays sent).
+    oldJournal(join(real, 'invites.csv'), `http://127.0.0.1:${port}/v1`, [
+      line(5, { state: 'sent' }),
+      line(0, { state: 'failed', reason: 'x' }),
+    ]);
+    const result = await send(join(real, 'sub', '..', 'invites.csv'), `http://LOCALHOST:${port}/v1/`, {
+      extra: ['--json'],
+    }).done;
+    expect(result.code, result.stderr).toBe(5); // row 4 stays in doubt
+    // The second is where this release keeps the journal too (real path, canonical URL): resumed as it is.
+    expect(result.stderr).toMatch(/Carried over the rows of \S+\.jsonl \(an earlier spelling of this run\)/);
+    expect(emails.map(emailsTo)).toEqual([0, 0, 0, 0, 0, 0, 1, 1, 1, 1]);
+    const report = JSON.parse(result.stdout);
+    expect(report.counts).toMatchObject({ sent: 4, skipped: 5, inDoubt: 1 });
+  }, 60_000);
+});
