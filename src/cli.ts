@@ -37,7 +37,10 @@ export async function run(argv: string[]): Promise<number> {
   const trapInterrupt = () => {
     if (!interrupt) {
       const controller = new AbortController();
-      process.on('SIGINT', () => (controller.signal.aborted ? process.exit(130) : controller.abort()));
+      // SIGTERM (a cancelled CI job, `kill`) and SIGHUP (the terminal closed) are Ctrl-C too: the first stops
+      // the work and saves it (exit 130, like Ctrl-C), a second ends the process at once.
+      for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
+        process.on(signal, () => (controller.signal.aborted ? process.exit(130) : controller.abort()));
       interrupt = controller;
     }
     return interrupt.signal;

@@ -326,44 +326,51 @@ describe('roster roster export', () => {
     checkExport(dir, '1.1', 'bulk');
   });
 
-  it('Ctrl-C after the first file: exit 130, complete files kept, the re-run resumes without reading them', async () => {
-    sandbox.setOptions({ latencyMs: 25 });
-    const dir = join(home, 'sigint');
-    const args = [
-      '--oneroster',
-      '1.2',
-      'roster',
-      'export',
-      '--out',
-      dir,
-      '--page-size',
-      '20',
-      '--concurrency',
-      '1',
-    ];
-    const first = start(args);
-    const state = join(dir, '.roster-export.json');
-    await until(() => existsSync(state) && 'orgs.csv' in JSON.parse(readFileSync(state, 'utf8')).files);
-    first.child.kill('SIGINT');
-    const stopped = await first.done;
-    expect(stopped.code).toBe(130);
-    expect(stopped.stderr).toMatch(/Error: Export interrupted: \d+ complete files? kept/);
-    const complete = Object.keys(JSON.parse(readFileSync(state, 'utf8')).files);
-    expect(complete).toContain('orgs.csv');
-    expect(complete).not.toContain('enrollments.csv');
-    expect(readdirSync(dir).filter((f) => f.endsWith('.partial'))).toEqual([]);
-    expect(existsSync(join(dir, 'manifest.csv'))).toBe(false);
+  it.each([
+    ['Ctrl-C', 'SIGINT'],
+    ['SIGTERM', 'SIGTERM'],
+  ] as const)(
+    '%s after the first file: exit 130, complete files kept, the re-run resumes without reading them',
+    async (_, signal) => {
+      sandbox.setOptions({ latencyMs: 25 });
+      const dir = join(home, signal.toLowerCase());
+      const args = [
+        '--oneroster',
+        '1.2',
+        'roster',
+        'export',
+        '--out',
+        dir,
+        '--page-size',
+        '20',
+        '--concurrency',
+        '1',
+      ];
+      const first = start(args);
+      const state = join(dir, '.roster-export.json');
+      await until(() => existsSync(state) && 'orgs.csv' in JSON.parse(readFileSync(state, 'utf8')).files);
+      first.child.kill(signal);
+      const stopped = await first.done;
+      expect(stopped.code).toBe(130);
+      expect(stopped.stderr).toMatch(/Error: Export interrupted: \d+ complete files? kept/);
+      const complete = Object.keys(JSON.parse(readFileSync(state, 'utf8')).files);
+      expect(complete).toContain('orgs.csv');
+      expect(complete).not.toContain('enrollments.csv');
+      expect(readdirSync(dir).filter((f) => f.endsWith('.partial'))).toEqual([]);
+      expect(existsSync(join(dir, 'manifest.csv'))).toBe(false);
 
-    sandbox.setOptions({ latencyMs: 0 });
-    sandbox.requests.length = 0;
-    const again = await runCli(args, home, { env: env(), timeoutMs: 60_000 });
-    expect(again.code).toBe(0);
-    for (const name of complete) {
-      const collection = name.replace('.csv', '');
-      if (collection !== 'roles') expect(listed(collection), collection).toEqual([]);
-    }
-    checkExport(dir, '1.2', 'bulk');
-  }, 60_000);
+      sandbox.setOptions({ latencyMs: 0 });
+      sandbox.requests.length = 0;
+      const again = await runCli(args, home, { env: env(), timeoutMs: 60_000 });
+      expect(again.code).toBe(0);
+      for (const name of complete) {
+        const collection = name.replace('.csv', '');
+        if (collection !== 'roles') expect(listed(collection), collection).toEqual([]);
+      }
+      checkExport(dir, '1.2', 'bulk');
+    },
+    60_000,
+  );
 
   it('another version or base URL into the same directory is refused (exit 2) unless --force', async () => {
     const dir = join(home, 'mixed');

@@ -127,7 +127,9 @@ export function register(invite: Command, ctx: Context): void {
         'interrupted run be resumed by running the same command again: rows already sent are skipped, ' +
         'failed rows are retried, and rows whose outcome is unknown ("in doubt") are listed, not re-sent. ' +
         'Rows are matched by e-mail and school, so failed rows can be fixed and rows added in the same file ' +
-        'between runs; the journal belongs to the file and the destination (base URL and client).',
+        'between runs; the journal belongs to the file and the destination (base URL and client), however ' +
+        'either is spelled. Ctrl-C, SIGTERM or SIGHUP stops taking rows, lets those in flight finish and ' +
+        'exits 130 after the summary; a second one leaves at once.',
     )
     .option('--email <address>', 'recipient e-mail address')
     .option('--school-id <id>', 'school the invitation is for (with --file: for rows without one)')

@@ -28,7 +28,7 @@ export function register(group: Command, ctx: Context): void {
     .command('export')
     .summary('the whole district as OneRoster CSV files, with manifest.csv (resumable)')
     .description(
-      `Export orgs, academic sessions, courses, classes, users, enrollments and (when permitted) demographics as the OneRoster CSV binding's files, plus roles.csv for 1.2 and manifest.csv. Each file is streamed to <file>.partial and renamed when complete; ${STATE_FILE} in the directory records complete files, so running the same command again after Ctrl-C or a failure reads only what is missing. Bulk files (the default) leave status and dateLastModified blank and leave out records marked tobedeleted (and rows that refer to them); --delta keeps every record with both fields.`,
+      `Export orgs, academic sessions, courses, classes, users, enrollments and (when permitted) demographics as the OneRoster CSV binding's files, plus roles.csv for 1.2 and manifest.csv. Each file is streamed to <file>.partial and renamed when complete; ${STATE_FILE} in the directory records complete files, so running the same command again after Ctrl-C (or SIGTERM, SIGHUP: exit 130) or a failure reads only what is missing. Bulk files (the default) leave status and dateLastModified blank and leave out records marked tobedeleted (and rows that refer to them); --delta keeps every record with both fields.`,
     )
     .option('--out <dir>', 'directory to write the files to (created if missing)')
     .option('--zip', 'also write oneroster-<version>.zip with the manifest and the files')
