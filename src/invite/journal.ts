@@ -141,7 +141,10 @@ export async function locateJournal(
 
 async function journalsIn(dir: string): Promise<string[]> {
   try {
-    return (await readdir(dir)).filter((n) => n.endsWith('.jsonl')).map((n) => join(dir, n));
+    // Regular files only: roster writes no other kind, and a planted FIFO would block the read.
+    return (await readdir(dir, { withFileTypes: true }))
+      .filter((entry) => entry.isFile() && entry.name.endsWith('.jsonl'))
+      .map((entry) => join(dir, entry.name));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
