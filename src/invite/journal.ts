@@ -225,6 +225,7 @@ export class Journal {
   ): Promise<Journal> {
     await mkdir(join(path, '..'), { recursive: true, mode: 0o700 });
     const token = await lock(path);
+    let handle: FileHandle | undefined;
     try {
       let text = await readText(path);
       if (text !== undefined) {
@@ -244,7 +245,7 @@ export class Journal {
       ) {
         throw new RosterError('failure', `The journal ${path} belongs to another file or destination.`);
       }
-      const handle = await open(path, 'a', 0o600);
+      handle = await open(path, 'a', 0o600);
       const first: JournalHeader = existing?.header ?? { ...header, createdAt: now.toISOString() };
       const states = existing?.states ?? new Map();
       const toCarry = legacy.filter((l) => !existing?.carried.has(l));
@@ -253,6 +254,7 @@ export class Journal {
       if (toCarry.length > 0) await journal.carryOver(toCarry, now);
       return journal;
     } catch (error) {
+      await handle?.close();
       await releaseLock(`${path}.lock`, token);
       throw error;
     }

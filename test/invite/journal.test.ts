@@ -222,6 +222,17 @@ describe('Journal', () => {
     expect(readFileSync(path, 'utf8')).toHaveLength(length);
   });
 
+  it('does not carry over a journal an earlier release is running right now (its bare-pid lock is alive)', async () => {
+    const dir = tempDir();
+    const old = join(dir, 'old.jsonl');
+    writeFileSync(old, `${JSON.stringify({ ...header(), createdAt: at })}\n`);
+    writeFileSync(`${old}.lock`, String(process.ppid));
+    const path = join(dir, 'j.jsonl');
+    await expect(Journal.open(path, header(), new Date(at), [old])).rejects.toThrow(/Another roster run/);
+    expect(existsSync(`${path}.lock`)).toBe(false);
+    expect(readFileSync(`${old}.lock`, 'utf8')).toBe(String(process.ppid));
+  });
+
   it('drops a torn last line left by a crash, so later appends start on a fresh line', async () => {
     const path = join(tempDir(), 'j.jsonl');
     const first = await Journal.open(path, header(), new Date(at));
