@@ -2,7 +2,7 @@
 // a secret (the client secret lives in the OS keychain, or in an opt-in credentials file).
 import { join } from 'node:path';
 import { RosterError } from '../errors.js';
-import { readIfExists, writePrivateFile } from '../files.js';
+import { FileError, privateFolder, readPrivateFile, writePrivateFile } from '../files.js';
 
 export type ClientAuth = 'basic' | 'post';
 export type OneRosterVersion = '1.1' | '1.2';
@@ -36,7 +36,11 @@ export const configPath = (configDir: string) => join(configDir, 'config.json');
 
 export async function loadConfig(configDir: string): Promise<ConfigFile> {
   const path = configPath(configDir);
-  const text = await readIfExists(path);
+  await privateFolder(configDir, configDir, { create: false });
+  // Its owner and mode are checked: a config others can write could send the secret to their server.
+  const text = await readPrivateFile(path, { own: true }).catch((error) => {
+    throw error instanceof FileError && !error.untrusted ? corrupt(path, error.reason) : error;
+  });
   if (text === undefined) return { profiles: {} };
   let parsed: unknown;
   try {
@@ -62,6 +66,7 @@ export async function loadConfig(configDir: string): Promise<ConfigFile> {
 }
 
 export async function saveConfig(configDir: string, config: ConfigFile): Promise<void> {
+  await privateFolder(configDir);
   await writePrivateFile(configPath(configDir), `${JSON.stringify(config, null, 2)}\n`);
 }
 

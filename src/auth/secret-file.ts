@@ -1,7 +1,8 @@
 // The opt-in alternative to the keychain (`login --insecure-storage`): a JSON file of secrets with mode
 // 0600 in the config directory. Still never the config file itself.
 import { join } from 'node:path';
-import { readIfExists, writePrivateFile } from '../files.js';
+import { RosterError } from '../errors.js';
+import { FileError, privateFolder, readPrivateFile, writePrivateFile } from '../files.js';
 import type { SecretStore } from './secret-store.js';
 
 export const secretFilePath = (configDir: string) => join(configDir, 'credentials.json');
@@ -9,7 +10,15 @@ export const secretFilePath = (configDir: string) => join(configDir, 'credential
 export function createSecretFileStore(configDir: string): SecretStore {
   const path = secretFilePath(configDir);
   const load = async (): Promise<Record<string, string>> => {
-    const text = await readIfExists(path);
+    await privateFolder(configDir, configDir, { create: false });
+    const text = await readPrivateFile(path, { own: true }).catch((error) => {
+      if (!(error instanceof FileError) || error.untrusted) throw error;
+      throw new RosterError(
+        'failure',
+        `The credentials file ${path} cannot be read: ${error.reason}.`,
+        'Move it aside and run `roster login --insecure-storage` again.',
+      );
+    });
     if (!text) return {};
     try {
       const parsed = JSON.parse(text) as unknown;
@@ -18,8 +27,10 @@ export function createSecretFileStore(configDir: string): SecretStore {
       return {};
     }
   };
-  const save = (secrets: Record<string, string>) =>
-    writePrivateFile(path, `${JSON.stringify(secrets, null, 2)}\n`);
+  const save = async (secrets: Record<string, string>) => {
+    await privateFolder(configDir);
+    await writePrivateFile(path, `${JSON.stringify(secrets, null, 2)}\n`);
+  };
   return {
     description: `the file ${path} (mode 0600)`,
     get: async (account) => (await load())[account],

@@ -1,9 +1,9 @@
 // Access tokens cached between runs, so a command costs one request, not two. One 0600 file per
 // (base URL, client id, token endpoint, scope) under the user's cache directory: concurrent roster
 // processes never lose each other's writes, and a corrupt file is simply discarded. Never the secret.
-import { readdir, readFile, rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import { readIfExists, writePrivateFile } from '../files.js';
+import { readdir, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { FileError, privateFolder, readPrivateFile, writePrivateFile } from '../files.js';
 
 export interface TokenKey {
   baseUrl: string;
@@ -27,7 +27,22 @@ interface CacheEntry {
 }
 
 export class TokenCache {
+  /** `dir` is `<cache>/tokens`: it and the cache folder above it must be the user's alone. */
   constructor(private readonly dir: string) {}
+
+  /**
+   * A cache folder others can write to is refused (they could plant a token of their choosing); any other
+   * trouble (a file where the folder should be) only means no cache: it must never fail a command.
+   */
+  private async usable(create: boolean): Promise<boolean> {
+    try {
+      await privateFolder(this.dir, dirname(this.dir), { create });
+      return true;
+    } catch (error) {
+      if (error instanceof FileError && error.untrusted) throw error;
+      return false;
+    }
+  }
 
   // The name only spreads keys over files; read() checks the key stored inside, so a cheap hash will do
   // (node:crypto would cost the cached-token path a few milliseconds of start-up).
@@ -36,8 +51,11 @@ export class TokenCache {
   }
 
   async read(key: TokenKey): Promise<CachedToken | undefined> {
+    if (!(await this.usable(false))) return undefined;
     const path = this.file(key);
-    const text = await readIfExists(path).catch(() => undefined);
+    // A folder, FIFO or device where the file should be is no cache either: removed (a link or node) or
+    // left alone (a folder), never waited on.
+    const text = await readPrivateFile(path, { own: true }).catch(() => '');
     if (text === undefined) return undefined;
     const entry = parseEntry(text);
     if (!entry) await rm(path, { force: true }).catch(() => {});
@@ -46,6 +64,7 @@ export class TokenCache {
 
   async write(key: TokenKey, token: CachedToken): Promise<void> {
     const entry: CacheEntry = { key, token };
+    if (!(await this.usable(true))) return;
     await writePrivateFile(this.file(key), JSON.stringify(entry));
   }
 
@@ -64,7 +83,7 @@ export class TokenCache {
     let removed = 0;
     for (const name of names.filter((n) => n.endsWith('.json'))) {
       const path = join(this.dir, name);
-      const entry = parseEntry(await readFile(path, 'utf8').catch(() => ''));
+      const entry = parseEntry((await readPrivateFile(path).catch(() => '')) ?? '');
       if (!entry || (entry.key.baseUrl === baseUrl && entry.key.clientId === clientId)) {
         await rm(path, { force: true });
         if (entry) removed++;

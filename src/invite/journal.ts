@@ -9,10 +9,11 @@
 // never by line number, which moves when rows are inserted. However the file and the service are spelled,
 // one file sent to one service has one journal (see journalPath).
 import { createHash } from 'node:crypto';
-import { type FileHandle, mkdir, open, readdir, readFile, realpath, truncate } from 'node:fs/promises';
+import { type FileHandle, open, readdir, realpath } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { RosterError } from '../errors.js';
+import { openOwnAppendable, privateFolder, readPrivateFile } from '../files.js';
 import { type InvitationBody, invitationKey } from './invitation.js';
 import { acquireLock, LockHeld, releaseLock } from './lock.js';
 
@@ -205,6 +206,7 @@ export class Journal {
     path: string,
     legacy: string[] = [],
   ): Promise<{ header?: JournalHeader; states: Map<string, JournalEntry> }> {
+    await privateFolder(dirname(path), dirname(path), { create: false });
     const text = await readText(path);
     const own = text === undefined || text === '' ? undefined : parse(path, text);
     const states = own?.states ?? new Map<string, JournalEntry>();
@@ -223,20 +225,21 @@ export class Journal {
     now: Date,
     legacy: string[] = [],
   ): Promise<Journal> {
-    await mkdir(join(path, '..'), { recursive: true, mode: 0o700 });
+    // Another user's folder could hold a journal seeded with "sent" rows (the caller checks the folders above).
+    await privateFolder(dirname(path));
     const token = await lock(path);
     let handle: FileHandle | undefined;
     try {
-      let text = await readText(path);
-      if (text !== undefined) {
-        // A torn last line (killed mid-write) was never confirmed: drop it, so the next append starts clean.
-        const end = text.lastIndexOf('\n') + 1;
-        if (end < text.length) {
-          await truncate(path, Buffer.byteLength(text.slice(0, end)));
-          text = text.slice(0, end);
-        }
+      // Created 0600, or the user's own regular file that nobody else can write (checked on the open file).
+      handle = await openOwnAppendable(path);
+      let text = await handle.readFile({ encoding: 'utf8' });
+      // A torn last line (killed mid-write) was never confirmed: drop it, so the next append starts clean.
+      const end = text.lastIndexOf('\n') + 1;
+      if (end < text.length) {
+        await handle.truncate(Buffer.byteLength(text.slice(0, end)));
+        text = text.slice(0, end);
       }
-      const existing = text === undefined || text === '' ? undefined : parse(path, text);
+      const existing = text === '' ? undefined : parse(path, text);
       // A changed content is expected (rows fixed or added); another file or destination is not.
       if (
         existing &&
@@ -245,7 +248,6 @@ export class Journal {
       ) {
         throw new RosterError('failure', `The journal ${path} belongs to another file or destination.`);
       }
-      handle = await open(path, 'a', 0o600);
       const first: JournalHeader = existing?.header ?? { ...header, createdAt: now.toISOString() };
       const states = existing?.states ?? new Map();
       const toCarry = legacy.filter((l) => !existing?.carried.has(l));
@@ -371,14 +373,8 @@ function parse(
   return { header, states, carried };
 }
 
-async function readText(path: string): Promise<string | undefined> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-}
+/** A journal's text: only the user's own regular file, never through a link (see files.ts). */
+const readText = (path: string) => readPrivateFile(path, { own: true, followLinks: false });
 
 /** Takes the journal's lock; another run holding it is a clear failure (exit 1), never a wait. */
 async function lock(path: string): Promise<string> {

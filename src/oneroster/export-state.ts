@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import type { OneRosterVersion } from '../auth/config.js';
 import { RosterError } from '../errors.js';
-import { readIfExists, writePrivateFile } from '../files.js';
+import { readPrivateFile, writePrivateFile } from '../files.js';
 import type { ExportMode } from './csv-binding.js';
 
 export const STATE_FILE = '.roster-export.json';
@@ -42,7 +42,8 @@ export interface ExportState extends ExportSource {
 export const statePath = (dir: string) => join(dir, STATE_FILE);
 
 export async function loadState(dir: string): Promise<ExportState | undefined> {
-  const text = await readIfExists(statePath(dir));
+  // Only the user's own state is resumed: one planted by someone else could pass their files off as complete.
+  const text = await readPrivateFile(statePath(dir), { own: true, followLinks: false });
   if (text === undefined) return undefined;
   try {
     const state = JSON.parse(text) as ExportState;

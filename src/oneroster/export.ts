@@ -2,11 +2,13 @@
 // written as it arrives to <file>.partial, renamed when complete, so memory stays flat and a file on
 // disk under its own name is always whole. The state file records complete files: a re-run after an
 // interruption or a failure keeps them and reads only what is missing (an incomplete file starts over).
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+// Every file is created fresh (files.ts): a link or another user's file planted at a name is never written
+// through; a full disk is one line naming the file, and the export stays resumable.
+import type { FileHandle } from 'node:fs/promises';
+import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ApiError, RosterError, UsageError } from '../errors.js';
-import { writePrivateFile } from '../files.js';
+import { createFresh, exists, fileError, isOwnFile, outputFolder, writePrivateFile } from '../files.js';
 import { csvLine } from '../output/csv.js';
 import {
   type CsvFile,
@@ -88,7 +90,7 @@ export async function runExport(
   hooks: ExportHooks,
 ): Promise<ExportResult> {
   const { dir, mode } = options;
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await outputFolder(dir, hooks.warn);
   await favourMemory(hooks.debug);
   const source: ExportSource = {
     baseUrl: service.baseUrl,
@@ -97,6 +99,20 @@ export async function runExport(
     mode,
   };
   const state = await openState(dir, source, options, hooks);
+  try {
+    return await exportAll(service, options, hooks, state);
+  } catch (error) {
+    throw resumable(error, state);
+  }
+}
+
+async function exportAll(
+  service: OneRosterService,
+  options: ExportOptions,
+  hooks: ExportHooks,
+  state: ExportState,
+): Promise<ExportResult> {
+  const { dir, mode } = options;
   const leftOut = new Set(Object.values(state.files).flatMap((f) => f.leftOut ?? []));
   const results: FileResult[] = [];
   const tasks = exportTasks(service.version, mode);
@@ -125,7 +141,10 @@ export async function runExport(
     const entries = [MANIFEST, ...[...written]].map((name) => ({ name, path: join(dir, name) }));
     // Loaded only for --zip: node:zlib would otherwise cost every `roster roster …` command start-up time.
     const { writeZip } = await import('../output/zip.js');
-    await writeZip(zip, entries, new Date(hooks.now()));
+    const target = zip;
+    await writeZip(target, entries, new Date(hooks.now())).catch((error) => {
+      throw fileError(error, target, 'write');
+    });
   }
   state.finishedAt = new Date(hooks.now()).toISOString();
   await saveState(dir, state);
@@ -182,17 +201,10 @@ async function openState(
 
 const describe = (s: ExportSource) => `OneRoster ${s.version} at ${s.baseUrl}${s.prefix} (${s.mode} files)`;
 
+/** Anything at those names: a file, a folder, a link (planted or not). */
 async function existing(dir: string, names: string[]): Promise<string[]> {
-  const found = await Promise.all(names.map(async (name) => ((await isFile(join(dir, name))) ? name : '')));
+  const found = await Promise.all(names.map(async (name) => ((await exists(join(dir, name))) ? name : '')));
   return found.filter(Boolean);
-}
-
-async function isFile(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isFile();
-  } catch {
-    return false;
-  }
 }
 
 /** The task's files as an earlier run completed them, when all of them are still there. */
@@ -204,7 +216,8 @@ async function keptResults(
   const results: FileResult[] = [];
   for (const file of task.files) {
     const done = state.files[file.name];
-    if (!done || !(await isFile(join(dir, file.name)))) return undefined;
+    // Kept only if still the user's own file: one replaced by someone else is read again.
+    if (!done || !(await isOwnFile(join(dir, file.name)))) return undefined;
     results.push({
       name: file.name,
       rows: done.rows,
@@ -219,7 +232,7 @@ async function keptResults(
 interface Output {
   file: CsvFile;
   partial: string;
-  stream: WriteStream;
+  handle?: FileHandle;
   rows: number;
   omitted: number;
   leftOut: string[];
@@ -249,21 +262,18 @@ async function exportTask(
     warn: hooks.warn,
     debug: hooks.debug,
   });
-  const outputs: Output[] = task.files.map((file) => {
-    const partial = join(options.dir, `${file.name}.partial`);
-    return {
-      file,
-      partial,
-      stream: createWriteStream(partial, { mode: 0o600 }),
-      rows: 0,
-      omitted: 0,
-      leftOut: [],
-    };
-  });
+  const outputs: Output[] = task.files.map((file) => ({
+    file,
+    partial: join(options.dir, `${file.name}.partial`),
+    rows: 0,
+    omitted: 0,
+    leftOut: [],
+  }));
   const names = task.files.map((f) => f.name).join(' and ');
   const bulk = options.mode === 'bulk';
   try {
-    for (const out of outputs) await put(out.stream, csvLine(out.file.header));
+    for (const out of outputs) out.handle = await createFresh(out.partial);
+    for (const out of outputs) await put(out, csvLine(out.file.header));
     hooks.progress(`${step} ${names}: reading ${collection.path}…`);
     for await (const page of pager.pages()) {
       for (const out of outputs) {
@@ -287,7 +297,7 @@ async function exportTask(
             out.rows++;
           }
         }
-        if (lines.length > 0) await put(out.stream, lines.join(''));
+        if (lines.length > 0) await put(out, lines.join(''));
       }
       const first = outputs[0];
       const total = pager.total === undefined ? '' : ` of ${pager.total}`;
@@ -296,7 +306,7 @@ async function exportTask(
       );
       if (hooks.signal.aborted) throw interrupted(state);
     }
-    await Promise.all(outputs.map((out) => close(out.stream)));
+    await Promise.all(outputs.map((out) => close(out)));
   } catch (error) {
     await discard(outputs);
     if (task.optional && error instanceof ApiError && (error.status === 401 || error.status === 403)) {
@@ -306,14 +316,18 @@ async function exportTask(
       await Promise.all(task.files.map((f) => rm(join(options.dir, f.name), { force: true })));
       return task.files.map((f) => ({ name: f.name, rows: 0, status: 'absent', omitted: 0, total: null }));
     }
-    throw resumable(error, state);
+    throw error; // runExport adds how to resume
   }
   report(pager, collection.path, hooks);
 
   const completedAt = new Date(hooks.now()).toISOString();
   const firstQuery = buildQuery(query);
   for (const out of outputs) {
-    await rename(out.partial, join(options.dir, out.file.name));
+    // A rename replaces whatever is at the name (a planted link included) and never writes through it.
+    const final = join(options.dir, out.file.name);
+    await rename(out.partial, final).catch((error) => {
+      throw fileError(error, final, 'write');
+    });
     const done: CompleteFile = {
       rows: out.rows,
       omitted: out.omitted,
@@ -342,31 +356,32 @@ function remember(record: unknown, out: Output, leftOut: Set<string>): void {
   out.leftOut.push(id);
 }
 
-/** Writes a page and waits until it is on its way to disk: one page in memory at a time, errors surfaced. */
-function put(stream: WriteStream, chunk: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    stream.write(chunk, (error) => (error ? reject(error) : resolve()));
-  });
+/**
+ * Writes a page and waits until it is written: one page in memory at a time. A full disk or an I/O error
+ * is a rejection naming the file (a file handle has no 'error' event to go unhandled).
+ */
+async function put(out: Output, chunk: string): Promise<void> {
+  try {
+    await out.handle?.writeFile(chunk);
+  } catch (error) {
+    throw fileError(error, out.partial, 'write');
+  }
 }
 
-function close(stream: WriteStream): Promise<void> {
-  return new Promise((resolve, reject) => {
-    stream.once('error', reject);
-    stream.end(() => resolve());
-  });
+async function close(out: Output): Promise<void> {
+  const handle = out.handle;
+  out.handle = undefined;
+  try {
+    await handle?.close();
+  } catch (error) {
+    throw fileError(error, out.partial, 'write');
+  }
 }
 
+/** Closes and removes the partial files (freeing the space a full disk needs for the re-run). */
 async function discard(outputs: Output[]): Promise<void> {
-  await Promise.all(
-    outputs.map(
-      (out) =>
-        new Promise<void>((resolve) => {
-          if (out.stream.closed) resolve();
-          else out.stream.destroy().once('close', () => resolve());
-        }),
-    ),
-  );
-  await Promise.all(outputs.map((out) => rm(out.partial, { force: true })));
+  await Promise.all(outputs.map((out) => close(out).catch(() => {})));
+  await Promise.all(outputs.map((out) => rm(out.partial, { force: true }).catch(() => {})));
 }
 
 function completeCount(state: ExportState): string {

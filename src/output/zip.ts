@@ -1,10 +1,11 @@
 // A small streaming ZIP writer (PKWARE APPNOTE 6.3): each file is deflated with node:zlib as it is
 // read, its CRC-32 and sizes follow in a data descriptor, so no file is ever held in memory. No ZIP64:
 // an entry or archive past 4 GiB is refused rather than written corrupt.
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { createDeflateRaw } from 'node:zlib';
 import { RosterError } from '../errors.js';
+import { createFresh } from '../files.js';
 
 export interface ZipEntry {
   /** Name inside the archive (no directories). */
@@ -49,10 +50,11 @@ interface Written {
   offset: number;
 }
 
-/** Writes `target` atomically (a .partial sibling renamed when complete), mode 0600. */
+/** Writes `target` atomically (a fresh .partial sibling renamed when complete), mode 0600. */
 export async function writeZip(target: string, entries: ZipEntry[], at: Date): Promise<void> {
   const partial = `${target}.partial`;
-  const out = createWriteStream(partial, { mode: 0o600 });
+  // Created by roster, never through a link planted at the name (files.ts).
+  const out = (await createFresh(partial)).createWriteStream();
   // Errors reach us through the write callbacks; without a listener one would end the process.
   out.on('error', () => {});
   let offset = 0;

@@ -1,7 +1,7 @@
 // The sandbox's "sent" e-mail: kept in memory (GET /__sandbox/outbox) and, when a folder is given, written
 // as .eml files an admin can open in any mail client. Nothing is ever really sent.
-import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writePrivateFile } from '../files.js';
 
 export interface SentEmail {
   id: string;
@@ -28,11 +28,10 @@ export class Outbox {
   /** Records the e-mail and, with a folder, writes it before the API answers, so a caller can read it at once. */
   async deliver(email: SentEmail): Promise<void> {
     if (this.dir !== undefined) {
-      await mkdir(this.dir, { recursive: true, mode: 0o700 });
       const stamp = email.createdAt.replace(/[-:]/g, '').replace(/\.\d+/, '');
       const path = join(this.dir, `${stamp}-${email.invitationId}.eml`);
       // 0600: the file carries a guest token that opens a child's enrollment form.
-      await writeFile(path, toEml(email), { mode: 0o600 });
+      await writePrivateFile(path, toEml(email));
       email.emlPath = path;
     }
     this.sent.push(email);

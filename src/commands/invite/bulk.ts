@@ -9,7 +9,7 @@ import { basename, dirname, resolve } from 'node:path';
 import { INVITATIONS_PATH, sendInvitation } from '../../api/enrollment.js';
 import type { Context } from '../../context.js';
 import { RosterError, UsageError } from '../../errors.js';
-import { writePrivateFile } from '../../files.js';
+import { privateFolder, writePrivateFile } from '../../files.js';
 import { sendRows } from '../../invite/bulk-runner.js';
 import { invitationKey } from '../../invite/invitation.js';
 import { inviteCsv, type PlannedRow, readInviteFile } from '../../invite/invite-file.js';
@@ -83,6 +83,8 @@ export async function runBulk(options: SendOptions, ctx: Context, settings: Sett
   // However the file and the service are spelled: one file, one destination, one journal.
   const place = await locateJournal(ctx.paths.stateDir, file, destination);
   const { path } = place;
+  // roster's state folder down to the journal's: refused if another user owns one or others can write to it.
+  await privateFolder(dirname(path), ctx.paths.stateDir, { create: !options.dryRun });
   const sha256 = contentHash(content);
 
   if (options.dryRun) return dryRun(ctx, session, rows, place.path, place.legacy, sha256, options);

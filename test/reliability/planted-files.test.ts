@@ -1,0 +1,318 @@
+// Files and folders planted by someone else, as an attacker on a shared machine would plant them: a symbolic
+// or hard link at a name roster writes, a 0666 file of another user's at an output name, a state folder of
+// another user's holding a journal seeded with "sent" rows, a config or cache folder anyone can write to,
+// an export folder anyone can write to. Real processes, real folders; files of `nobody` need root (CI).
+import { execFileSync } from 'node:child_process';
+import {
+  chmodSync,
+  chownSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { INVITATIONS_PATH } from '../../src/api/enrollment.js';
+import { invitationKey } from '../../src/invite/invitation.js';
+import { journalPath } from '../../src/invite/journal.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/context.js';
+import { demoEnv } from '../helpers/sandbox.js';
+
+const ME = process.getuid?.() ?? 0;
+const asRoot = ME === 0;
+const NOBODY = asRoot ? Number(execFileSync('id', ['-u', 'nobody']).toString().trim()) : -1;
+
+let sandbox: Sandbox;
+let home: string;
+beforeAll(async () => {
+  sandbox = await startSandbox({ seed: 7, oneroster: { students: 40 } });
+});
+afterAll(() => sandbox.close());
+beforeEach(() => {
+  home = tempDir();
+  sandbox.requests.length = 0;
+  sandbox.outbox.length = 0;
+});
+
+const roster = (args: string[], env: Record<string, string> = {}) =>
+  runCli(args, home, { env: demoEnv(sandbox, 'demo-allowed', env), timeoutMs: 60_000 });
+const oneLine = (stderr: string) => {
+  const lines = stderr.trimEnd().split('\n');
+  expect(lines, stderr).toHaveLength(1);
+  return lines[0] ?? '';
+};
+
+/** A file outside every folder roster uses, that a planted link points at: it must never change. */
+function victim(): string {
+  const path = join(tempDir(), 'victim.txt');
+  writeFileSync(path, 'the victim\n', { mode: 0o644 });
+  return path;
+}
+const untouched = (path: string) => {
+  expect(readFileSync(path, 'utf8')).toBe('the victim\n');
+  expect(statSync(path).mode & 0o777).toBe(0o644);
+};
+/** Every entry of the folder is a regular file of the user's, 0600, with one link. */
+function allOwnPrivate(dir: string): void {
+  for (const name of readdirSync(dir)) {
+    const s = lstatSync(join(dir, name));
+    expect({
+      name,
+      file: s.isFile(),
+      mode: (s.mode & 0o777).toString(8),
+      uid: s.uid,
+      links: s.nlink,
+    }).toEqual({
+      name,
+      file: true,
+      mode: '600',
+      uid: ME,
+      links: 1,
+    });
+  }
+}
+
+describe('roster roster export: never writes through a planted file', () => {
+  it('links planted at <file>.partial and at the ZIP’s: the files they point at are untouched, every file is roster’s own', async () => {
+    const out = join(tempDir(), 'out');
+    mkdirSync(out, { mode: 0o700 });
+    const targets = [victim(), victim(), victim()];
+    symlinkSync(targets[0] ?? '', join(out, 'users.csv.partial'));
+    symlinkSync(targets[1] ?? '', join(out, 'oneroster-1.1.zip.partial'));
+    // A hard link: O_NOFOLLOW alone would write through it.
+    const sameDisk = join(out, '..', 'victim-hard.txt');
+    writeFileSync(sameDisk, 'the victim\n', { mode: 0o644 });
+    linkSync(sameDisk, join(out, 'enrollments.csv.partial'));
+
+    const result = await roster(['roster', 'export', '--out', out, '--zip']);
+    expect(result.code, result.stderr).toBe(0);
+    for (const target of [...targets, sameDisk]) untouched(target);
+    allOwnPrivate(out);
+    expect(readFileSync(join(out, 'users.csv'), 'utf8')).toMatch(/^sourcedId,/);
+  });
+
+  it.skipIf(!asRoot)(
+    'a 0666 file of another user at <file>.partial: the export ends 0600 and the user’s; their copy never gets a row',
+    async () => {
+      const out = join(tempDir(), 'out');
+      mkdirSync(out, { mode: 0o700 });
+      const planted = join(out, 'users.csv.partial');
+      writeFileSync(planted, 'planted\n');
+      chmodSync(planted, 0o666);
+      chownSync(planted, NOBODY, NOBODY);
+      // The other user keeps a second link to read whatever lands in "their" file.
+      const theirs = join(out, '..', 'their-copy');
+      linkSync(planted, theirs);
+
+      const result = await roster(['roster', 'export', '--out', out]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(readFileSync(theirs, 'utf8')).toBe('planted\n');
+      allOwnPrivate(out);
+    },
+  );
+
+  it.skipIf(!asRoot)(
+    'a state file and "complete" files planted by another user are not resumed: refused, nothing kept',
+    async () => {
+      const out = join(tempDir(), 'out');
+      mkdirSync(out, { mode: 0o1777 }); // a shared folder: anyone may add files, only their own
+      chmodSync(out, 0o1777);
+      expect((await roster(['roster', 'export', '--out', out])).code).toBe(0);
+      // Another user's version of an unfinished export: their users.csv, and a state that calls it complete.
+      const statePath = join(out, '.roster-export.json');
+      const state = JSON.parse(readFileSync(statePath, 'utf8'));
+      delete state.finishedAt;
+      for (const name of readdirSync(out)) rmSync(join(out, name));
+      writeFileSync(statePath, JSON.stringify(state), { mode: 0o644 });
+      writeFileSync(join(out, 'users.csv'), 'sourcedId,planted\n', { mode: 0o644 });
+      for (const name of readdirSync(out)) chownSync(join(out, name), NOBODY, NOBODY);
+      sandbox.requests.length = 0;
+
+      const result = await roster(['roster', 'export', '--out', out]);
+      expect(result.code).toBe(1);
+      expect(oneLine(result.stderr)).toBe(
+        `Error: Cannot read ${statePath}: it belongs to another user (uid ${NOBODY}), so roster will not trust it. Move it aside (another user may have planted it) and run the command again.`,
+      );
+      expect(readFileSync(join(out, 'users.csv'), 'utf8')).toBe('sourcedId,planted\n');
+      expect(sandbox.requests.filter((r) => r.path.endsWith('/users'))).toHaveLength(0);
+    },
+  );
+
+  it('an --out folder anyone can write to (no sticky bit) is refused before anything is written', async () => {
+    const out = join(tempDir(), 'shared');
+    mkdirSync(out);
+    chmodSync(out, 0o777);
+    const result = await roster(['roster', 'export', '--out', out]);
+    expect(result.code).toBe(1);
+    expect(oneLine(result.stderr)).toBe(
+      `Error: ${out}: other users can write to it (mode 0777), so they could replace the exported files. Run: chmod o-w ${out}, or choose a folder of your own.`,
+    );
+    expect(readdirSync(out)).toEqual([]);
+    expect(
+      sandbox.requests.filter((r) => r.path.includes('/ims/oneroster/v1p1/') && !r.path.endsWith('/token')),
+    ).toEqual([]);
+  });
+
+  it('a sticky shared folder (like /tmp) is used; a group-writable one with a warning', async () => {
+    const sticky = join(tempDir(), 'sticky');
+    mkdirSync(sticky);
+    chmodSync(sticky, 0o1777);
+    const first = await roster(['roster', 'export', '--out', sticky]);
+    expect(first.code, first.stderr).toBe(0);
+    allOwnPrivate(sticky);
+    const group = join(tempDir(), 'team');
+    mkdirSync(group);
+    chmodSync(group, 0o770);
+    const second = await roster(['roster', 'export', '--out', group]);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toContain(
+      `Warning: ${group} can be written to by its group (gid ${statSync(group).gid}): its members could replace the exported files. Run chmod g-w ${group} to prevent it.`,
+    );
+  });
+
+  it.skipIf(!asRoot)('an --out folder of another user’s is refused', async () => {
+    const out = join(tempDir(), 'theirs');
+    mkdirSync(out, { mode: 0o755 });
+    chownSync(out, NOBODY, NOBODY);
+    const result = await roster(['roster', 'export', '--out', out]);
+    expect(result.code).toBe(1);
+    expect(oneLine(result.stderr)).toBe(
+      `Error: ${out}: it belongs to another user (uid ${NOBODY}), so they could replace the exported files. Choose a folder of your own.`,
+    );
+    expect(readdirSync(out)).toEqual([]);
+  });
+});
+
+describe('invite send --file: a journal or state folder planted by another user is not trusted', () => {
+  const posts = () =>
+    sandbox.requests.filter((r) => r.method === 'POST' && r.path.endsWith(INVITATIONS_PATH));
+  const rows = ['planted-1@example.org', 'planted-2@example.org'];
+  function csvFile(): string {
+    const path = join(tempDir(), 'invites.csv');
+    writeFileSync(path, `email,schoolId,studentCount\n${rows.map((e) => `${e},sch-001,1`).join('\n')}\n`);
+    return path;
+  }
+  /** The journal another user seeds so that every row looks sent already (and is silently skipped). */
+  function seedJournal(csv: string): string {
+    const stateDir = join(home, '.local', 'state', 'roster');
+    const destination = { baseUrl: sandbox.baseUrl, clientId: 'demo-allowed' };
+    const path = journalPath(stateDir, csv, destination);
+    mkdirSync(join(stateDir, 'invites'), { recursive: true, mode: 0o700 });
+    const at = new Date().toISOString();
+    const header = {
+      journal: 'roster invite send',
+      version: 1,
+      file: csv,
+      destination,
+      sha256: '0',
+      createdAt: at,
+    };
+    const entries = rows.map((email, i) => ({
+      key: invitationKey(email, 'sch-001'),
+      line: i + 2,
+      state: 'sent',
+      at,
+      email,
+      schoolId: 'sch-001',
+    }));
+    writeFileSync(path, [header, ...entries].map((o) => `${JSON.stringify(o)}\n`).join(''), { mode: 0o600 });
+    return path;
+  }
+
+  it.skipIf(!asRoot)(
+    'a state folder of another user’s with "sent" rows: refused, nothing suppressed, nothing sent',
+    async () => {
+      const csv = csvFile();
+      const journal = seedJournal(csv);
+      const stateDir = join(home, '.local', 'state', 'roster');
+      execFileSync('chown', ['-R', `${NOBODY}:${NOBODY}`, stateDir]);
+      for (const args of [['--dry-run'], []]) {
+        const result = await roster(['invite', 'send', '--sent-by-user-id', 'usr-1', '--file', csv, ...args]);
+        expect(result.code).toBe(1);
+        expect(oneLine(result.stderr)).toBe(
+          `Error: ${stateDir}: it belongs to another user (uid ${NOBODY}), so roster will not trust files in it. If it is yours, run: chown -R ${ME} ${stateDir} && chmod 700 ${stateDir}; otherwise move it aside.`,
+        );
+      }
+      expect(posts()).toEqual([]);
+      expect(statSync(journal).uid).toBe(NOBODY);
+    },
+  );
+
+  it('an invites folder anyone can write to: refused with the chmod', async () => {
+    const csv = csvFile();
+    seedJournal(csv);
+    const invites = join(home, '.local', 'state', 'roster', 'invites');
+    chmodSync(invites, 0o777);
+    const result = await roster(['invite', 'send', '--sent-by-user-id', 'usr-1', '--file', csv]);
+    expect(result.code).toBe(1);
+    expect(oneLine(result.stderr)).toBe(
+      `Error: ${invites}: other users can write to it (mode 0777), so roster will not trust files in it. Run: chmod 700 ${invites}.`,
+    );
+    expect(posts()).toEqual([]);
+  });
+
+  it('a journal that is a link to another file: refused, the file it points at untouched, nothing sent', async () => {
+    const csv = csvFile();
+    const journal = seedJournal(csv);
+    const target = victim();
+    rmSync(journal);
+    symlinkSync(target, journal);
+    const result = await roster(['invite', 'send', '--sent-by-user-id', 'usr-1', '--file', csv]);
+    expect(result.code).toBe(1);
+    expect(oneLine(result.stderr)).toMatch(
+      /^Error: Cannot open .*\.jsonl: it is a symbolic link, which roster does not follow here\./,
+    );
+    untouched(target);
+    expect(posts()).toEqual([]);
+  });
+});
+
+describe('config and cache folders others can write to are refused', () => {
+  it('a 0777 config folder: login and every command that reads it are refused, with the chmod', async () => {
+    const config = join(home, '.config', 'roster');
+    mkdirSync(config, { recursive: true });
+    chmodSync(config, 0o777);
+    for (const args of [['profiles'], ['token'], ['attendance', 'check']]) {
+      const result = await roster(args);
+      expect({ args, code: result.code }).toEqual({ args, code: 1 });
+      expect(oneLine(result.stderr)).toBe(
+        `Error: ${config}: other users can write to it (mode 0777), so roster will not trust files in it. Run: chmod 700 ${config}.`,
+      );
+    }
+    expect(sandbox.requests).toEqual([]);
+  });
+
+  it('a cache folder its group can write to: refused (a planted token would be used)', async () => {
+    const cache = join(home, '.cache', 'roster');
+    mkdirSync(join(cache, 'tokens'), { recursive: true, mode: 0o700 });
+    chmodSync(cache, 0o770);
+    const result = await roster(['token']);
+    expect(result.code).toBe(1);
+    expect(oneLine(result.stderr)).toBe(
+      `Error: ${cache}: its group can write to it (mode 0770), so roster will not trust files in it. Run: chmod 700 ${cache}.`,
+    );
+  });
+
+  it.skipIf(!asRoot)('a config folder of another user’s is refused', async () => {
+    const config = join(home, '.config', 'roster');
+    mkdirSync(config, { recursive: true, mode: 0o700 });
+    writeFileSync(
+      join(config, 'config.json'),
+      JSON.stringify({ profiles: { default: { baseUrl: 'https://evil.example/v1' } } }),
+    );
+    execFileSync('chown', ['-R', `${NOBODY}:${NOBODY}`, config]);
+    const result = await roster(['profiles']);
+    expect(result.code).toBe(1);
+    expect(oneLine(result.stderr)).toMatch(
+      new RegExp(`^Error: ${config}: it belongs to another user \\(uid ${NOBODY}\\)`),
+    );
+  });
+});
