@@ -47,7 +47,7 @@ const REASONS: Record<string, [reason: string, hint?: string]> = {
   EPERM: ['operation not permitted', 'Check the owner and permissions of the file and its folder.'],
   EISDIR: ['it is a folder, not a file', 'Move it aside.'],
   ENOTDIR: ['a part of its path is not a folder', 'Check the path.'],
-  ELOOP: ['it is a symbolic link, which roster does not follow here', 'Move it aside.'],
+  ELOOP: ['it is a symbolic link, which roster does not follow here (or a loop of links)', 'Move it aside.'],
   ENXIO: ['it is a socket or a device, not a file', 'Move it aside.'],
   EEXIST: ['it keeps reappearing after roster removed it', 'Check who else writes to that folder.'],
   ENAMETOOLONG: ['the name is too long', 'Use a shorter path.'],

@@ -268,7 +268,7 @@ describe('invite send --file: a journal or state folder planted by another user 
     const result = await roster(['invite', 'send', '--sent-by-user-id', 'usr-1', '--file', csv]);
     expect(result.code).toBe(1);
     expect(oneLine(result.stderr)).toMatch(
-      /^Error: Cannot open .*\.jsonl: it is a symbolic link, which roster does not follow here\./,
+      /^Error: Cannot open .*\.jsonl: it is a symbolic link, which roster does not follow here/,
     );
     untouched(target);
     expect(posts()).toEqual([]);
