@@ -188,7 +188,13 @@ async function openState(
     }
   }
   // A fresh export: files of an earlier one must not linger next to it (a file now absent, say).
-  await Promise.all(knownFiles().map((name) => rm(join(dir, name), { force: true })));
+  await Promise.all(
+    knownFiles().map((name) =>
+      rm(join(dir, name), { force: true }).catch((error) => {
+        throw fileError(error, join(dir, name), 'write');
+      }),
+    ),
+  );
   const state: ExportState = {
     format: 1,
     ...source,

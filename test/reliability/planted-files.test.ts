@@ -143,6 +143,11 @@ describe('roster roster export: never writes through a planted file', () => {
       );
       expect(readFileSync(join(out, 'users.csv'), 'utf8')).toBe('sourcedId,planted\n');
       expect(sandbox.requests.filter((r) => r.path.endsWith('/users'))).toHaveLength(0);
+      // --force starts afresh: their files are replaced by the user's own.
+      const forced = await roster(['roster', 'export', '--out', out, '--force']);
+      expect(forced.code, forced.stderr).toBe(0);
+      expect(readFileSync(join(out, 'users.csv'), 'utf8')).toMatch(/^sourcedId,status,/);
+      allOwnPrivate(out);
     },
   );
 
@@ -272,6 +277,40 @@ describe('invite send --file: a journal or state folder planted by another user 
     );
     untouched(target);
     expect(posts()).toEqual([]);
+  });
+});
+
+describe('invite send --file: the failed-rows CSV', () => {
+  it('a link planted at --failed-csv is replaced by the file; what it pointed at is untouched', async () => {
+    const csv = join(tempDir(), 'invites.csv');
+    writeFileSync(csv, 'email,schoolId,studentCount\nfailing@example.org,sch-001,1\n');
+    sandbox.injectFault({
+      match: (req) => req.method === 'POST' && req.path.endsWith(INVITATIONS_PATH),
+      status: 400,
+      body: { message: 'Refused on purpose' },
+    });
+    const target = victim();
+    const failed = join(tempDir(), 'failed.csv');
+    symlinkSync(target, failed);
+    try {
+      const result = await roster([
+        'invite',
+        'send',
+        '--sent-by-user-id',
+        'usr-1',
+        '--file',
+        csv,
+        '--failed-csv',
+        failed,
+      ]);
+      expect(result.code, result.stderr).toBe(5);
+    } finally {
+      sandbox.clearFaults();
+    }
+    untouched(target);
+    expect(lstatSync(failed).isFile()).toBe(true);
+    expect(statSync(failed).mode & 0o777).toBe(0o600);
+    expect(readFileSync(failed, 'utf8')).toContain('failing@example.org');
   });
 });
 
