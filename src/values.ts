@@ -1,10 +1,10 @@
 // Values the user typed: echoed safely in one line of an error, and whole numbers read from flags.
 import { UsageError } from './errors.js';
+import { showControls } from './output/safe-text.js';
 
-/** A user-supplied value, safe to echo in one line of an error message. */
+/** A user-supplied value, safe to echo in one line of an error message: controls shown as \n, \u001b… */
 export function printable(value: string, max = 80): string {
-  const clean = value.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
-  return clean.length > max ? `${clean.slice(0, max)}…` : clean;
+  return showControls(value.length > max ? `${value.slice(0, max)}…` : value);
 }
 
 /** A whole number within bounds from a flag; undefined when the flag was not given. */

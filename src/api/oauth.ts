@@ -61,6 +61,7 @@ export function parseTokenResponse(
   if (!isRecord(body)) throw unexpected('not with a JSON object');
   const { access_token: accessToken, token_type: tokenType, expires_in: rawExpiresIn, scope } = body;
   if (typeof accessToken !== 'string' || accessToken === '') throw unexpected('without an access_token');
+  if (!isBearerToken(accessToken)) throw unexpected('with an access_token that is not a printable token');
   if (tokenType !== undefined && String(tokenType).toLowerCase() !== 'bearer') {
     throw unexpected(`with token_type "${String(tokenType).slice(0, 20)}" instead of bearer`);
   }
@@ -77,6 +78,14 @@ export function parseTokenResponse(
     expiresAt: now + expiresIn * 1000,
     scope: typeof scope === 'string' ? scope : requestedScope,
   };
+}
+
+/**
+ * A token as RFC 6750 §2.1 writes one (b64token): it goes into headers, scripts and terminals, so a token
+ * with anything else (a space, an escape sequence) is refused, never cached or printed.
+ */
+export function isBearerToken(token: string): boolean {
+  return /^[A-Za-z0-9\-._~+/]+=*$/.test(token);
 }
 
 function tokenError(response: HttpResponse, body: unknown): RosterError {

@@ -252,7 +252,7 @@ const CASES: Case[] = [
     args: ['login', '--client-id', 'demo\u0007allowed', '--client-secret-stdin'],
     input: 'secret-value',
     env: noEnvCredentials,
-    message: /Invalid client id "demo\?allowed": it contains a control character/,
+    message: /Invalid client id "demo\\u0007allowed": it contains a control character/,
   },
   {
     name: 'login --profile with a slash',
@@ -459,7 +459,7 @@ const CASES: Case[] = [
   {
     name: '--fields with a control character',
     args: ['roster', 'students', '--fields', 'givenName,family\u0007Name'],
-    message: /Invalid field name "family\?Name" in --fields/,
+    message: /Invalid field name "family\\u0007Name" in --fields/,
   },
   {
     name: '--fields that is only commas',
@@ -509,7 +509,7 @@ const CASES: Case[] = [
   {
     name: 'a sourcedId with a line break',
     args: ['roster', 'students', 'stu-1\r\nHost: evil'],
-    message: /sourcedId "stu-1\?\?Host: evil"/,
+    message: /sourcedId "stu-1\\r\\nHost: evil"/,
   },
   {
     name: 'a sourcedId of 100,000 characters',
@@ -532,7 +532,7 @@ const CASES: Case[] = [
   {
     name: 'invite list --email with a line break',
     args: ['invite', 'list', '--email', 'parent@example.org\n'],
-    message: /Invalid --email "parent@example\.org\?": it contains a control character/,
+    message: /Invalid --email "parent@example\.org\\n": it contains a control character/,
   },
   {
     name: 'invite list --email look-alike (Cyrillic)',
@@ -542,7 +542,7 @@ const CASES: Case[] = [
   {
     name: 'invite list --school-id with an escape sequence',
     args: ['invite', 'list', '--school-id', 'sch\u001b]0;pwned\u0007'],
-    message: /Invalid --school-id "sch\?\]0;pwned\?"/,
+    message: /Invalid --school-id "sch\\u001b\]0;pwned\\u0007"/,
   },
 ];
 
