@@ -20,8 +20,13 @@ export interface ClientCredentials {
 /** application/x-www-form-urlencoded, as RFC 6749 §2.3.1 asks of Basic credentials (space as +). */
 export const formEncode = (value: string) => new URLSearchParams({ v: value }).toString().slice(2);
 
-export function basicAuthorization({ clientId, clientSecret }: ClientCredentials): string {
-  return `Basic ${Buffer.from(`${formEncode(clientId)}:${formEncode(clientSecret)}`).toString('base64')}`;
+/** The credential of a Basic Authorization header: base64 of the form-encoded id:secret. */
+export function basicCredential({ clientId, clientSecret }: ClientCredentials): string {
+  return Buffer.from(`${formEncode(clientId)}:${formEncode(clientSecret)}`).toString('base64');
+}
+
+export function basicAuthorization(credentials: ClientCredentials): string {
+  return `Basic ${basicCredential(credentials)}`;
 }
 
 export interface TokenRequest {

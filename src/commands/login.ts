@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { requestToken } from '../api/oauth.js';
 import { type Profile, saveConfig } from '../auth/config.js';
+import { registerSecrets } from '../auth/credentials.js';
 import { createSecretFileStore, secretFilePath } from '../auth/secret-file.js';
 import { secretAccount } from '../auth/secret-store.js';
 import { TokenCache } from '../auth/token-cache.js';
@@ -73,7 +74,7 @@ export async function run(options: LoginOptions, settings: Settings, ctx: Contex
     throw new UsageError(`Invalid client id "${printable(clientId)}": it contains a control character.`);
   }
   baseUrl = parseBaseUrl(baseUrl);
-  ctx.secrets.add(clientSecret);
+  registerSecrets(ctx, { clientId, clientSecret });
 
   // Fail before any request when the keychain cannot be reached (no session bus, locked, missing).
   const store = options.insecureStorage ? createSecretFileStore(ctx.paths.configDir) : await ctx.keychain();
