@@ -13,7 +13,7 @@ import { UsageError } from '../errors.js';
 import { readAll } from '../io.js';
 import { Session } from '../session.js';
 import type { Settings } from '../settings.js';
-import { printable } from '../values.js';
+import { hiddenCharacter, printable } from '../values.js';
 import { examples, loadSettings } from './common.js';
 
 export interface LoginOptions {
@@ -70,9 +70,8 @@ export async function run(options: LoginOptions, settings: Settings, ctx: Contex
   }
   if (!baseUrl || !clientId || !clientSecret)
     throw new UsageError('Base URL, client id and secret are all required.');
-  if (/[\u0000-\u001f\u007f-\u009f]/.test(clientId)) {
-    throw new UsageError(`Invalid client id "${printable(clientId)}": it contains a control character.`);
-  }
+  const hidden = hiddenCharacter(clientId);
+  if (hidden) throw new UsageError(`Invalid client id "${printable(clientId)}": it contains ${hidden}.`);
   baseUrl = parseBaseUrl(baseUrl);
   registerSecrets(ctx, { clientId, clientSecret });
 

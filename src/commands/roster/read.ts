@@ -20,7 +20,7 @@ import { columnReader, columnValues } from '../../oneroster/records.js';
 import { type OneRosterService, onerosterService, pageSender } from '../../oneroster/service.js';
 import { createRecordWriter, type RecordColumn, type RecordFormat } from '../../output/record-stream.js';
 import { printFields, printJson } from '../../output/render.js';
-import { parseCount, printable } from '../../values.js';
+import { hiddenCharacter, parseCount, printable } from '../../values.js';
 import { examples, openSession } from '../common.js';
 
 export const DEFAULT_PAGE_SIZE = 1000;
@@ -145,9 +145,11 @@ export function parseReadOptions(
 const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
 function checkId(what: string, id: string): string {
-  if (id.trim() === '' || /[\u0000-\u001f\u007f]/.test(id) || id === '.' || id === '..') {
+  if (id.trim() === '' || id === '.' || id === '..') {
     throw new UsageError(`Invalid ${what} "${printable(id, 40)}".`);
   }
+  const hidden = hiddenCharacter(id);
+  if (hidden) throw new UsageError(`Invalid ${what} "${printable(id, 40)}": it contains ${hidden}.`);
   if (id.length > MAX_ID_LENGTH) {
     throw new UsageError(
       `Invalid ${what} "${printable(id, 40)}": too long (${id.length} characters; at most ${MAX_ID_LENGTH}).`,
