@@ -12,7 +12,7 @@
 
 import type { Context } from '../context.js';
 import { writeWithBackpressure } from '../io.js';
-import { csvLine } from './csv.js';
+import { csvLine, formulaSafe } from './csv.js';
 import { displayLines, displayText, jsonText } from './safe-text.js';
 import { colours } from './style.js';
 import { fitWidths } from './widths.js';
@@ -35,10 +35,16 @@ export interface RecordWriter {
   end(): Promise<void>;
 }
 
+export interface RecordWriterOptions {
+  /** csv: a leading ' on cells a spreadsheet would take for a formula (--escape-formulas). */
+  escapeFormulas?: boolean;
+}
+
 export function createRecordWriter(
   ctx: Context,
   format: RecordFormat,
   columns: RecordColumn[],
+  options: RecordWriterOptions = {},
 ): RecordWriter {
   const write = (chunk: string) => writeWithBackpressure(ctx.io.stdout, chunk);
   switch (format) {
@@ -53,8 +59,11 @@ export function createRecordWriter(
         end: () => done,
       };
     case 'csv': {
+      const cells = options.escapeFormulas
+        ? (line: string[]) => line.map(formulaSafe)
+        : (line: string[]) => line;
       const shown = ctx.io.stdoutIsTTY ? displayLines : (text: string) => text;
-      return lineWriter(write, columns, (line) => shown(csvLine(line)), ',');
+      return lineWriter(write, columns, (line) => shown(csvLine(cells(line))), ',');
     }
     case 'tsv':
       return lineWriter(write, columns, (cells) => `${cells.map(displayText).join('\t')}\n`, ', ');
