@@ -3,6 +3,7 @@
 // prompts) load lazily: `--help`, `--version` and usage errors never pay for them.
 import type { SecretStore } from './auth/secret-store.js';
 import type { IO } from './io.js';
+import { displayLines } from './output/safe-text.js';
 import type { Paths } from './paths.js';
 import type { Prompter } from './prompter.js';
 import { Redactor } from './redact.js';
@@ -38,8 +39,9 @@ export interface Context {
   trapInterrupt(): AbortSignal;
 }
 
+/** Every message, warning, error and trace: secrets redacted, then no control character left raw. */
 export function createLogger(stderr: IO['stderr'], secrets: Redactor, debugEnabled = false): Logger {
-  const write = (line: string) => stderr.write(`${secrets.redact(line)}\n`);
+  const write = (line: string) => stderr.write(`${displayLines(secrets.redact(line))}\n`);
   return {
     debugEnabled,
     debug(line) {

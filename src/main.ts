@@ -2,6 +2,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import type { Context } from './context.js';
 import { exitCodeFor, RosterError } from './errors.js';
+import { displayLines } from './output/safe-text.js';
 import { VERSION } from './version.js';
 
 type Register = (program: Command, ctx: Context) => void;
@@ -71,7 +72,7 @@ function baseProgram(ctx: Context): Command {
     .configureOutput({
       writeOut: (text) => ctx.io.stdout.write(text),
       writeErr: (text) => ctx.io.stderr.write(text),
-      outputError: (text, write) => write(ctx.secrets.redact(text)),
+      outputError: (text, write) => write(displayLines(ctx.secrets.redact(text))),
     })
     .hook('preAction', (_program, action) => {
       const flags = action.optsWithGlobals() as { debug?: boolean; color?: boolean; input?: boolean };

@@ -11,7 +11,7 @@ import {
 } from './auth/config.js';
 import { parseBaseUrl } from './base-url.js';
 import { UsageError } from './errors.js';
-import { printable } from './values.js';
+import { hiddenCharacter, printable } from './values.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -84,7 +84,7 @@ export async function resolveSettings(flags: GlobalFlags, env: Env, configDir: s
     ['ROSTER_BASE_URL', env.ROSTER_BASE_URL],
     [`profile "${profileName}"`, profile.baseUrl],
   );
-  const envId = nonEmpty(env.ROSTER_CLIENT_ID);
+  const envId = checkClientId(nonEmpty(env.ROSTER_CLIENT_ID));
   const envSecret = env.ROSTER_CLIENT_SECRET || undefined;
   if (Boolean(envId) !== Boolean(envSecret)) {
     throw new UsageError(
@@ -136,6 +136,17 @@ function parseTimeout(value: string | undefined): number {
     throw new UsageError(`Invalid timeout "${printable(value)}": give seconds from 0.1 to 3600.`);
   }
   return Math.round(seconds * 1000);
+}
+
+/** A client id is matched and cached by its text: one that only looks right would be another client. */
+function checkClientId(clientId: string | undefined): string | undefined {
+  const hidden = clientId === undefined ? undefined : hiddenCharacter(clientId);
+  if (hidden) {
+    throw new UsageError(
+      `Invalid client id "${printable(clientId ?? '')}" from ROSTER_CLIENT_ID: it contains ${hidden}.`,
+    );
+  }
+  return clientId;
 }
 
 /** ROSTER_TOKEN goes into an Authorization header: a line break or space in it is a paste mistake (or an injection). */

@@ -1,10 +1,33 @@
-// Values the user typed: echoed safely in one line of an error, and whole numbers read from flags.
+// Values the user typed: echoed safely in one line of an error, ids checked for hidden characters, and
+// whole numbers read from flags.
 import { UsageError } from './errors.js';
+import { showControls } from './output/safe-text.js';
 
-/** A user-supplied value, safe to echo in one line of an error message. */
+/** A user-supplied value, safe to echo in one line of an error message: controls shown as \n, \u001b… */
 export function printable(value: string, max = 80): string {
-  const clean = value.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
-  return clean.length > max ? `${clean.slice(0, max)}…` : clean;
+  return showControls(value.length > max ? `${value.slice(0, max)}…` : value);
+}
+
+/**
+ * What no id or e-mail address holds: controls (C0, DEL, C1), format characters (bidi controls, zero-width
+ * spaces and joiners, BOM, soft hyphen, tags), line and paragraph separators, and the other
+ * default-ignorable code points (variation selectors, Hangul fillers). All are invisible or steer text:
+ * "sch-1" and "sch-1\u200b" look the same, would be two schools to the server and would dodge
+ * duplicate detection.
+ */
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/u;
+
+/**
+ * The first hidden character of a typed id, described for a message ("a control character (U+000A at
+ * character 12)", "an invisible character (U+200B at character 4)"), or undefined when there is none.
+ */
+export function hiddenCharacter(value: string): string | undefined {
+  const found = HIDDEN.exec(value);
+  if (!found) return undefined;
+  const [char] = found;
+  const code = (char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0');
+  const kind = /\p{Cc}/u.test(char) ? 'a control character' : 'an invisible character';
+  return `${kind} (U+${code} at character ${[...value.slice(0, found.index)].length + 1})`;
 }
 
 /** A whole number within bounds from a flag; undefined when the flag was not given. */

@@ -20,8 +20,13 @@ export interface ClientCredentials {
 /** application/x-www-form-urlencoded, as RFC 6749 §2.3.1 asks of Basic credentials (space as +). */
 export const formEncode = (value: string) => new URLSearchParams({ v: value }).toString().slice(2);
 
-export function basicAuthorization({ clientId, clientSecret }: ClientCredentials): string {
-  return `Basic ${Buffer.from(`${formEncode(clientId)}:${formEncode(clientSecret)}`).toString('base64')}`;
+/** The credential of a Basic Authorization header: base64 of the form-encoded id:secret. */
+export function basicCredential({ clientId, clientSecret }: ClientCredentials): string {
+  return Buffer.from(`${formEncode(clientId)}:${formEncode(clientSecret)}`).toString('base64');
+}
+
+export function basicAuthorization(credentials: ClientCredentials): string {
+  return `Basic ${basicCredential(credentials)}`;
 }
 
 export interface TokenRequest {
@@ -61,6 +66,7 @@ export function parseTokenResponse(
   if (!isRecord(body)) throw unexpected('not with a JSON object');
   const { access_token: accessToken, token_type: tokenType, expires_in: rawExpiresIn, scope } = body;
   if (typeof accessToken !== 'string' || accessToken === '') throw unexpected('without an access_token');
+  if (!isBearerToken(accessToken)) throw unexpected('with an access_token that is not a printable token');
   if (tokenType !== undefined && String(tokenType).toLowerCase() !== 'bearer') {
     throw unexpected(`with token_type "${String(tokenType).slice(0, 20)}" instead of bearer`);
   }
@@ -77,6 +83,14 @@ export function parseTokenResponse(
     expiresAt: now + expiresIn * 1000,
     scope: typeof scope === 'string' ? scope : requestedScope,
   };
+}
+
+/**
+ * A token as RFC 6750 §2.1 writes one (b64token): it goes into headers, scripts and terminals, so a token
+ * with anything else (a space, an escape sequence) is refused, never cached or printed.
+ */
+export function isBearerToken(token: string): boolean {
+  return /^[A-Za-z0-9\-._~+/]+=*$/.test(token);
 }
 
 function tokenError(response: HttpResponse, body: unknown): RosterError {

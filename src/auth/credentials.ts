@@ -1,7 +1,7 @@
 // Finds the client credentials of the active profile: the environment first (nothing written), then
 // the store the profile was saved to (keychain by default, or the opt-in file).
 
-import type { ClientCredentials } from '../api/oauth.js';
+import { basicCredential, type ClientCredentials } from '../api/oauth.js';
 import type { Context } from '../context.js';
 import { AuthError } from '../errors.js';
 import { requireBaseUrl, type Settings } from '../settings.js';
@@ -28,7 +28,7 @@ export function profileAccount(settings: Settings): string | undefined {
 
 export async function loadCredentials(ctx: Context, settings: Settings): Promise<ResolvedCredentials> {
   if (settings.envCredentials) {
-    ctx.secrets.add(settings.envCredentials.clientSecret);
+    registerSecrets(ctx, settings.envCredentials);
     return { ...settings.envCredentials, source: 'environment' };
   }
   requireBaseUrl(settings);
@@ -42,10 +42,13 @@ export async function loadCredentials(ctx: Context, settings: Settings): Promise
   const store = await storeFor(ctx, settings);
   const secret = await store.get(account);
   if (!secret) throw noCredentials(`no secret in ${store.description}`);
-  ctx.secrets.add(secret);
-  return {
-    clientId: settings.profile.clientId,
-    clientSecret: secret,
-    source: settings.profile.secretStorage === 'file' ? 'file' : 'keychain',
-  };
+  const credentials = { clientId: settings.profile.clientId, clientSecret: secret };
+  registerSecrets(ctx, credentials);
+  return { ...credentials, source: settings.profile.secretStorage === 'file' ? 'file' : 'keychain' };
+}
+
+/** The secret and the Basic credential made from it, as a server might echo either back. */
+export function registerSecrets(ctx: Context, credentials: ClientCredentials): void {
+  ctx.secrets.add(credentials.clientSecret);
+  ctx.secrets.add(basicCredential(credentials));
 }

@@ -3,6 +3,7 @@
 // processes never lose each other's writes, and a corrupt file is simply discarded. Never the secret.
 import { readdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { isBearerToken } from '../api/oauth.js';
 import { FileError, privateFolder, readPrivateFile, writePrivateFile } from '../files.js';
 
 export interface TokenKey {
@@ -109,7 +110,7 @@ function parseEntry(text: string): CacheEntry | undefined {
     const valid =
       typeof entry?.key?.baseUrl === 'string' &&
       typeof t?.accessToken === 'string' &&
-      t.accessToken.length > 0 &&
+      isBearerToken(t.accessToken) &&
       typeof t.expiresAt === 'number';
     return valid ? entry : undefined;
   } catch {

@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { requestToken } from '../api/oauth.js';
 import { type Profile, saveConfig } from '../auth/config.js';
+import { registerSecrets } from '../auth/credentials.js';
 import { createSecretFileStore, secretFilePath } from '../auth/secret-file.js';
 import { secretAccount } from '../auth/secret-store.js';
 import { TokenCache } from '../auth/token-cache.js';
@@ -12,7 +13,7 @@ import { UsageError } from '../errors.js';
 import { readAll } from '../io.js';
 import { Session } from '../session.js';
 import type { Settings } from '../settings.js';
-import { printable } from '../values.js';
+import { hiddenCharacter, printable } from '../values.js';
 import { examples, loadSettings } from './common.js';
 
 export interface LoginOptions {
@@ -69,11 +70,10 @@ export async function run(options: LoginOptions, settings: Settings, ctx: Contex
   }
   if (!baseUrl || !clientId || !clientSecret)
     throw new UsageError('Base URL, client id and secret are all required.');
-  if (/[\u0000-\u001f\u007f-\u009f]/.test(clientId)) {
-    throw new UsageError(`Invalid client id "${printable(clientId)}": it contains a control character.`);
-  }
+  const hidden = hiddenCharacter(clientId);
+  if (hidden) throw new UsageError(`Invalid client id "${printable(clientId)}": it contains ${hidden}.`);
   baseUrl = parseBaseUrl(baseUrl);
-  ctx.secrets.add(clientSecret);
+  registerSecrets(ctx, { clientId, clientSecret });
 
   // Fail before any request when the keychain cannot be reached (no session bus, locked, missing).
   const store = options.insecureStorage ? createSecretFileStore(ctx.paths.configDir) : await ctx.keychain();

@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import type { TokenPurpose } from '../auth/config.js';
 import type { Context } from '../context.js';
+import { jsonText } from '../output/safe-text.js';
 import type { Session } from '../session.js';
 import { examples, openSession } from './common.js';
 
@@ -50,7 +51,10 @@ export function register(program: Command, ctx: Context): void {
     .option('--json', 'print access_token, token_type, expires_in, scope and expires_at as JSON')
     .action(async (options: TokenOptions, cmd: Command) => {
       const output = await run(options, await openSession(ctx, cmd), ctx);
-      ctx.io.stdout.write(options.json ? `${JSON.stringify(output, null, 2)}\n` : `${output.access_token}\n`);
+      // The token itself is a printable b64token (checked where token answers are parsed and cached).
+      ctx.io.stdout.write(
+        options.json ? `${jsonText(JSON.stringify(output, null, 2))}\n` : `${output.access_token}\n`,
+      );
     });
   examples(command, [
     '# On a terminal',

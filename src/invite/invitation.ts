@@ -1,7 +1,7 @@
 // The enrollment invitation of spec §2.4 as the CLI builds it: from flags or a CSV row (strings) to the
 // JSON body with the spec's names and types. Every check that can be made before a request is made here,
 // so a bad value is a usage error and nothing reaches the server.
-import { printable } from '../values.js';
+import { hiddenCharacter, printable } from '../values.js';
 
 export interface InvitationBody {
   email: string;
@@ -53,7 +53,6 @@ export const DEFAULT_STUDENT_COUNT = '1';
 const MAX_STUDENT_COUNT = 2_147_483_647; // the spec gives no bound; this keeps it a 32-bit integer
 /** The spec bounds no id; a longer one is a pasted blob, not an id (and would make a request servers refuse). */
 export const MAX_ID_LENGTH = 1000;
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 // A plain dotted address: what schools mail. No display names, quoted local parts or IP literals.
 const EMAIL =
@@ -81,12 +80,16 @@ export function validateInvitation(draft: InvitationDraft): Validation {
   const problem = (field: FieldName, reason: string) => problems.push({ field, reason });
   // Checked before trimming: "parent@example.org\n" (a pasted line end, a quoted CSV cell holding one)
   // is a mistake to show, not to mend silently. Ordinary spaces around a value are still trimmed.
-  const hasControl = (field: FieldName) => CONTROL.test(draft[field] ?? '');
+  // Invisible characters too (a zero-width space, a bidi control): "sch-1" and "sch-1\u200b" look alike
+  // but are two schools to the server, and would dodge the duplicate check.
+  const hidden = (field: FieldName) => hiddenCharacter(draft[field] ?? '');
 
   const email = text('email');
+  const emailHidden = hidden('email');
   if (email === undefined) problem('email', 'is required');
-  else if (hasControl('email'))
+  else if (emailHidden?.startsWith('a control'))
     problem('email', `"${printable(email, 60)}" contains a control character (a line break?)`);
+  else if (emailHidden) problem('email', `"${printable(email, 60)}" contains ${emailHidden}`);
   else if (!isValidEmail(email)) problem('email', `"${printable(email, 60)}" is not a valid e-mail address`);
 
   const ids: Partial<Record<FieldName, string>> = {};
@@ -101,8 +104,8 @@ export function validateInvitation(draft: InvitationDraft): Validation {
     const required = FIELDS.find((f) => f.name === field)?.required;
     if (value === undefined) {
       if (required) problem(field, 'is required');
-    } else if (hasControl(field)) {
-      problem(field, 'must not contain control characters');
+    } else if (hidden(field)) {
+      problem(field, `contains ${hidden(field)}`);
     } else if (value.length > MAX_ID_LENGTH) {
       problem(field, `must be at most ${MAX_ID_LENGTH} characters (got ${value.length})`);
     } else {

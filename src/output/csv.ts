@@ -8,3 +8,11 @@ export function csvCell(value: string): string {
 export function csvLine(cells: readonly string[]): string {
   return `${cells.map(csvCell).join(',')}\n`;
 }
+
+/**
+ * A cell a spreadsheet will not run as a formula (OWASP "CSV injection"): one starting with =, +, -, @,
+ * a tab or a carriage return gets a leading '. It changes the value, so it is an option (--escape-formulas).
+ */
+export function formulaSafe(value: string): string {
+  return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+}

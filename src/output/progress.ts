@@ -1,6 +1,7 @@
 // A live one-line progress display on stderr, only when stderr is a terminal (never in pipes, logs or CI
 // output). ora loads lazily, on the first run that needs it.
 import type { Context } from '../context.js';
+import { displayText } from './safe-text.js';
 
 export interface Progress {
   update(text: string): void;
@@ -17,7 +18,7 @@ export async function startProgress(ctx: Context, text: string): Promise<Progres
   if (!ctx.io.stderrIsTTY || !width || width < 20) return SILENT;
   const { default: ora } = await import('ora');
   const spinner = ora({
-    text,
+    text: displayText(text),
     stream: ctx.io.stderr as unknown as NodeJS.WritableStream,
     isEnabled: true,
     color: ctx.color ? 'cyan' : false,
@@ -27,7 +28,8 @@ export async function startProgress(ctx: Context, text: string): Promise<Progres
   let last = 0;
   let pending: string | undefined;
   return {
-    update(next) {
+    update(text) {
+      const next = displayText(text);
       // At most ~10 repaints a second: hundreds of rows a second must not flood the terminal.
       const now = Date.now();
       if (now - last < 100) {

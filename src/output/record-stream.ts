@@ -6,11 +6,14 @@
 //   csv     a header row, then one row per record (columns given by the caller)
 //   tsv     tab-separated with a header row: the default when stdout is a pipe
 //   table   aligned columns on a terminal; widths are fixed by the first page, longer cells are cut with …
+// json, ndjson and csv are data: the values exactly as served (JSON with \u escapes for characters a
+// terminal would obey, the same data). CSV cannot escape, so on a terminal it is shown through
+// displayLines; redirected to a file or pipe it is exact. tsv and table are for reading: displayText.
 
 import type { Context } from '../context.js';
 import { writeWithBackpressure } from '../io.js';
-import { csvLine } from './csv.js';
-import { displayText, tsvCell } from './render.js';
+import { csvLine, formulaSafe } from './csv.js';
+import { displayLines, displayText, jsonText } from './safe-text.js';
 import { colours } from './style.js';
 import { fitWidths } from './widths.js';
 
@@ -32,10 +35,16 @@ export interface RecordWriter {
   end(): Promise<void>;
 }
 
+export interface RecordWriterOptions {
+  /** csv: a leading ' on cells a spreadsheet would take for a formula (--escape-formulas). */
+  escapeFormulas?: boolean;
+}
+
 export function createRecordWriter(
   ctx: Context,
   format: RecordFormat,
   columns: RecordColumn[],
+  options: RecordWriterOptions = {},
 ): RecordWriter {
   const write = (chunk: string) => writeWithBackpressure(ctx.io.stdout, chunk);
   switch (format) {
@@ -44,13 +53,20 @@ export function createRecordWriter(
     case 'ndjson':
       return {
         writePage: (records, texts) =>
-          records.length ? write(`${(texts ?? records.map((r) => JSON.stringify(r))).join('\n')}\n`) : done,
+          records.length
+            ? write(jsonText(`${(texts ?? records.map((r) => JSON.stringify(r))).join('\n')}\n`))
+            : done,
         end: () => done,
       };
-    case 'csv':
-      return lineWriter(write, columns, (cells) => csvLine(cells), ',');
+    case 'csv': {
+      const cells = options.escapeFormulas
+        ? (line: string[]) => line.map(formulaSafe)
+        : (line: string[]) => line;
+      const shown = ctx.io.stdoutIsTTY ? displayLines : (text: string) => text;
+      return lineWriter(write, columns, (line) => shown(csvLine(cells(line))), ',');
+    }
     case 'tsv':
-      return lineWriter(write, columns, (cells) => `${cells.map(tsvCell).join('\t')}\n`, ', ');
+      return lineWriter(write, columns, (cells) => `${cells.map(displayText).join('\t')}\n`, ', ');
     case 'table':
       return tableWriter(ctx, write, columns);
   }
@@ -64,7 +80,7 @@ function jsonArrayWriter(write: Write): RecordWriter {
   return {
     async writePage(records, texts) {
       if (records.length === 0) return;
-      const body = `  ${(texts ?? records.map((r) => JSON.stringify(r))).join(',\n  ')}`;
+      const body = jsonText(`  ${(texts ?? records.map((r) => JSON.stringify(r))).join(',\n  ')}`);
       await write(`${started ? ',\n' : '[\n'}${body}`);
       started = true;
     },

@@ -2,6 +2,8 @@
 // terminal, tab-separated text for pipes. stdout carries data only.
 import type { Context } from '../context.js';
 import { writeWithBackpressure } from '../io.js';
+import { displayText, jsonText } from './safe-text.js';
+import { colours } from './style.js';
 import { fitWidths } from './widths.js';
 
 export interface Column<Row> {
@@ -10,18 +12,23 @@ export interface Column<Row> {
 }
 
 export function printJson(ctx: Context, value: unknown): void {
-  ctx.io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  ctx.io.stdout.write(`${jsonText(JSON.stringify(value, null, 2))}\n`);
 }
 
 export async function printNdjsonLine(ctx: Context, value: unknown): Promise<void> {
-  await writeWithBackpressure(ctx.io.stdout, `${JSON.stringify(value)}\n`);
+  await writeWithBackpressure(ctx.io.stdout, `${jsonText(JSON.stringify(value))}\n`);
+}
+
+/** A one-line result for a person: "✓ Invitation sent to …". */
+export function printDone(ctx: Context, text: string): void {
+  ctx.io.stdout.write(`${colours(ctx.color).green('✓')} ${displayText(text)}\n`);
 }
 
 /** A table on a terminal; tab-separated with a header row when stdout is a pipe. */
 export async function printTable<Row>(ctx: Context, columns: Column<Row>[], rows: Row[]): Promise<void> {
   const cells = rows.map((row) => columns.map((c) => cellText(c.value(row))));
   if (!ctx.io.stdoutIsTTY) {
-    const lines = [columns.map((c) => c.header), ...cells].map((line) => line.map(tsvCell).join('\t'));
+    const lines = [columns.map((c) => displayText(c.header)), ...cells].map((line) => line.join('\t'));
     ctx.io.stdout.write(`${lines.join('\n')}\n`);
     return;
   }
@@ -44,8 +51,9 @@ export async function printTable<Row>(ctx: Context, columns: Column<Row>[], rows
 
 /** Label/value lines, aligned: for single records such as `roster status`. */
 export function printFields(ctx: Context, fields: [label: string, value: unknown][]): void {
-  const width = Math.max(...fields.map(([label]) => label.length));
-  const lines = fields.map(([label, value]) => `${`${label}:`.padEnd(width + 2)}${cellText(value)}`);
+  const labels = fields.map(([label]) => displayText(label));
+  const width = Math.max(...labels.map((label) => label.length));
+  const lines = fields.map(([, value], i) => `${`${labels[i]}:`.padEnd(width + 2)}${cellText(value)}`);
   ctx.io.stdout.write(`${lines.join('\n')}\n`);
 }
 
@@ -54,11 +62,5 @@ export function cellText(value: unknown): string {
   if (typeof value === 'string') return displayText(value);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   if (Array.isArray(value)) return value.map(cellText).join(', ');
-  return JSON.stringify(value);
+  return displayText(JSON.stringify(value));
 }
-
-/** Text for a terminal cell: no control characters (C0, DEL, C1) that could move the cursor or recolour. */
-export const displayText = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
-
-/** A tab-separated cell: tabs and line breaks would shift columns and rows. */
-export const tsvCell = (text: string) => text.replace(/[\t\n\r]/g, ' ');

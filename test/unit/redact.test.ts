@@ -79,3 +79,42 @@ describe('Redactor on challenges', () => {
     expect(r.redact('Basic YWJjZA==')).toBe('Basic [redacted]');
   });
 });
+
+describe('Redactor on a secret in any encoding', () => {
+  const secret = 'Sp3c+al/se:cr%et&x=y! zé';
+  const r = new Redactor();
+  r.add(secret);
+  const hex = (text: string, lower: boolean) =>
+    text.replace(/%[0-9A-F]{2}/g, (h) => (lower ? h.toLowerCase() : h.toUpperCase()));
+  const form = new URLSearchParams({ s: secret }).toString().slice(2);
+
+  it.each([
+    ['URL-encoded, upper-case hex', encodeURIComponent(secret)],
+    ['URL-encoded, lower-case hex', hex(encodeURIComponent(secret), true)],
+    ['form-encoded (+ for a space)', form],
+    ['form-encoded, lower-case hex', hex(form, true)],
+    ['form-encoded with %20 for a space', form.replace(/\+/g, '%20')],
+    ['mixed: some characters encoded, some not', 'Sp3c%2bal/se%3Acr%25et&x=y!%20z%C3%a9'],
+    ['escaped in JSON', 'Sp3c\\u002Bal\\/se:cr%et&x=y! z\\u00e9'],
+  ])('%s', (_name, echoed) => {
+    expect(r.redact(`you sent "${echoed}".`)).toBe('you sent "[redacted]".');
+  });
+
+  it('a text cut short inside the secret: its beginning is redacted', () => {
+    expect(r.redact(`you sent Sp3c%2Bal%2Fse…`)).toBe('you sent [redacted]…');
+    expect(r.redact(`< {"got":"Sp3c+al`)).toBe('< {"got":"[redacted]');
+    // Not in the middle of a text, and not below four characters.
+    expect(r.redact('Sp3c+al is a word here')).toBe('Sp3c+al is a word here');
+    expect(r.redact('ends with Sp3…')).toBe('ends with Sp3…');
+  });
+
+  it('the Basic credential (base64 of the form-encoded id:secret), with or without its prefix', () => {
+    const credential = basicAuthorization({ clientId: 'id 1', clientSecret: secret }).slice('Basic '.length);
+    const r2 = new Redactor();
+    r2.add(credential);
+    expect(r2.redact(`realm="${credential}"`)).toBe('realm="[redacted]"');
+    expect(r2.redact(`got ${hex(encodeURIComponent(credential), true)}`)).toBe('got [redacted]');
+    // base64 is case-sensitive: another case is another value.
+    expect(r2.redact(credential.toLowerCase())).toBe(credential.toLowerCase());
+  });
+});

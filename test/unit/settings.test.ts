@@ -153,8 +153,9 @@ describe('resolveSettings', () => {
 });
 
 describe('printable', () => {
-  it('replaces control characters and bounds the length', () => {
-    expect(printable('a\u001b[31mb\nc')).toBe('a?[31mb?c');
+  it('shows control and invisible characters as visible escapes and bounds the length', () => {
+    expect(printable('a\u001b[31mb\nc')).toBe('a\\u001b[31mb\\nc');
+    expect(printable('sch-1\u200b\u202e\u009b')).toBe('sch-1\\u200b\\u202e\\u009b');
     expect(printable('x'.repeat(100), 10)).toBe(`${'x'.repeat(10)}…`);
   });
 });

@@ -4,8 +4,7 @@
 import type { Command } from 'commander';
 import { type AttendanceStatus, attendanceStatus } from '../../api/attendance.js';
 import type { Context } from '../../context.js';
-import { printJson } from '../../output/render.js';
-import { colours } from '../../output/style.js';
+import { printDone, printJson } from '../../output/render.js';
 import type { Session } from '../../session.js';
 import { examples, openSession } from '../common.js';
 
@@ -22,9 +21,9 @@ export function register(program: Command, ctx: Context): void {
     .action(async (options: { json?: boolean }, cmd: Command) => {
       const status = await run(await openSession(ctx, cmd));
       if (options.json) return printJson(ctx, status);
-      const c = colours(ctx.color);
-      ctx.io.stdout.write(
-        `${c.green('✓')} Token authentication works for attendance-daily (client label: ${status.clientLabel}).\n`,
+      printDone(
+        ctx,
+        `Token authentication works for attendance-daily (client label: ${status.clientLabel}).`,
       );
     });
   examples(command, [

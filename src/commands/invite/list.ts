@@ -8,7 +8,7 @@ import { RosterError, UsageError } from '../../errors.js';
 import { isValidEmail } from '../../invite/invitation.js';
 import { type Column, cellText, printJson, printNdjsonLine, printTable } from '../../output/render.js';
 import type { Session } from '../../session.js';
-import { parseCount, printable } from '../../values.js';
+import { hiddenCharacter, parseCount, printable } from '../../values.js';
 import { examples, openSession } from '../common.js';
 
 export interface ListOptions {
@@ -48,11 +48,8 @@ export function buildQuery(options: ListOptions): URLSearchParams {
   for (const [flag, name, value] of named) {
     if (value === undefined) continue;
     if (value === '') throw new UsageError(`${flag} needs a value.`);
-    if (/[\u0000-\u001f\u007f-\u009f]/.test(value)) {
-      throw new UsageError(
-        `Invalid ${flag} "${printable(value, 60)}": it contains a control character (a line break?).`,
-      );
-    }
+    const hidden = hiddenCharacter(value);
+    if (hidden) throw new UsageError(`Invalid ${flag} "${printable(value, 60)}": it contains ${hidden}.`);
     if (name === 'email' && !isValidEmail(value)) {
       throw new UsageError(
         `Invalid --email "${printable(value, 60)}": not a valid e-mail address, so no invitation can match it.`,

@@ -13,7 +13,7 @@ import {
   isValidEmail,
   validateInvitation,
 } from '../../invite/invitation.js';
-import { printJson } from '../../output/render.js';
+import { printDone, printJson } from '../../output/render.js';
 import { colours } from '../../output/style.js';
 import { Session } from '../../session.js';
 import type { Settings } from '../../settings.js';
@@ -158,7 +158,7 @@ export function register(invite: Command, ctx: Context): void {
       const result = await run(options, ctx, settings);
       if (result.dryRun) return;
       if (options.json) return printJson(ctx, result.response ?? null);
-      ctx.io.stdout.write(`${colours(ctx.color).green('✓')} ${result.message}\n`);
+      printDone(ctx, result.message ?? '');
     });
   examples(command, [
     'roster invite send --email parent@example.org --school-id sch-001 --sent-by-user-id usr-42',

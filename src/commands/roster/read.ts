@@ -20,7 +20,7 @@ import { columnReader, columnValues } from '../../oneroster/records.js';
 import { type OneRosterService, onerosterService, pageSender } from '../../oneroster/service.js';
 import { createRecordWriter, type RecordColumn, type RecordFormat } from '../../output/record-stream.js';
 import { printFields, printJson } from '../../output/render.js';
-import { parseCount, printable } from '../../values.js';
+import { hiddenCharacter, parseCount, printable } from '../../values.js';
 import { examples, openSession } from '../common.js';
 
 export const DEFAULT_PAGE_SIZE = 1000;
@@ -45,6 +45,7 @@ export interface ReadFlags {
   json?: boolean;
   ndjson?: boolean;
   csv?: boolean;
+  escapeFormulas?: boolean;
   school?: string;
   class?: string;
   term?: string;
@@ -62,6 +63,8 @@ export interface ReadOptions {
   all: boolean;
   concurrency: number;
   format: RecordFormat;
+  /** --escape-formulas: CSV cells a spreadsheet would run get a leading '. */
+  escapeFormulas: boolean;
   /** Explicit --columns (else the collection's defaults, or --fields). */
   columns?: string[];
 }
@@ -83,6 +86,7 @@ export function parseReadOptions(
   const formats = (['json', 'ndjson', 'csv'] as const).filter((f) => flags[f]);
   if (formats.length > 1) throw new UsageError(`Choose one of ${formats.map((f) => `--${f}`).join(', ')}.`);
   const format: RecordFormat = formats[0] ?? (stdoutIsTTY ? 'table' : 'tsv');
+  if (flags.escapeFormulas && format !== 'csv') throw new UsageError('--escape-formulas goes with --csv.');
 
   const parents: Partial<Record<ParentFlag, string>> = {};
   for (const parent of parentFlagsOf(collection)) {
@@ -138,6 +142,7 @@ export function parseReadOptions(
     all: Boolean(flags.all),
     concurrency: parseCount('--concurrency', flags.concurrency, 1, MAX_CONCURRENCY) ?? DEFAULT_CONCURRENCY,
     format,
+    escapeFormulas: Boolean(flags.escapeFormulas),
     ...(flags.columns === undefined ? {} : { columns: parseFieldList('--columns', flags.columns) }),
   };
 }
@@ -145,9 +150,11 @@ export function parseReadOptions(
 const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
 function checkId(what: string, id: string): string {
-  if (id.trim() === '' || /[\u0000-\u001f\u007f]/.test(id) || id === '.' || id === '..') {
+  if (id.trim() === '' || id === '.' || id === '..') {
     throw new UsageError(`Invalid ${what} "${printable(id, 40)}".`);
   }
+  const hidden = hiddenCharacter(id);
+  if (hidden) throw new UsageError(`Invalid ${what} "${printable(id, 40)}": it contains ${hidden}.`);
   if (id.length > MAX_ID_LENGTH) {
     throw new UsageError(
       `Invalid ${what} "${printable(id, 40)}": too long (${id.length} characters; at most ${MAX_ID_LENGTH}).`,
@@ -199,7 +206,9 @@ export async function run(
     debug: (line) => ctx.log.debug(line),
     withTexts: options.format === 'ndjson' || options.format === 'json',
   });
-  const writer = createRecordWriter(ctx, options.format, columnsFor(collection, options, service.version));
+  const writer = createRecordWriter(ctx, options.format, columnsFor(collection, options, service.version), {
+    escapeFormulas: options.escapeFormulas,
+  });
   const progress = progressLine(ctx, options, collection.name);
   try {
     for await (const page of pager.pages()) {
@@ -256,7 +265,9 @@ async function readOne(
       names.map((name) => [name, columnValues(record, name).join(', ')]),
     );
   }
-  const writer = createRecordWriter(ctx, options.format, columnsFor(collection, options, service.version));
+  const writer = createRecordWriter(ctx, options.format, columnsFor(collection, options, service.version), {
+    escapeFormulas: options.escapeFormulas,
+  });
   await writer.writePage([record]);
   await writer.end();
 }
@@ -356,7 +367,11 @@ export function register(group: Command, ctx: Context, collection: Collection): 
     .option('--columns <list>', 'columns of the table or CSV (fields, dotted paths, CSV binding names)')
     .option('--json', 'one JSON array (a single read: the record)')
     .option('--ndjson', 'one JSON record per line, streamed')
-    .option('--csv', `CSV with the OneRoster CSV binding's columns for ${collection.path}`);
+    .option('--csv', `CSV with the OneRoster CSV binding's columns for ${collection.path}`)
+    .option(
+      '--escape-formulas',
+      "with --csv: a leading ' on cells starting with = + - @, a tab or a carriage return, so a spreadsheet shows them rather than running them as formulas",
+    );
   for (const parent of parentFlagsOf(collection)) {
     const paths = collection.nested.filter((n) => n.parents.includes(parent)).map((n) => n.path);
     command.option(`--${parent} <sourcedId>`, `read them below this ${parent}: ${paths.join(', ')}`);
@@ -371,6 +386,7 @@ export function register(group: Command, ctx: Context, collection: Collection): 
     `roster roster ${collection.name}`,
     `roster roster ${collection.name} --all --ndjson > ${collection.name}.ndjson`,
     `roster roster ${collection.name} --all --csv --oneroster 1.2 > ${collection.path}.csv`,
+    `roster roster ${collection.name} --all --csv --escape-formulas > ${collection.name}-for-excel.csv`,
     ...(collection.listKey === 'users'
       ? [`roster roster ${collection.name} --filter "givenName='Zoë'"`]
       : []),

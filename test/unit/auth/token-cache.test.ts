@@ -35,6 +35,18 @@ describe('TokenCache', () => {
     expect(await cache.read(key({ clientId: 'someone-else' }))).toBeUndefined();
   });
 
+  it('ignores (and removes) a cached token that is not a printable b64token', async () => {
+    const dir = join(tempDir(), 'tokens');
+    const cache = new TokenCache(dir);
+    await cache.write(key(), token('t-ok'));
+    const [name = ''] = files(dir);
+    const entry = JSON.parse(readFileSync(join(dir, name), 'utf8'));
+    entry.token.accessToken = 'abc\u001b]52;c;cm0gLXJm\u0007';
+    writeFileSync(join(dir, name), JSON.stringify(entry));
+    expect(await cache.read(key())).toBeUndefined();
+    expect(files(dir)).toEqual([]);
+  });
+
   it('answers undefined when nothing was cached, even without a directory', async () => {
     expect(await new TokenCache(join(tempDir(), 'missing')).read(key())).toBeUndefined();
   });

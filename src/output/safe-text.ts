@@ -1,0 +1,57 @@
+// Text roster did not write itself (server answers, headers, file contents, typed values) on its way to
+// a person. A terminal obeys control characters: ESC and C1 sequences clear the screen, retitle the
+// window, write the clipboard (OSC 52) or plant a hidden link (OSC 8); a carriage return overwrites what
+// was printed; bidi controls and invisible format characters make text read other than it is. None may
+// reach a terminal as itself: each is shown as a visible escape, the way JSON writes it (\u001b, \u202e,
+// \r), so the reader sees that something was there. Zero-width (non-)joiners are kept: they join letters
+// in Persian and Indic scripts and in emoji, and move nothing.
+//
+// Applied where output is written (the logger, the renderers, the record writers, the error printer),
+// never at each call site.
+
+/** Controls (C0, DEL, C1), format characters (bidi, zero-width, tags…), line and paragraph separators. */
+const UNSAFE = /(?![\u200c\u200d])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+const LAYOUT = /^[\t\n\v\f\r]$/;
+const SHORT: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/** One character as a visible escape: \n, \r, \t, \u001b, or \u{e0041} beyond the BMP. */
+function escaped(char: string): string {
+  const short = SHORT[char];
+  if (short) return short;
+  const code = char.codePointAt(0) ?? 0;
+  return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`;
+}
+
+/** One line for a table cell or a tab-separated field: tabs and line breaks become spaces. */
+export function displayText(text: string): string {
+  return text.replace(UNSAFE, (char) => (LAYOUT.test(char) ? ' ' : escaped(char)));
+}
+
+/** Messages and traces: line breaks (CRLF too) and tabs kept, every other control shown escaped. */
+export function displayLines(text: string): string {
+  return text
+    .replace(/\r\n/g, '\n')
+    .replace(UNSAFE, (char) => (char === '\n' || char === '\t' ? char : escaped(char)));
+}
+
+/**
+ * A value quoted in a message, to be seen exactly: every such character shown, line breaks and joiners
+ * too ("parent@example.org\n", "sch-1\u200d").
+ */
+export function showControls(text: string): string {
+  return text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, escaped);
+}
+
+/** The same JSON value, with what JSON.stringify leaves raw (DEL, C1, format characters) as \u escapes. */
+const JSON_UNSAFE = /(?![\u200c\u200d])[\u007f-\u009f\p{Cf}\p{Zl}\p{Zp}]/gu;
+
+const unitEscape = (unit: string) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
+/**
+ * JSON text safe on a terminal and still exactly the same data: outside strings valid JSON holds only
+ * ASCII, so any such character is inside a string, where a \u escape means the same character.
+ */
+export function jsonText(json: string): string {
+  // By UTF-16 unit: a character beyond the BMP (a tag) is written as its surrogate pair, as JSON must.
+  return json.replace(JSON_UNSAFE, (char) => char.split('').map(unitEscape).join(''));
+}
