@@ -1,6 +1,9 @@
 // A hostile HTTP server on 127.0.0.1 against the built CLI in a real process: pathological error pages,
 // bombs and endless bodies, redirects and look-alike answers to an invitation, and totals that lie. Each test
 // asserts what the user sees (stdout, stderr, exit code) and what reached the server.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type CliOptions, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
@@ -26,6 +29,12 @@ const roster = (args: string[], options: CliOptions = {}) =>
     env: { ROSTER_BASE_URL: server.baseUrl, ROSTER_TOKEN: TOKEN, ...options.env },
   });
 const lines = (text: string) => text.trim().split('\n');
+const figures = (name: string, values: Record<string, number>) =>
+  console.log(
+    `${name}: ${Object.entries(values)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
+  );
 
 describe('no super-linear parsing of server text', () => {
   it('a 1.2 MB error page of "<title" fragments is described promptly: exit 1, one line', async () => {
@@ -51,4 +60,188 @@ describe('no super-linear parsing of server text', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/HTTP 502\): an HTML page "502 Bad Gateway" \(a proxy or gateway\?\)/);
   }, 30_000);
+});
+
+describe('bounded responses', () => {
+  const MiB = 1024 * 1024;
+  /** A 1 MB gzip bomb: 1,024 gzip members of 1 MiB of zeros each, 1 GiB unpacked. */
+  const bomb = Buffer.concat(Array(1024).fill(gzipSync(Buffer.alloc(MiB), { level: 9 })));
+  let rssHook: string;
+  beforeAll(() => {
+    // Preloaded into the CLI: writes the process's peak resident set size (KiB) when it exits.
+    rssHook = join(tempDir(), 'peak-rss.cjs');
+    writeFileSync(
+      rssHook,
+      "process.on('exit', () => require('node:fs').writeFileSync(process.env.PEAK_RSS_FILE, String(process.resourceUsage().maxRSS)));\n",
+    );
+  });
+
+  /** The CLI under the RSS hook: its result and peak RSS in MiB. */
+  async function measured(args: string[], env: Record<string, string> = {}) {
+    const file = join(tempDir(), 'rss.txt');
+    const result = await roster(args, {
+      env: { NODE_OPTIONS: `--require=${rssHook}`, PEAK_RSS_FILE: file, ...env },
+    });
+    const rssMiB = existsSync(file) ? Math.round(Number(readFileSync(file, 'utf8')) / 1024) : Number.NaN;
+    return { ...result, rssMiB };
+  }
+
+  const capError = (stderr: string, path: string, limit = '64 MiB') => {
+    expect(lines(stderr)).toHaveLength(1);
+    expect(stderr).toContain(
+      `Error: The answer from ${server.baseUrl}${path} is larger than ${limit}, the most roster reads of one answer; it stopped reading there. `,
+    );
+    expect(stderr).toMatch(/raise the limit with --max-response-size or ROSTER_MAX_RESPONSE_SIZE/);
+  };
+  const STUDENTS = '/ims/oneroster/v1p1/students';
+
+  it('a 1 MB gzip bomb (1 GiB unpacked): exit 1 (no crash), one line, one request, bounded memory', async () => {
+    expect(bomb.length).toBeLessThan(1.1 * MiB);
+    server.handle((_, res) =>
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(bomb),
+    );
+    const result = await measured(['roster', 'students', '--all', '--ndjson']);
+    figures('gzip bomb', {
+      sentBytes: bomb.length,
+      requests: server.requests.length,
+      peakRssMiB: result.rssMiB,
+    });
+    expect(result.code).toBe(1);
+    capError(result.stderr, STUDENTS);
+    expect(result.stdout).toBe('');
+    expect(server.requests).toHaveLength(1);
+    expect(result.rssMiB).toBeLessThan(400);
+  });
+
+  it('a 1.2 GB body without Content-Length: exit 1, one request, the connection closed near the cap', async () => {
+    let written = 0;
+    const chunk = Buffer.alloc(MiB, 'x');
+    server.handle((_, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const pump = () => {
+        while (written < 1200 * MiB) {
+          written += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      res.on('close', () => res.removeAllListeners('drain'));
+      pump();
+    });
+    const result = await measured(['attendance', 'check']);
+    figures('1.2 GB body', {
+      writtenMiB: Math.round(written / MiB),
+      requests: server.requests.length,
+      peakRssMiB: result.rssMiB,
+    });
+    expect(result.code).toBe(1);
+    capError(result.stderr, '/attendance/status');
+    expect(server.requests).toHaveLength(1);
+    expect(written).toBeLessThan(200 * MiB); // socket buffers aside, the server could not send much more
+    expect(result.rssMiB).toBeLessThan(400);
+  });
+
+  it('a Content-Length of 1.2 GB is refused before reading it', async () => {
+    server.handle((_, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(1200 * MiB) });
+      res.write('{"users":[');
+    });
+    const result = await roster(['roster', 'students']);
+    expect(result.code).toBe(1);
+    capError(result.stderr, STUDENTS);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('an endless chunked stream: exit 1 long before the timeout, one request', async () => {
+    let written = 0;
+    server.handle((_, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
+      const line = Buffer.from(`${'{"sourcedId":"stu","givenName":"Endless"},'.repeat(1000)}`);
+      res.write('{"users":[');
+      const pump = () => {
+        while (!res.destroyed) {
+          written += line.length;
+          if (!res.write(line)) return void res.once('drain', pump);
+        }
+      };
+      pump();
+    });
+    const result = await measured(['--timeout', '600', 'roster', 'students', '--all', '--ndjson']);
+    figures('endless stream', {
+      writtenMiB: Math.round(written / MiB),
+      requests: server.requests.length,
+      peakRssMiB: result.rssMiB,
+    });
+    expect(result.code).toBe(1);
+    capError(result.stderr, STUDENTS);
+    expect(server.requests).toHaveLength(1);
+    expect(result.rssMiB).toBeLessThan(400);
+  });
+
+  it('an invitation answered with a bomb is in doubt (the server did answer), never sent again', async () => {
+    server.handle((_, res) =>
+      res.writeHead(201, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(bomb),
+    );
+    const result = await roster([
+      'invite',
+      'send',
+      '--email',
+      'bomb@example.org',
+      '--school-id',
+      's1',
+      '--sent-by-user-id',
+      'u1',
+    ]);
+    expect(result.code).toBe(1);
+    expect(lines(result.stderr)).toHaveLength(1);
+    expect(result.stderr).toMatch(/the outcome is unknown.*larger than 64 MiB/);
+    expect(server.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
+  });
+
+  it.each([
+    ['gzip', gzipSync],
+    ['deflate', deflateSync],
+    ['deflate', deflateRawSync], // raw deflate, as some servers send it
+    ['br', brotliCompressSync],
+  ] as const)('a %s answer within the cap is read as before', async (encoding, compress) => {
+    const body = JSON.stringify({ success: true, clientLabel: 'Compressed district' });
+    server.handle((req, res) => {
+      expect(req.headers['accept-encoding']).toBe('gzip, deflate, br');
+      res
+        .writeHead(200, { 'content-type': 'application/json', 'content-encoding': encoding })
+        .end(compress(body));
+    });
+    const result = await roster(['attendance', 'check', '--json']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ success: true, clientLabel: 'Compressed district' });
+  });
+
+  it('--max-response-size and ROSTER_MAX_RESPONSE_SIZE set the cap (a flag wins)', async () => {
+    const page = JSON.stringify({
+      users: Array.from({ length: 1000 }, (_, i) => ({ sourcedId: `s-${i}`, givenName: 'x'.repeat(100) })),
+    });
+    server.handle((_, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(page));
+    const small = await roster(['roster', 'students', '--ndjson'], {
+      env: { ROSTER_MAX_RESPONSE_SIZE: '64K' },
+    });
+    expect(small.code).toBe(1);
+    capError(small.stderr, STUDENTS, '64 KiB');
+    const flag = await roster(['--max-response-size', '1M', 'roster', 'students', '--ndjson'], {
+      env: { ROSTER_MAX_RESPONSE_SIZE: '64K' },
+    });
+    expect(flag.stderr).toBe('');
+    expect(flag.code).toBe(0);
+    expect(lines(flag.stdout)).toHaveLength(1000);
+  });
+
+  it.each(['0', '1', '100', 'big', '1T', '300M', '-5M'])(
+    '--max-response-size %s is a usage error, nothing sent',
+    async (value) => {
+      const result = await roster(['--max-response-size', value, 'attendance', 'check']);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/^Error: Invalid response size ".*": give bytes from 1K to 256M/);
+      expect(server.requests).toHaveLength(0);
+    },
+  );
 });
