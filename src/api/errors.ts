@@ -78,7 +78,8 @@ function codeMinorOf(body: Record<string, unknown>): string | undefined {
 /** How much of a body is examined for a description: any page's title is well inside it. */
 const EXAMINED_CHARS = 16 * 1024;
 
-function describeBody(response: HttpResponse): string {
+/** What an answer's body is, in a few words: an empty body, an HTML page "title", a text/plain body…. */
+export function describeBody(response: HttpResponse): string {
   const type = String(response.headers['content-type'] ?? '').split(';')[0] || 'no content type';
   const head = response.body.slice(0, EXAMINED_CHARS);
   if (!response.body.trim()) return 'an empty body';

@@ -104,35 +104,49 @@ export function createGotTransport(options: TransportOptions): Transport {
         const response = await once(current);
         const location = response.headers.location;
         if (response.status < 300 || response.status >= 400 || !location) return response;
+        const target = redirectTarget(location, current.url);
+        if (current.method !== 'GET') throw new RedirectRefused(current, response.status, target);
         if (hop >= MAX_REDIRECTS) throw redirectError(`more than ${MAX_REDIRECTS} redirects`, current.url);
-        current = redirected(current, response.status, redirectTarget(location, current.url));
+        current = redirected(current, response.status, target);
       }
     },
   };
 }
 
-/** The next request after a redirect: never downgraded to http, and no credentials to another origin. */
+/**
+ * A redirect roster does not follow: any redirect of a POST (following it would turn an invitation or a
+ * token request into a GET somewhere else, whose 200 says nothing about the request), and a GET's redirect
+ * to another origin. `status` tells what the server meant (see api/enrollment.ts for what it means for a
+ * row).
+ */
+export class RedirectRefused extends RosterError {
+  readonly location: string;
+  constructor(
+    request: HttpRequest,
+    readonly status: number,
+    target: URL,
+  ) {
+    super(
+      'unexpected',
+      `Refused to follow a redirect (HTTP ${status}) of ${request.method} ${stripQuery(request.url)} to ${stripQuery(target.href)}.`,
+      'A redirect usually means a wrong base URL or a sign-in gateway in front of the API: check the base URL.',
+    );
+    this.location = target.href;
+  }
+}
+
+/**
+ * The next request after a GET's redirect: same origin only. Every request roster makes carries a bearer
+ * token and expects the API's own answer: another origin's would be neither (and https → http, a
+ * downgrade, is another origin too).
+ */
 export function redirected(request: HttpRequest, status: number, target: URL): HttpRequest {
   const from = new URL(request.url);
   if (from.protocol === 'https:' && target.protocol !== 'https:') {
     throw redirectError(`a redirect from https to ${target.protocol.replace(':', '')}`, request.url);
   }
-  const headers = { ...request.headers };
-  const keepsMethod = status === 307 || status === 308;
-  if (target.origin !== from.origin) {
-    // A 307/308 replays the body, and a token request's body can hold the client secret (form auth).
-    if (keepsMethod && request.body !== undefined) {
-      throw redirectError(`a redirect of a ${request.method} with a body to ${target.origin}`, request.url);
-    }
-    for (const name of Object.keys(headers)) if (name.toLowerCase() === 'authorization') delete headers[name];
-  }
-  return keepsMethod
-    ? { ...request, url: target.href, headers }
-    : { method: 'GET', url: target.href, headers: withoutBodyHeaders(headers) };
-}
-
-function withoutBodyHeaders(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => !/^content-/i.test(name)));
+  if (target.origin !== from.origin) throw new RedirectRefused(request, status, target);
+  return { ...request, url: target.href };
 }
 
 function redirectTarget(location: string, from: string): URL {

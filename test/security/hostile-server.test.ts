@@ -7,7 +7,7 @@ import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type CliOptions, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
-import { type Hostile, startHostile } from '../helpers/hostile.js';
+import { type Hostile, json, startHostile } from '../helpers/hostile.js';
 
 const TOKEN = 'a-ready-token-for-the-hostile-server';
 let server: Hostile;
@@ -244,4 +244,229 @@ describe('bounded responses', () => {
       expect(server.requests).toHaveLength(0);
     },
   );
+});
+
+describe('"sent" means the API said so', () => {
+  /** Another loopback origin that answers every request 200 with the JSON the API would send. */
+  let elsewhere: Hostile;
+  beforeAll(async () => {
+    elsewhere = await startHostile((_, res) =>
+      json(res, 200, { success: true, message: 'Invitation sent', clientLabel: 'Not the district' }),
+    );
+  });
+  afterAll(() => elsewhere.close());
+  beforeEach(() => {
+    elsewhere.requests.length = 0;
+  });
+
+  const send = ['invite', 'send', '--school-id', 's1', '--sent-by-user-id', 'u1'];
+  const posts = () => server.requests.filter((r) => r.method === 'POST');
+  const redirectTo = (status: number) =>
+    server.handle((req, res) =>
+      res.writeHead(status, { location: `${elsewhere.origin}/login?next=${req.path}` }).end(),
+    );
+  const signInPage = () =>
+    server.handle((_, res) =>
+      res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end('<!doctype html><html><head><title>Sign in</title></head><body><form>…</form></body></html>'),
+    );
+
+  it.each([301, 302, 307, 308])(
+    'an invitation answered %i is not followed: not sent, exit 1, nothing elsewhere',
+    async (status) => {
+      redirectTo(status);
+      const result = await roster([...send, '--email', `r${status}@example.org`]);
+      expect(result.stdout).toBe('');
+      expect(result.code).toBe(1);
+      expect(lines(result.stderr)).toHaveLength(1);
+      expect(result.stderr).toContain(
+        `Error: Invitation to r${status}@example.org was not sent: the server redirected it (HTTP ${status}) to ${elsewhere.origin}/login, and roster does not follow a redirect of an invitation.`,
+      );
+      expect(result.stderr).toMatch(/wrong base URL or a sign-in gateway/);
+      expect(posts()).toHaveLength(1);
+      expect(elsewhere.requests).toHaveLength(0);
+    },
+  );
+
+  it('an invitation answered 303 See Other is in doubt (servers send it after processing), not followed', async () => {
+    redirectTo(303);
+    const result = await roster([...send, '--email', 'r303@example.org']);
+    expect(result.stdout).toBe('');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /^Error: Invitation to r303@example\.org: the outcome is unknown\. The server answered 303 See Other/,
+    );
+    expect(result.stderr).toContain('roster invite list --email r303@example.org --school-id s1');
+    expect(posts()).toHaveLength(1);
+    expect(elsewhere.requests).toHaveLength(0);
+  });
+
+  it.each([
+    [
+      'a sign-in page',
+      'text/html',
+      '<html><head><title>Sign in</title></head></html>',
+      /an HTML page "Sign in"/,
+    ],
+    [
+      'JSON without success or message',
+      'application/json',
+      '{"status":"queued"}',
+      /an application\/json body without a message/,
+    ],
+    ['an empty body', 'application/json', '', /an empty body/],
+  ])(
+    'an invitation answered 200 with %s is in doubt, exit 1, not "✓ sent"',
+    async (_, type, body, described) => {
+      server.handle((_req, res) => res.writeHead(200, { 'content-type': type }).end(body));
+      const result = await roster([...send, '--email', 'page@example.org']);
+      expect(result.stdout).toBe('');
+      expect(result.code).toBe(1);
+      expect(lines(result.stderr)).toHaveLength(1);
+      expect(result.stderr).toMatch(
+        /^Error: Invitation to page@example\.org: the outcome is unknown\. The server answered HTTP 200 with /,
+      );
+      expect(result.stderr).toMatch(described);
+      expect(result.stderr).toMatch(/not the API's JSON.*roster invite list --email page@example\.org/);
+      expect(posts()).toHaveLength(1);
+    },
+  );
+
+  it("the API's own answer still counts as sent", async () => {
+    server.handle((_req, res) =>
+      json(res, 201, { success: true, message: 'Invitation sent to ok@example.org' }),
+    );
+    const result = await roster([...send, '--email', 'ok@example.org']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('✓ Invitation sent to ok@example.org\n');
+  });
+
+  describe('in a bulk run', () => {
+    const ROWS = 6;
+    const emails = Array.from({ length: ROWS }, (_, i) => `bulk-${i}@example.org`);
+    let file: string;
+    beforeEach(() => {
+      file = join(tempDir(), 'invites.csv');
+      writeFileSync(file, `email,schoolId\n${emails.map((e) => `${e},s1`).join('\n')}\n`);
+    });
+    const bulk = (extra: string[] = []) =>
+      roster([
+        'invite',
+        'send',
+        '--file',
+        file,
+        '--sent-by-user-id',
+        'u1',
+        '--concurrency',
+        '1',
+        '--json',
+        ...extra,
+      ]);
+    const results = (stdout: string) =>
+      Object.fromEntries(
+        (JSON.parse(stdout) as { rows: { email: string; result: string }[] }).rows.map((r) => [
+          r.email,
+          r.result,
+        ]),
+      );
+    const api = () =>
+      server.handle((req, res) =>
+        json(res, 201, { success: true, message: `Invitation sent to ${JSON.parse(req.body).email}` }),
+      );
+    const postedEmails = () => posts().map((r) => JSON.parse(r.body).email as string);
+
+    it.each([302, 307])(
+      'a %i stops the run at the first row, failed (not sent); a re-run sends every row once',
+      async (status) => {
+        redirectTo(status);
+        const first = await bulk();
+        expect(first.code).toBe(1);
+        expect(results(first.stdout)).toEqual({
+          [emails[0] as string]: 'failed',
+          ...Object.fromEntries(emails.slice(1).map((e) => [e, 'not-started'])),
+        });
+        expect(elsewhere.requests).toHaveLength(0);
+        expect(postedEmails()).toEqual([emails[0]]);
+
+        server.requests.length = 0;
+        api();
+        const second = await bulk();
+        expect(second.code).toBe(0);
+        expect(Object.values(results(second.stdout))).toEqual(Array(ROWS).fill('sent'));
+        expect(postedEmails().sort()).toEqual([...emails].sort());
+      },
+    );
+
+    it.each([
+      ['a 303', () => redirectTo(303)],
+      ['a 200 sign-in page', signInPage],
+    ])('%s stops the run at the first row, in doubt; a re-run does not send it again', async (_, answer) => {
+      answer();
+      const first = await bulk();
+      expect(first.code).toBe(1);
+      expect(results(first.stdout)).toEqual({
+        [emails[0] as string]: 'in-doubt',
+        ...Object.fromEntries(emails.slice(1).map((e) => [e, 'not-started'])),
+      });
+      expect(elsewhere.requests).toHaveLength(0);
+
+      server.requests.length = 0;
+      api();
+      const second = await bulk();
+      expect(second.code).toBe(5); // the in-doubt row is still listed
+      expect(results(second.stdout)[emails[0] as string]).toBe('in-doubt');
+      expect(postedEmails().sort()).toEqual(emails.slice(1).sort());
+      // Only on purpose: --resend-in-doubt sends it.
+      server.requests.length = 0;
+      const third = await bulk(['--resend-in-doubt']);
+      expect(third.code).toBe(0);
+      expect(postedEmails()).toEqual([emails[0]]);
+    });
+  });
+
+  describe('attendance check', () => {
+    it.each([302, 303, 307])(
+      'a %i to another origin is not followed: exit 1, never "works", nothing elsewhere',
+      async (status) => {
+        redirectTo(status);
+        const result = await roster(['attendance', 'check']);
+        expect(result.stdout).toBe('');
+        expect(result.code).toBe(1);
+        expect(lines(result.stderr)).toHaveLength(1);
+        expect(result.stderr).toContain(
+          `Error: Refused to follow a redirect (HTTP ${status}) of GET ${server.baseUrl}/attendance/status to ${elsewhere.origin}/login.`,
+        );
+        expect(elsewhere.requests).toHaveLength(0);
+        expect(server.requests).toHaveLength(1);
+      },
+    );
+
+    it('a 200 sign-in page is an unexpected answer: exit 1, never "works"', async () => {
+      signInPage();
+      const result = await roster(['attendance', 'check']);
+      expect(result.stdout).toBe('');
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(
+        /^Error: Attendance check: unexpected answer \(HTTP 200, an HTML page "Sign in"/,
+      );
+    });
+
+    it('a redirect within the same origin is followed, with the token', async () => {
+      server.handle((req, res) =>
+        req.path === '/v1/attendance/status'
+          ? res.writeHead(302, { location: '/v1/attendance/status/' }).end()
+          : json(res, 200, { success: true, clientLabel: 'Same origin' }),
+      );
+      const result = await roster(['attendance', 'check', '--json']);
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(JSON.parse(result.stdout).clientLabel).toBe('Same origin');
+      expect(server.requests.map((r) => r.headers.authorization)).toEqual([
+        `Bearer ${TOKEN}`,
+        `Bearer ${TOKEN}`,
+      ]);
+    });
+  });
 });
