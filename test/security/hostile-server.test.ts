@@ -5,9 +5,11 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { type CliOptions, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
 import { type Hostile, json, startHostile } from '../helpers/hostile.js';
+import { demoEnv } from '../helpers/sandbox.js';
 
 const TOKEN = 'a-ready-token-for-the-hostile-server';
 let server: Hostile;
@@ -468,5 +470,101 @@ describe('"sent" means the API said so', () => {
         `Bearer ${TOKEN}`,
       ]);
     });
+  });
+});
+
+describe('totals that lie', () => {
+  // The sandbox behind a lying proxy: X-Total-Count of users (students are users) claims `claim(real)`,
+  // and no Link header says where the pages end, so only the pages themselves can.
+  const STUDENTS = 300;
+  let sandbox: Sandbox;
+  let claim: (real: number) => number = (real) => real;
+  beforeAll(async () => {
+    sandbox = await startSandbox({ oneroster: { students: STUDENTS } });
+  });
+  afterAll(() => sandbox.close());
+  beforeEach(() => {
+    sandbox.requests.length = 0;
+    server.handle(async (req, res) => {
+      const query = req.query.toString();
+      const upstream = await fetch(`${sandbox.origin}${req.path}${query ? `?${query}` : ''}`, {
+        method: req.method,
+        headers: Object.fromEntries(
+          ['authorization', 'content-type', 'accept']
+            .filter((h) => req.headers[h] !== undefined)
+            .map((h) => [h, String(req.headers[h])]),
+        ),
+        ...(req.method === 'POST' ? { body: req.body } : {}),
+      });
+      const headers: Record<string, string> = { 'content-type': upstream.headers.get('content-type') ?? '' };
+      const total = upstream.headers.get('x-total-count');
+      if (total !== null) {
+        headers['x-total-count'] = /\/(users|students)$/.test(req.path)
+          ? String(claim(Number(total)))
+          : total;
+      }
+      res.writeHead(upstream.status, headers).end(Buffer.from(await upstream.arrayBuffer()));
+    });
+  });
+  const env = () => ({ ...demoEnv(sandbox), ROSTER_BASE_URL: server.baseUrl, ROSTER_TOKEN: undefined });
+  const studentPages = () => sandbox.requests.filter((r) => r.path.endsWith('/students'));
+  const ids = (stdout: string) =>
+    lines(stdout).map((l) => (JSON.parse(l) as { sourcedId: string }).sourcedId);
+  const read = ['roster', 'students', '--all', '--ndjson', '--page-size', '50', '--concurrency', '4'];
+
+  it('under-reported (150 of 300): every record once, a warning, exit 0', async () => {
+    claim = (real) => real / 2;
+    const result = await roster(read, { env: env() });
+    figures('X-Total-Count 150 for 300', {
+      records: ids(result.stdout).length,
+      pages: studentPages().length,
+    });
+    expect(result.code).toBe(0);
+    expect(new Set(ids(result.stdout)).size).toBe(STUDENTS);
+    expect(ids(result.stdout)).toHaveLength(STUDENTS);
+    expect(result.stderr).toBe(
+      "Warning: the server reported 150 students (X-Total-Count) but served 300; all were read, to the server's last page.\n",
+    );
+    // Six full pages and an empty one: the server's own end.
+    expect(studentPages()).toHaveLength(7);
+  });
+
+  it('over-reported (600 for 300): the 300 records, then an error, exit 1', async () => {
+    claim = (real) => real * 2;
+    const result = await roster(read, { env: env() });
+    figures('X-Total-Count 600 for 300', {
+      records: ids(result.stdout).length,
+      pages: studentPages().length,
+    });
+    expect(result.code).toBe(1);
+    expect(ids(result.stdout)).toHaveLength(STUDENTS);
+    expect(lines(result.stderr)).toEqual([
+      'Error: Reading students: the server reported 600 (X-Total-Count) but its pages ended at 300; the records written are incomplete. Run it again; if it keeps happening, report it to the vendor.',
+    ]);
+  });
+
+  it('export, under-reported: users.csv complete, a warning, exit 0', async () => {
+    claim = (real) => Math.floor(real / 2);
+    const dir = join(tempDir(), 'out');
+    const result = await roster(['roster', 'export', '--out', dir, '--page-size', '50'], { env: env() });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(
+      /Warning: the server reported \d+ users \(X-Total-Count\) but served \d+; all were read/,
+    );
+    const users = readFileSync(join(dir, 'users.csv'), 'utf8').trim().split('\n').slice(1);
+    const served = sandbox.requests.filter((r) => r.path.endsWith('/users') && r.status === 200);
+    expect(users.length).toBeGreaterThan(STUDENTS);
+    expect(served.length).toBeGreaterThan(1);
+  });
+
+  it('export, over-reported: exit 1, users.csv not published', async () => {
+    claim = (real) => real * 2;
+    const dir = join(tempDir(), 'out');
+    const result = await roster(['roster', 'export', '--out', dir, '--page-size', '50'], { env: env() });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /Error: Reading users: the server reported \d+ \(X-Total-Count\) but its pages ended at \d+; the records written are incomplete\./,
+    );
+    expect(existsSync(join(dir, 'users.csv'))).toBe(false);
   });
 });
