@@ -49,6 +49,17 @@ export class ApiError extends RosterError {
   }
 }
 
+/**
+ * An answer that is not the API's (a redirect, a sign-in page, a 2xx without the API's JSON): every later
+ * request would meet it too. Code 'unexpected' when the request was certainly not processed,
+ * 'outcome-unknown' when it may have been.
+ */
+export class ForeignAnswerError extends RosterError {
+  constructor(code: 'unexpected' | 'outcome-unknown', message: string, hint?: string) {
+    super(code, message, hint);
+  }
+}
+
 export const EXIT_CODES: Record<ErrorCode, number> = {
   usage: 2,
   auth: 4,

@@ -64,6 +64,10 @@ function baseProgram(ctx: Context): Command {
       ]),
     )
     .option('--timeout <seconds>', 'timeout of each HTTP request (env ROSTER_TIMEOUT; default 30)')
+    .option(
+      '--max-response-size <size>',
+      'largest HTTP answer read, e.g. 256M (env ROSTER_MAX_RESPONSE_SIZE; default 64M)',
+    )
     .option('--debug', 'trace HTTP requests on stderr (secrets redacted)')
     .option('--no-color', 'no colour (also NO_COLOR)')
     .option('--no-input', 'never prompt; a missing value is an error (also CI)')

@@ -45,6 +45,7 @@ export class Session implements Authenticator {
   get transport(): Transport {
     this.transportInstance ??= createGotTransport({
       timeoutMs: this.settings.timeoutMs,
+      maxResponseBytes: this.settings.maxResponseBytes,
       env: this.ctx.env,
       userAgent: `roster/${VERSION}`,
       log: this.ctx.log,

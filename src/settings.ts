@@ -22,6 +22,7 @@ export interface GlobalFlags {
   clientAuth?: string;
   oneroster?: string;
   timeout?: string;
+  maxResponseSize?: string;
   debug?: boolean;
 }
 
@@ -37,6 +38,8 @@ export interface Settings {
   clientAuth: ClientAuth;
   oneroster: OneRosterVersion;
   timeoutMs: number;
+  /** The most bytes roster reads of one HTTP answer, as sent and decompressed. */
+  maxResponseBytes: number;
   /** Client credentials from ROSTER_CLIENT_ID + ROSTER_CLIENT_SECRET: they win, nothing is written. */
   envCredentials?: { clientId: string; clientSecret: string };
   /** A ready access token from ROSTER_TOKEN. */
@@ -45,6 +48,14 @@ export interface Settings {
 
 export const DEFAULT_PROFILE = 'default';
 export const DEFAULT_TIMEOUT_MS = 30_000;
+/**
+ * 64 MiB: a page of 1,000 OneRoster records is 0.5–0.6 MB (the sandbox's students, enrollments, classes),
+ * so a hundred times that; a gzip bomb or an endless answer stops there instead of exhausting memory.
+ */
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+const MIN_RESPONSE_BYTES = 1024;
+/** 256 MiB: a body must become one JavaScript string (at most 512 Mi characters), and pages come in parallel. */
+const MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /** Where the active profile's name came from. */
@@ -115,6 +126,7 @@ export async function resolveSettings(flags: GlobalFlags, env: Env, configDir: s
       [`profile "${profileName}" oneroster`, profile.oneroster],
     ),
     timeoutMs: parseTimeout(flags.timeout ?? nonEmpty(env.ROSTER_TIMEOUT)),
+    maxResponseBytes: parseSize(flags.maxResponseSize ?? nonEmpty(env.ROSTER_MAX_RESPONSE_SIZE)),
     envCredentials: envId && envSecret ? { clientId: envId, clientSecret: envSecret } : undefined,
     envToken: checkToken(nonEmpty(env.ROSTER_TOKEN)),
   };
@@ -147,6 +159,21 @@ function checkClientId(clientId: string | undefined): string | undefined {
     );
   }
   return clientId;
+}
+
+const UNITS: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
+
+/** Bytes, as given to --max-response-size or ROSTER_MAX_RESPONSE_SIZE: 65536, 512K, 64M, 64MiB, 1G… */
+function parseSize(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_MAX_RESPONSE_BYTES;
+  const match = /^(\d+)\s*(?:([kmg])(?:i?b)?|b)?$/i.exec(value.trim());
+  const bytes = match ? Number(match[1]) * (UNITS[(match[2] ?? '').toLowerCase()] ?? 1) : Number.NaN;
+  if (!(bytes >= MIN_RESPONSE_BYTES && bytes <= MAX_RESPONSE_BYTES)) {
+    throw new UsageError(
+      `Invalid response size "${printable(value)}": give bytes from 1K to 256M (K, M, G: powers of 1024).`,
+    );
+  }
+  return bytes;
 }
 
 /** ROSTER_TOKEN goes into an Authorization header: a line break or space in it is a paste mistake (or an injection). */

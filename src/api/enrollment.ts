@@ -1,9 +1,10 @@
 // POST and GET /enrollment/invitations (spec §2.4–2.6, §4.5, §4.6). Both use API token authentication, so
 // the token comes from the OneRoster 1.1 token endpoint (purpose 'invitations', spec §4.5).
-import { RosterError } from '../errors.js';
+import { ForeignAnswerError, RosterError } from '../errors.js';
 import type { InvitationBody } from '../invite/invitation.js';
 import type { ApiClient } from './client.js';
-import { isRecord, messageOf, parseJson, unexpectedResponse } from './errors.js';
+import { describeBody, isRecord, messageOf, parseJson, unexpectedResponse } from './errors.js';
+import { type HttpResponse, RedirectRefused, stripQuery } from './transport.js';
 
 export const INVITATIONS_PATH = '/enrollment/invitations';
 
@@ -25,14 +26,20 @@ export function checkCommand(email: string, schoolId: string): string {
  */
 export async function sendInvitation(api: ApiClient, body: InvitationBody): Promise<InvitationCreated> {
   const what = `Invitation to ${body.email}`;
-  const response = await api.send({
-    method: 'POST',
-    path: INVITATIONS_PATH,
-    json: body,
-    purpose: 'invitations',
-    what,
-    unknownOutcomeHint: `Check with \`${checkCommand(body.email, body.schoolId)}\` before sending it again.`,
-  });
+  const check = `Check with \`${checkCommand(body.email, body.schoolId)}\` before sending it again.`;
+  let response: HttpResponse;
+  try {
+    response = await api.send({
+      method: 'POST',
+      path: INVITATIONS_PATH,
+      json: body,
+      purpose: 'invitations',
+      what,
+      unknownOutcomeHint: check,
+    });
+  } catch (error) {
+    throw error instanceof RedirectRefused ? redirectOutcome(error, what, check) : error;
+  }
   const parsed = parseJson(response.body);
   // A 2xx that says success=false is a refusal in a success envelope: report it, the e-mail did not go out.
   if (isRecord(parsed) && parsed.success === false) {
@@ -41,8 +48,38 @@ export async function sendInvitation(api: ApiClient, body: InvitationBody): Prom
       `${what} failed (HTTP ${response.status}): ${messageOf(parsed) ?? 'success=false'}`,
     );
   }
-  const message = (parsed !== undefined && messageOf(parsed)) || `Invitation sent to ${body.email}.`;
+  // "Sent" only when the API says so in its own words (spec §2.5): a gateway's sign-in page or any other
+  // 2xx may or may not have passed the request on.
+  if (!isRecord(parsed) || !(parsed.success === true || typeof parsed.message === 'string')) {
+    throw new ForeignAnswerError(
+      'outcome-unknown',
+      `${what}: the outcome is unknown. The server answered HTTP ${response.status} with ${describeBody(response)}, not the API's JSON (success, message); it was not sent again.`,
+      `Check the base URL (a sign-in gateway in front of the API?). ${check}`,
+    );
+  }
+  const message = messageOf(parsed) || `Invitation sent to ${body.email}.`;
   return { status: response.status, body: parsed, message };
+}
+
+/**
+ * What a redirect of the invitation POST means (it is never followed). A 303 See Other is how a server
+ * points to the result of a request it has processed (RFC 9110 §15.4.4): in doubt. 301, 302, 307 and 308
+ * say the resource is elsewhere (a moved base URL, a sign-in gateway, a load balancer), answered before
+ * the API handled anything: not sent, and a later run may send it.
+ */
+function redirectOutcome(error: RedirectRefused, what: string, check: string): RosterError {
+  if (error.status === 303) {
+    return new ForeignAnswerError(
+      'outcome-unknown',
+      `${what}: the outcome is unknown. The server answered 303 See Other (to ${stripQuery(error.location)}), which servers send after processing a request; it was not followed or sent again.`,
+      check,
+    );
+  }
+  return new ForeignAnswerError(
+    'unexpected',
+    `${what} was not sent: the server redirected it (HTTP ${error.status}) to ${stripQuery(error.location)}, and roster does not follow a redirect of an invitation.`,
+    error.hint,
+  );
 }
 
 export interface InvitationPage {

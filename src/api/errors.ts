@@ -75,16 +75,35 @@ function codeMinorOf(body: Record<string, unknown>): string | undefined {
   return values.length > 0 ? clean(values.join(', ')) : undefined;
 }
 
-function describeBody(response: HttpResponse): string {
+/** How much of a body is examined for a description: any page's title is well inside it. */
+const EXAMINED_CHARS = 16 * 1024;
+
+/** What an answer's body is, in a few words: an empty body, an HTML page "title", a text/plain body…. */
+export function describeBody(response: HttpResponse): string {
   const type = String(response.headers['content-type'] ?? '').split(';')[0] || 'no content type';
+  const head = response.body.slice(0, EXAMINED_CHARS);
   if (!response.body.trim()) return 'an empty body';
-  if (/html/i.test(type) || /^\s*</.test(response.body)) {
-    const title = /<title[^>]*>([^<]*)<\/title>/i.exec(response.body)?.[1];
+  if (/html/i.test(type) || /^\s*</.test(head)) {
+    const title = htmlTitle(head);
     return `an HTML page${title ? ` "${clean(title)}"` : ''} (a proxy or gateway?)`;
   }
   return parseJson(response.body) === undefined
     ? `${article(type)} ${type} body that is not JSON`
     : `${article(type)} ${type} body without a message`;
+}
+
+/**
+ * The text of the first <title> element, found in linear time: a regex such as /<title[^>]*>/ rescans the
+ * rest of the page from every "<title" that has no ">", which is quadratic on a hostile page.
+ */
+function htmlTitle(html: string): string | undefined {
+  const open = html.search(/<title/i);
+  if (open < 0) return undefined;
+  const start = html.indexOf('>', open);
+  if (start < 0) return undefined;
+  const text = html.slice(start + 1);
+  const end = text.search(/<\/title/i);
+  return end < 0 ? undefined : text.slice(0, end);
 }
 
 const article = (word: string) => (/^[aeiou]/i.test(word) ? 'an' : 'a');

@@ -1,7 +1,7 @@
 // The OAuth 2.0 client-credentials grant (spec §4.1–4.3, §5). The only module that ever sends client
 // credentials, and only ever to a token endpoint.
 import type { ClientAuth, TokenEndpointName } from '../auth/config.js';
-import type { CachedToken } from '../auth/token-cache.js';
+import { type CachedToken, DEFAULT_TOKEN_LIFETIME_S, MAX_TOKEN_LIFETIME_S } from '../auth/token-cache.js';
 import { AuthError, RosterError } from '../errors.js';
 import { isRecord, messageOf, parseJson } from './errors.js';
 import type { HttpResponse, Transport } from './transport.js';
@@ -70,12 +70,7 @@ export function parseTokenResponse(
   if (tokenType !== undefined && String(tokenType).toLowerCase() !== 'bearer') {
     throw unexpected(`with token_type "${String(tokenType).slice(0, 20)}" instead of bearer`);
   }
-  // The spec says 3600; servers send a number or, sometimes, a numeric string.
-  const numeric =
-    typeof rawExpiresIn === 'number' ||
-    (typeof rawExpiresIn === 'string' && /^\s*\d+\s*$/.test(rawExpiresIn));
-  const expiresIn = rawExpiresIn === undefined ? 3600 : numeric ? Number(rawExpiresIn) : Number.NaN;
-  if (!Number.isFinite(expiresIn) || expiresIn <= 0) throw unexpected('with an invalid expires_in');
+  const expiresIn = tokenLifetime(rawExpiresIn);
   return {
     accessToken,
     tokenType: 'bearer',
@@ -91,6 +86,23 @@ export function parseTokenResponse(
  */
 export function isBearerToken(token: string): boolean {
   return /^[A-Za-z0-9\-._~+/]+=*$/.test(token);
+}
+
+/**
+ * expires_in as a lifetime roster can keep: whole seconds clamped to 1 s … 24 h (MAX_TOKEN_LIFETIME_S), and
+ * the spec's 3600 s when it is missing, negative, not a number or not finite. A server's absurd value must
+ * never become a cache entry that breaks later runs (an expiry past what a Date can hold).
+ */
+export function tokenLifetime(raw: unknown): number {
+  // Servers send a number or, sometimes, a numeric string.
+  const seconds =
+    typeof raw === 'number'
+      ? raw
+      : typeof raw === 'string' && /^\d+(\.\d+)?$/.test(raw.trim())
+        ? Number(raw)
+        : Number.NaN;
+  if (!Number.isFinite(seconds) || seconds < 0) return DEFAULT_TOKEN_LIFETIME_S;
+  return Math.min(MAX_TOKEN_LIFETIME_S, Math.max(1, Math.floor(seconds)));
 }
 
 function tokenError(response: HttpResponse, body: unknown): RosterError {

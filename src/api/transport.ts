@@ -5,6 +5,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from '../context.js';
 import { RosterError } from '../errors.js';
 import type { Redactor } from '../redact.js';
+import { DEFAULT_MAX_RESPONSE_BYTES } from '../settings.js';
 import { displayProxy } from './proxy.js';
 
 export interface HttpRequest {
@@ -41,6 +42,8 @@ export class NetworkError extends RosterError {
 
 export interface TransportOptions {
   timeoutMs: number;
+  /** The most bytes read of one answer, as sent and as decompressed (default 64 MiB). */
+  maxResponseBytes?: number;
   /** For HTTPS_PROXY / HTTP_PROXY / NO_PROXY. */
   env: Readonly<Record<string, string | undefined>>;
   userAgent: string;
@@ -62,32 +65,31 @@ const TLS_TRUST_CODES = new Set([
 ]);
 
 export function createGotTransport(options: TransportOptions): Transport {
-  let client: Promise<import('./got-client.js').GotClient> | undefined;
+  let client:
+    | Promise<import('./got-client.js').GotClient & { fetchBody: typeof import('./got-client.js').fetchBody }>
+    | undefined;
   const load = () => {
-    client ??= import('./got-client.js').then((m) => m.createGotClient(options.timeoutMs, options.env));
+    client ??= import('./got-client.js').then((m) => ({
+      ...m.createGotClient(options.timeoutMs, options.env),
+      fetchBody: m.fetchBody,
+    }));
     return client;
   };
 
   async function once(request: HttpRequest): Promise<HttpResponse> {
-    const { got, agentsFor } = await load();
+    const { got, agentsFor, fetchBody } = await load();
     const headers = { 'user-agent': options.userAgent, ...request.headers };
     const { agents, proxy } = await agentsFor(new URL(request.url));
     // Not performance.now(): the global `performance` loads node:perf_hooks (nine modules) on first use.
     const started = process.hrtime.bigint();
     trace(options, request, headers, proxy);
     try {
-      const response = await got(request.url, {
-        method: request.method,
-        headers,
-        body: request.body,
-        agent: agents,
-      });
-      const result = {
-        status: response.statusCode,
-        headers: response.headers,
-        body: response.body,
-        url: response.url,
-      };
+      const result = await fetchBody(
+        got,
+        request.url,
+        { method: request.method, headers, body: request.body, agent: agents },
+        options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+      );
       traceResponse(options, result, Number(process.hrtime.bigint() - started) / 1e6);
       return result;
     } catch (error) {
@@ -102,35 +104,49 @@ export function createGotTransport(options: TransportOptions): Transport {
         const response = await once(current);
         const location = response.headers.location;
         if (response.status < 300 || response.status >= 400 || !location) return response;
+        const target = redirectTarget(location, current.url);
+        if (current.method !== 'GET') throw new RedirectRefused(current, response.status, target);
         if (hop >= MAX_REDIRECTS) throw redirectError(`more than ${MAX_REDIRECTS} redirects`, current.url);
-        current = redirected(current, response.status, redirectTarget(location, current.url));
+        current = redirected(current, response.status, target);
       }
     },
   };
 }
 
-/** The next request after a redirect: never downgraded to http, and no credentials to another origin. */
+/**
+ * A redirect roster does not follow: any redirect of a POST (following it would turn an invitation or a
+ * token request into a GET somewhere else, whose 200 says nothing about the request), and a GET's redirect
+ * to another origin. `status` tells what the server meant (see api/enrollment.ts for what it means for a
+ * row).
+ */
+export class RedirectRefused extends RosterError {
+  readonly location: string;
+  constructor(
+    request: HttpRequest,
+    readonly status: number,
+    target: URL,
+  ) {
+    super(
+      'unexpected',
+      `Refused to follow a redirect (HTTP ${status}) of ${request.method} ${stripQuery(request.url)} to ${stripQuery(target.href)}.`,
+      'A redirect usually means a wrong base URL or a sign-in gateway in front of the API: check the base URL.',
+    );
+    this.location = target.href;
+  }
+}
+
+/**
+ * The next request after a GET's redirect: same origin only. Every request roster makes carries a bearer
+ * token and expects the API's own answer: another origin's would be neither (and https → http, a
+ * downgrade, is another origin too).
+ */
 export function redirected(request: HttpRequest, status: number, target: URL): HttpRequest {
   const from = new URL(request.url);
   if (from.protocol === 'https:' && target.protocol !== 'https:') {
     throw redirectError(`a redirect from https to ${target.protocol.replace(':', '')}`, request.url);
   }
-  const headers = { ...request.headers };
-  const keepsMethod = status === 307 || status === 308;
-  if (target.origin !== from.origin) {
-    // A 307/308 replays the body, and a token request's body can hold the client secret (form auth).
-    if (keepsMethod && request.body !== undefined) {
-      throw redirectError(`a redirect of a ${request.method} with a body to ${target.origin}`, request.url);
-    }
-    for (const name of Object.keys(headers)) if (name.toLowerCase() === 'authorization') delete headers[name];
-  }
-  return keepsMethod
-    ? { ...request, url: target.href, headers }
-    : { method: 'GET', url: target.href, headers: withoutBodyHeaders(headers) };
-}
-
-function withoutBodyHeaders(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => !/^content-/i.test(name)));
+  if (target.origin !== from.origin) throw new RedirectRefused(request, status, target);
+  return { ...request, url: target.href };
 }
 
 function redirectTarget(location: string, from: string): URL {
@@ -150,11 +166,29 @@ function redirectError(what: string, url: string): RosterError {
 
 function toNetworkError(error: unknown, request: HttpRequest, options: TransportOptions): RosterError {
   if (error instanceof RosterError) return error;
-  const e = error as { code?: string; event?: string; message?: string; timings?: { upload?: number } };
+  const e = error as {
+    code?: string;
+    event?: string;
+    message?: string;
+    timings?: { upload?: number };
+    answered?: boolean;
+    limit?: number;
+  };
   const code = e.code ?? 'UNKNOWN';
   const where = stripQuery(request.url);
+  if (code === 'ERR_BODY_TOO_LARGE') {
+    options.log.debug(`! ${request.method} ${where}: answer over ${e.limit} bytes, connection closed`);
+    return new NetworkError(
+      `The answer from ${where} is larger than ${sizeText(e.limit ?? 0)}, the most roster reads of one answer; it stopped reading there.`,
+      true,
+      code,
+      'If the server really sends answers this large, raise the limit with --max-response-size or ROSTER_MAX_RESPONSE_SIZE (at most 256M).',
+      false,
+    );
+  }
   const sent =
-    !NOT_SENT_CODES.has(code) && !CONNECT_PHASES.has(e.event ?? '') && e.timings?.upload !== undefined;
+    e.answered === true ||
+    (!NOT_SENT_CODES.has(code) && !CONNECT_PHASES.has(e.event ?? '') && e.timings?.upload !== undefined);
   const timedOut = code === 'ETIMEDOUT' || e.event !== undefined;
   if (TLS_TRUST_CODES.has(code) || code.startsWith('ERR_TLS_CERT')) {
     return new NetworkError(
@@ -205,6 +239,18 @@ function traceResponse(options: TransportOptions, response: HttpResponse, ms: nu
   // Error bodies help diagnose; success bodies may carry student records and tokens, so only their size.
   if (response.status >= 400) options.log.debug(`< ${response.body.slice(0, 500)}`);
   else options.log.debug(`< (body: ${Buffer.byteLength(response.body)} bytes)`);
+}
+
+/** 67108864 → "64 MiB". */
+function sizeText(bytes: number): string {
+  for (const [unit, size] of [
+    ['GiB', 1024 ** 3],
+    ['MiB', 1024 ** 2],
+    ['KiB', 1024],
+  ] as const) {
+    if (bytes >= size) return `${Number((bytes / size).toFixed(1))} ${unit}`;
+  }
+  return `${bytes} bytes`;
 }
 
 export const stripQuery = (url: string) => url.split('?')[0] ?? url;

@@ -6,6 +6,14 @@ import { dirname, join } from 'node:path';
 import { isBearerToken } from '../api/oauth.js';
 import { FileError, privateFolder, readPrivateFile, writePrivateFile } from '../files.js';
 
+/** The spec's token lifetime, used when a server sends none (or nonsense). */
+export const DEFAULT_TOKEN_LIFETIME_S = 3600;
+/** The longest lifetime roster believes (a day): a longer one is clamped, a cache entry beyond it ignored. */
+export const MAX_TOKEN_LIFETIME_S = 86_400;
+
+/** The largest time value a Date holds (ECMA-262 §21.4.1.1). */
+const MAX_DATE_MS = 8.64e15;
+
 export interface TokenKey {
   baseUrl: string;
   clientId: string;
@@ -103,6 +111,10 @@ function fnv1a(text: string): string {
   return hash.toString(16).padStart(16, '0');
 }
 
+/**
+ * An entry roster can use, or undefined: a corrupt or planted entry (an expiry no Date can hold, a lifetime
+ * roster never accepts) is ignored, removed and replaced, never a failure.
+ */
 function parseEntry(text: string): CacheEntry | undefined {
   try {
     const entry = JSON.parse(text) as CacheEntry;
@@ -111,7 +123,10 @@ function parseEntry(text: string): CacheEntry | undefined {
       typeof entry?.key?.baseUrl === 'string' &&
       typeof t?.accessToken === 'string' &&
       isBearerToken(t.accessToken) &&
-      typeof t.expiresAt === 'number';
+      typeof t.expiresIn === 'number' &&
+      t.expiresIn >= 1 &&
+      t.expiresIn <= MAX_TOKEN_LIFETIME_S &&
+      Math.abs(t.expiresAt) <= MAX_DATE_MS;
     return valid ? entry : undefined;
   } catch {
     return undefined;

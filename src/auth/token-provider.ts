@@ -1,7 +1,7 @@
 // The token strategy shared by every command: the cached token while it has at least a minute left,
 // one shared in-flight request for concurrent callers, and invalidation on a 401. It is the only code
 // that asks for client credentials, and it asks for them only when a new token is really needed.
-import type { CachedToken, TokenCache, TokenKey } from './token-cache.js';
+import { type CachedToken, MAX_TOKEN_LIFETIME_S, type TokenCache, type TokenKey } from './token-cache.js';
 
 export const EXPIRY_MARGIN_MS = 60_000;
 
@@ -54,10 +54,15 @@ export class TokenProvider {
     await this.cache.remove(source.key);
   }
 
-  /** Fresh while a margin is left: a minute, or a quarter of a short lifetime (so a 60 s token is used). */
+  /**
+   * Fresh while a margin is left: a minute, or a quarter of a short lifetime (so a 60 s token is used). An
+   * expiry further away than any lifetime roster accepts was not stored by roster (or the clock went back):
+   * not fresh, so it is replaced.
+   */
   isFresh(token: CachedToken): boolean {
     const lifetimeMs = Number.isFinite(token.expiresIn) ? token.expiresIn * 1000 : Number.POSITIVE_INFINITY;
-    return token.expiresAt - Math.min(EXPIRY_MARGIN_MS, lifetimeMs / 4) > this.now();
+    const left = token.expiresAt - this.now();
+    return left > Math.min(EXPIRY_MARGIN_MS, lifetimeMs / 4) && left <= MAX_TOKEN_LIFETIME_S * 1000;
   }
 
   private async fetchAndStore(source: TokenSource, id: string): Promise<CachedToken> {

@@ -39,6 +39,9 @@ Settings (a flag wins over its variable; a variable wins over the saved profile)
   ROSTER_CLIENT_AUTH     basic or post: how credentials reach the token endpoint (--client-auth)
   ROSTER_ONEROSTER       1.1 or 1.2 (--oneroster)
   ROSTER_TIMEOUT         seconds per HTTP request, default 30 (--timeout)
+  ROSTER_MAX_RESPONSE_SIZE
+                         largest HTTP answer read, as sent and unpacked: default 64M, 1K to 256M
+                         (--max-response-size); a larger answer is an error, never retried
 
 Terminal
   NO_COLOR               any value: no colour (also --no-color; colour is off for pipes anyway)

@@ -1,7 +1,7 @@
 // Sends planned rows with bounded concurrency, journaling each row before its request (in-flight) and after
 // it (sent, failed or in-doubt). Stops taking new rows on interrupt or on an error every later row would
 // meet too (credentials, permission, an unreachable server); rows already in flight always finish.
-import { ApiError, RosterError } from '../errors.js';
+import { ApiError, ForeignAnswerError, RosterError } from '../errors.js';
 import { invitationKey } from './invitation.js';
 import type { PlannedRow } from './invite-file.js';
 import { bodyHash, type Journal } from './journal.js';
@@ -119,9 +119,13 @@ export function classify(error: unknown): {
     };
   }
   if (error instanceof RosterError) {
+    // A cut connection concerns one row; an answer that is not the API's (a 303, a sign-in page) every row.
     if (error.code === 'outcome-unknown')
-      return { outcome: { state: 'in-doubt', reason: error.message }, stops: false };
-    // 'api': a refusal in a success envelope. Anything else (network, credentials, a refused redirect) never
+      return {
+        outcome: { state: 'in-doubt', reason: error.message },
+        stops: error instanceof ForeignAnswerError,
+      };
+    // 'api': a refusal in a success envelope. Anything else (network, credentials, a redirect) never
     // reached the service, since the client turns a request that may have arrived into outcome-unknown;
     // it would stop every later row too.
     return { outcome: { state: 'failed', reason: error.message }, stops: error.code !== 'api' };

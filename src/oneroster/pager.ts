@@ -1,9 +1,12 @@
 // Reads a OneRoster collection page by page, as real servers page: it follows `Link rel="next"` (only
-// below our own base URL), otherwise advances `offset` by the rows received; it trusts X-Total-Count when
-// sent; a short page is not the end while the total is not reached (servers clamp `limit` silently);
-// an empty page or a 204 is the end. A server that repeats a page or a next link stops the read with an
-// error instead of looping. When the total is known, the remaining pages are fetched with bounded
-// concurrency and handed over strictly in order, so at most `concurrency` pages are ever in memory.
+// below our own base URL), otherwise advances `offset` by the rows received; a short page is not the end
+// while X-Total-Count is not reached (servers clamp `limit` silently); an empty page or a 204 is the end.
+// X-Total-Count is a claim, not the end: the read goes on past it to the server's own last page (a Link
+// header without next, a short page, an empty one) and warns when it under-reported; pages that end before
+// it are an error once every record served was handed over. A server that repeats a page or a next link
+// stops the read with an error instead of looping. When the total is known, the pages up to it are fetched
+// with bounded concurrency and handed over strictly in order, so at most `concurrency` pages are ever in
+// memory.
 import type { IncomingHttpHeaders } from 'node:http';
 import { isRecord, parseJson } from '../api/errors.js';
 import { RosterError } from '../errors.js';
@@ -72,6 +75,8 @@ export class Pager {
   readonly repeatedIds: string[] = [];
   private readonly seen = new SeenIds();
   private warnedElsewhere = false;
+  /** The most records a page held so far: a page as long is full, not the last. */
+  private largestPage = 0;
 
   constructor(private readonly options: PagerOptions) {}
 
@@ -89,7 +94,7 @@ export class Pager {
       }
       requested.add(key);
       const page = await this.fetch(request.path, request.query);
-      if (page.records.length === 0) return;
+      if (page.records.length === 0) return this.ended(offset);
       if (page.body === previousBody)
         throw this.loopError(`it served the same page twice (offset ${offset})`);
       previousBody = page.body;
@@ -98,13 +103,18 @@ export class Pager {
       if (!options.all) return;
 
       const total = this.total;
-      if (total !== undefined && offset >= total) return;
+      // X-Total-Count is a claim: the read ends where the server's pages end, at or past it.
+      if (total !== undefined && offset >= total && this.lastPage(page, options.query.limit)) {
+        return this.ended(offset);
+      }
+      this.largestPage = Math.max(this.largestPage, page.records.length);
       const next = this.nextLink(page);
       if (first && total !== undefined && options.concurrency > 1 && offsetPaged(next, offset)) {
-        yield* this.parallel(offset, page.records.length, total);
-        return;
-      }
-      if (next) {
+        const resume = yield* this.parallel(offset, page.records.length, total);
+        if (resume === undefined) return;
+        offset = resume;
+        request = { path: options.path, query: buildQuery({ ...options.query, offset }) };
+      } else if (next) {
         request = { path: next.path, query: next.query };
       } else if (total === undefined && page.links.size > 0 && page.links.has('last')) {
         return; // a Link header that names the last page and no next one: this was it
@@ -114,8 +124,16 @@ export class Pager {
     }
   }
 
-  /** The remaining pages [offset, total) in steps of the page size the server actually served. */
-  private async *parallel(from: number, pageSize: number, total: number): AsyncGenerator<Page> {
+  /**
+   * The remaining pages from `from` up to the total, in steps of the page size the server actually
+   * served, `concurrency` at a time. Resolves with the offset to read on from when the last of them was
+   * full and not marked last (the total under-reported), else undefined (the end).
+   */
+  private async *parallel(
+    from: number,
+    pageSize: number,
+    total: number,
+  ): AsyncGenerator<Page, number | undefined> {
     const { options } = this;
     options.debug(
       `total ${total} known: fetching pages of ${pageSize} with concurrency ${options.concurrency}`,
@@ -136,26 +154,30 @@ export class Pager {
     let scheduled = from;
     const fill = () => {
       while (window.length < options.concurrency && scheduled < total) {
-        window.push(slot(scheduled, Math.min(pageSize, total - scheduled)));
+        window.push(slot(scheduled, pageSize));
         scheduled += pageSize;
       }
     };
     fill();
+    let reached = from;
     for (let head = window.shift(); head; head = window.shift()) {
       const page = this.parse(await head.result);
       const got = page.records.length;
       if (got === 0) {
-        options.warn(
-          `the server reported ${total} ${options.what} but served none from offset ${head.offset}; stopped there.`,
-        );
-        return;
+        this.ended(head.offset);
+        return undefined;
       }
       yield this.fresh(page, head.offset);
+      reached = head.offset + got;
       // A short page before the total: the server clamped this one; read the gap before moving on.
-      if (got < head.limit && head.offset + got < total)
-        window.unshift(slot(head.offset + got, head.limit - got));
+      if (got < head.limit && reached < this.claimed(total)) window.unshift(slot(reached, head.limit - got));
+      else if (window.length === 0 && scheduled >= total && this.lastPage(page, head.limit)) {
+        this.ended(reached);
+        return undefined;
+      }
       fill();
     }
+    return reached;
   }
 
   private async fetch(path: string, query: string): Promise<ParsedPage> {
@@ -214,6 +236,44 @@ export class Pager {
     }
     this.delivered += out.length;
     return { records: out, offset, ...(outTexts && { texts: outTexts }) };
+  }
+
+  /** The total as last reported, or the one given when none was. */
+  private claimed(fallback: number): number {
+    return this.total ?? fallback;
+  }
+
+  /**
+   * Whether a page the total says is the last one is the server's own last page too: its Link header has
+   * no next link, or it is shorter than asked and than the pages before it (a server that clamps `limit`
+   * serves every page shorter than asked).
+   */
+  private lastPage(page: ParsedPage, asked: number | undefined): boolean {
+    if (page.links.size > 0 && !page.links.has('next')) return true;
+    const full = Math.min(asked ?? Number.POSITIVE_INFINITY, this.largestPage || Number.POSITIVE_INFINITY);
+    return page.records.length < full;
+  }
+
+  /**
+   * The read reached the server's end at `offset`. Fewer records than its X-Total-Count claims: the output
+   * is incomplete, an error (after every record received was handed over). More: complete, a warning.
+   */
+  private ended(offset: number): void {
+    const { total } = this;
+    if (total === undefined || !this.options.all) return;
+    const start = this.options.query.offset ?? 0;
+    if (offset < total) {
+      throw new RosterError(
+        'unexpected',
+        `Reading ${this.options.what}: the server reported ${total} (X-Total-Count) but its pages ended at ${offset - start}${start ? ` (offset ${offset})` : ''}; the records written are incomplete.`,
+        'Run it again; if it keeps happening, report it to the vendor.',
+      );
+    }
+    if (offset > total) {
+      this.options.warn(
+        `the server reported ${total} ${this.options.what} (X-Total-Count) but served ${offset - start}; all were read, to the server's last page.`,
+      );
+    }
   }
 
   private nextLink(page: ParsedPage) {

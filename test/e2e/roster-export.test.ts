@@ -322,7 +322,8 @@ describe('roster roster export', () => {
     expect(again.stderr).toContain('Resuming the export started');
     for (const c of ['orgs', 'academicSessions', 'courses', 'classes', 'users'])
       expect(listed(c), c).toEqual([]);
-    expect(listed('enrollments').map((r) => r.rawQuery)).toEqual(['limit=1000', 'limit=962&offset=1000']);
+    // Parallel pages ask for a whole page: a short one is the server's own end, not only the total's.
+    expect(listed('enrollments').map((r) => r.rawQuery)).toEqual(['limit=1000', 'limit=1000&offset=1000']);
     checkExport(dir, '1.1', 'bulk');
   });
 

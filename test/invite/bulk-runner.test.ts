@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NetworkError } from '../../src/api/transport.js';
-import { ApiError, RosterError } from '../../src/errors.js';
+import { ApiError, ForeignAnswerError, RosterError } from '../../src/errors.js';
 import { classify, sendRows } from '../../src/invite/bulk-runner.js';
 import { invitationKey } from '../../src/invite/invitation.js';
 import type { PlannedRow } from '../../src/invite/invite-file.js';
@@ -43,6 +43,8 @@ describe('classify', () => {
     [new ApiError('auth', 401, 'nope'), 'failed', true],
     [new ApiError('forbidden', 403, 'nope'), 'failed', true],
     [new RosterError('outcome-unknown', 'maybe'), 'in-doubt', false],
+    [new ForeignAnswerError('outcome-unknown', 'a sign-in page'), 'in-doubt', true],
+    [new ForeignAnswerError('unexpected', 'redirected'), 'failed', true],
     [new NetworkError('refused', false, 'ECONNREFUSED'), 'failed', true],
     [new RosterError('api', 'success=false'), 'failed', false],
     [new TypeError('bug'), 'in-doubt', true],

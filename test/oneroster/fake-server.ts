@@ -7,8 +7,11 @@ export const PATH = '/ims/oneroster/v1p1/students';
 export interface FakeOptions {
   /** Silently clamp limit. */
   cap?: number;
-  link?: 'angle' | 'bare' | 'relative' | 'none' | 'foreign' | 'self' | 'cursor';
+  /** 'last': a next link while there are more, and a last link on every page. */
+  link?: 'angle' | 'bare' | 'relative' | 'none' | 'foreign' | 'self' | 'cursor' | 'last';
   total?: boolean;
+  /** X-Total-Count as claimed, whatever the data holds (a server whose totals lie). */
+  claimedTotal?: number;
   /** Answer an empty page with 204. */
   empty204?: boolean;
   /** Serve the first page whatever the offset. */
@@ -50,7 +53,7 @@ export function fakeServer(n: number, options: FakeOptions = {}): Fake {
     const size = Math.min(limit, options.cap ?? Number.POSITIVE_INFINITY);
     const rows = data.slice(offset, offset + size);
     const headers: Record<string, string> = {};
-    if (options.total !== false) headers['x-total-count'] = String(data.length);
+    if (options.total !== false) headers['x-total-count'] = String(options.claimedTotal ?? data.length);
     const next = offset + size < data.length ? offset + size : undefined;
     const url = `${BASE}${path}?${query}`;
     const nextQuery = () => {
@@ -71,6 +74,10 @@ export function fakeServer(n: number, options: FakeOptions = {}): Fake {
                 ? `${BASE}${path}?cursor=${next}&limit=${limit}`
                 : `${BASE}${path}?${nextQuery()}`;
       headers.link = link === 'bare' ? `${target}; rel="next"` : `<${target}>; rel="next"`;
+    }
+    if (link === 'last') {
+      const last = `<${BASE}${path}?limit=${limit}&offset=${Math.max(0, Math.ceil(data.length / size) - 1) * size}>; rel="last"`;
+      headers.link = headers.link ? `${headers.link}, ${last}` : last;
     }
     if (rows.length === 0 && options.empty204) return { status: 204, headers, body: '', url };
     return { status: 200, headers, body: JSON.stringify({ users: rows }), url };

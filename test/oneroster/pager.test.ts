@@ -12,6 +12,8 @@ interface Run {
   warnings: string[];
   queries: string[];
   inFlightMax: number;
+  /** The error the read ended with, after the records it handed over. */
+  error?: unknown;
 }
 
 async function readAll(
@@ -35,10 +37,17 @@ async function readAll(
     ...options,
   });
   const ids: string[] = [];
-  for await (const page of pager.pages()) {
-    for (const record of page.records) ids.push((record as { sourcedId: string }).sourcedId);
-  }
-  return { ids, pager, warnings, queries: fake.queries, inFlightMax: fake.inFlightMax };
+  const read = async () => {
+    for await (const page of pager.pages()) {
+      for (const record of page.records) ids.push((record as { sourcedId: string }).sourcedId);
+    }
+  };
+  const error = await read().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (error !== undefined && !server.claimedTotal) throw error;
+  return { ids, pager, warnings, queries: fake.queries, inFlightMax: fake.inFlightMax, error };
 }
 
 const expected = (n: number) => Array.from({ length: n }, (_, i) => `stu-${i}`);
@@ -72,10 +81,58 @@ describe('sequential paging', () => {
     expect(run.queries.at(-1)).toBe('limit=1000&offset=2345');
   });
 
-  it('stops at X-Total-Count without asking for an empty page', async () => {
-    const run = await readAll(300, { link: 'none' });
-    expect(run.queries).toEqual(['limit=100', 'limit=100&offset=100', 'limit=100&offset=200']);
+  it('stops at X-Total-Count without asking for an empty page when a short page or the Link header ends it', async () => {
+    expect((await readAll(250, { link: 'none' })).queries).toEqual([
+      'limit=100',
+      'limit=100&offset=100',
+      'limit=100&offset=200',
+    ]);
+    expect((await readAll(300, { link: 'last' })).queries).toEqual([
+      'limit=100',
+      'limit=100&offset=100',
+      'limit=100&offset=200',
+    ]);
   });
+
+  it('asks once more at X-Total-Count when the last page was full and nothing marks it last', async () => {
+    const run = await readAll(300, { link: 'none' });
+    expect(run.ids).toEqual(expected(300));
+    expect(run.queries).toEqual([
+      'limit=100',
+      'limit=100&offset=100',
+      'limit=100&offset=200',
+      'limit=100&offset=300',
+    ]);
+    expect(run.warnings).toEqual([]);
+  });
+
+  it.each([1, 4])(
+    "reads past an X-Total-Count that under-reports, to the server's end, and warns (concurrency %i)",
+    async (concurrency) => {
+      for (const link of ['none', 'angle', 'last'] as const) {
+        const run = await readAll(300, { link, claimedTotal: 150 }, { concurrency });
+        expect(run.ids, link).toEqual(expected(300));
+        expect(run.warnings).toEqual([
+          "the server reported 150 students (X-Total-Count) but served 300; all were read, to the server's last page.",
+        ]);
+      }
+    },
+  );
+
+  it.each([1, 4])(
+    'an X-Total-Count that over-reports is an error after every record served (concurrency %i)',
+    async (concurrency) => {
+      for (const link of ['none', 'angle', 'last'] as const) {
+        const { ids, error } = await readAll(150, { link, claimedTotal: 300 }, { concurrency });
+        expect(ids, link).toEqual(expected(150));
+        expect(error).toBeInstanceOf(RosterError);
+        expect((error as RosterError).code).toBe('unexpected');
+        expect((error as RosterError).message).toBe(
+          'Reading students: the server reported 300 (X-Total-Count) but its pages ended at 150; the records written are incomplete.',
+        );
+      }
+    },
+  );
 
   it('reads nothing from an empty collection, with 200 or 204', async () => {
     expect((await readAll(0)).ids).toEqual([]);
@@ -180,7 +237,7 @@ describe('parallel pages when the total is known', () => {
     expect(run.ids).toEqual(expected(5000));
     expect(run.inFlightMax).toBeGreaterThan(1);
     expect(run.inFlightMax).toBeLessThanOrEqual(4);
-    expect(run.queries).toHaveLength(50);
+    expect(run.queries).toHaveLength(51); // and one past the total: the fake marks no page as the last
   });
 
   it('steps by the clamped page size and fills the gap of a page clamped later', async () => {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Profile } from '../../src/auth/config.js';
 import { endpointPath, Session } from '../../src/session.js';
-import { DEFAULT_TIMEOUT_MS, type Settings } from '../../src/settings.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS, type Settings } from '../../src/settings.js';
 import { fakeContext } from '../helpers/context.js';
 
 const BASE = 'https://api.example/v1';
@@ -18,6 +18,7 @@ function settings(over: Partial<Settings> = {}, profile: Profile = {}): Settings
     clientAuth: 'basic',
     oneroster: '1.1',
     timeoutMs: DEFAULT_TIMEOUT_MS,
+    maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
     ...over,
   };
 }
