@@ -2,11 +2,12 @@
 // Entry point: the bundled CLI lives in dist/ (built by `npm install` via the prepare script).
 // Scripts probe for the tool with `roster --version`: it is answered here, before any of dist/ loads, and
 // written straight to the file descriptor (creating process.stdout costs more than the rest of the answer).
-import { createRequire } from 'node:module';
+import nodeModule, { createRequire } from 'node:module';
 
 // Not `import … from 'node:fs'`: an ES import of a built-in builds a facade that reads every export, and
 // node:fs's ReadStream getter loads all of node:stream (~2 ms that `--version` never needs).
-const { readFileSync, writeSync } = createRequire(import.meta.url)('node:fs');
+const require = createRequire(import.meta.url);
+const { lstatSync, mkdirSync, readFileSync, writeSync } = require('node:fs');
 
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
@@ -17,6 +18,46 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
     // stdout closed early (`roster --version | true`): nothing to report
   }
 } else {
+  enableCompileCache();
   const { run } = await import('../dist/cli.js');
   process.exitCode = await run(argv);
+}
+
+/**
+ * Node ≥ 22.1 can keep V8's compiled code of dist/ on disk, so later runs skip parsing and compiling it.
+ * The cache is code that runs, so it lives in roster's cache folder (src/paths.ts: <cacheDir>/compile),
+ * created 0700, and is used only if that folder and its parent are ours and nobody else can write to them.
+ * Skipped silently on older Node, where the folder cannot be made, and when NODE_COMPILE_CACHE or
+ * NODE_DISABLE_COMPILE_CACHE leaves the choice to Node.
+ */
+function enableCompileCache() {
+  const env = process.env;
+  if (typeof nodeModule.enableCompileCache !== 'function') return;
+  if (env.NODE_COMPILE_CACHE || env.NODE_DISABLE_COMPILE_CACHE) return;
+  try {
+    const { join } = require('node:path');
+    const home = env.HOME || require('node:os').homedir();
+    // The cacheDir of resolvePaths() in src/paths.ts.
+    const xdgCache =
+      env.XDG_CACHE_HOME || join(home, process.platform === 'darwin' ? 'Library/Caches' : '.cache');
+    const cacheDir =
+      process.platform === 'win32'
+        ? join(env.LOCALAPPDATA || join(home, 'AppData', 'Local'), 'roster', 'cache')
+        : join(xdgCache, 'roster');
+    const dir = join(cacheDir, 'compile');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const ours = (path) => {
+      const stat = lstatSync(path);
+      return stat.isDirectory() && stat.uid === process.getuid() && (stat.mode & 0o022) === 0;
+    };
+    if (process.platform !== 'win32' && !(ours(cacheDir) && ours(dir))) return;
+    const umask = process.umask(0o077); // the per-version folder Node makes in it is then 0700 too
+    try {
+      nodeModule.enableCompileCache(dir);
+    } finally {
+      process.umask(umask);
+    }
+  } catch {
+    // no cache: the program runs as it would on Node 20
+  }
 }

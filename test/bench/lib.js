@@ -54,11 +54,11 @@ export function medianMs(command, args, env, runs) {
 }
 
 /**
- * Median wall times in ms of several commands measured in interleaved rounds (one run of each per round,
- * after one warm-up round), so a machine that gets busier or quieter mid-run shifts them all alike.
- * `commands` maps a label to [command, args, env].
+ * Wall times in ms of several commands measured in interleaved rounds (one run of each per round, after one
+ * warm-up round), so a machine that gets busier or quieter mid-run shifts them all alike.
+ * `commands` maps a label to [command, args, env]; the result maps it to its times, round by round.
  */
-export function interleavedMedians(commands, runs) {
+export function interleavedTimes(commands, runs) {
   const times = Object.fromEntries(Object.keys(commands).map((label) => [label, []]));
   for (let i = 0; i <= runs; i++) {
     for (const [label, [command, args, env]] of Object.entries(commands)) {
@@ -71,8 +71,7 @@ export function interleavedMedians(commands, runs) {
       if (i > 0) times[label].push(ms);
     }
   }
-  const median = (list) => list.sort((a, b) => a - b)[Math.floor(list.length / 2)];
-  return Object.fromEntries(Object.entries(times).map(([label, list]) => [label, median(list)]));
+  return times;
 }
 
 export function row(label, ms, baselineMs, goal) {

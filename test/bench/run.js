@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const BENCHMARKS = {
-  startup: 'start-up of --version, --help, token and attendance check against node -e 0 (~1 min)',
+  startup: 'start-up of --version, --help, token and attendance check against node -e 0, per Node (~1–3 min)',
   export: 'roster students --all --ndjson: memory, records/s, parallel pages against a curl loop (~1–2 min)',
   bulk: 'invite send --file of 1,000 rows at 50 ms latency against the ideal (~30 s)',
 };

@@ -1,11 +1,43 @@
-// Start-up benchmark: median wall time of roster commands against `node -e 0` (and curl for the
-// attendance request), measured in the same run, in interleaved rounds, because absolute times drift on
-// shared machines.
-// Run: npm run build && node test/bench/startup.js [runs]
+// Start-up benchmark: wall time of roster commands against `node -e 0` of the same Node, on each Node
+// available (and curl for the attendance request), in interleaved rounds (every command on every Node once
+// per round), because absolute times drift on shared machines. A ratio is the median over rounds; the range
+// after it is the 25th–75th percentile of the per-round ratios.
+// Nodes: the one running this script, plus ROSTER_BENCH_NODES (Node binaries, separated by ':') or, without
+// it, the Node 22 and 24 that .ci/run installs (under ROSTER_CI_NODES or <cache>/roster-ci).
+// Run: npm run build && node test/bench/startup.js [rounds]
 import { execFileSync } from 'node:child_process';
-import { benchEnv, interleavedMedians, ROSTER, row, startSandbox } from './lib.js';
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { benchEnv, interleavedTimes, ROSTER, startSandbox } from './lib.js';
 
-const runs = Number(process.argv[2] ?? 25);
+const rounds = Number(process.argv[2] ?? 20);
+const GOALS = { version: 1.3, token: 1.6, attendance: 2.0 };
+const LABELS = {
+  node: 'node -e 0 (baseline)',
+  version: 'roster --version',
+  help: 'roster --help',
+  token: 'roster token (cached)',
+  attendance: 'roster attendance check (cached token)',
+};
+
+function otherNodes() {
+  if (process.env.ROSTER_BENCH_NODES) return process.env.ROSTER_BENCH_NODES.split(delimiter).filter(Boolean);
+  const cache = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  const ci = process.env.ROSTER_CI_NODES || join(cache, 'roster-ci');
+  return [22, 24].map((major) =>
+    join(ci, `node${major}`, 'node_modules', `node-linux-${process.arch}`, 'bin', 'node'),
+  );
+}
+
+/** Each Node once (by version), the one running this first. */
+const nodes = new Map([[process.version, process.execPath]]);
+for (const path of otherNodes()) {
+  if (!existsSync(path)) continue;
+  const version = execFileSync(path, ['--version'], { encoding: 'utf8' }).trim();
+  if (!nodes.has(version)) nodes.set(version, path);
+}
+
 const sandbox = await startSandbox();
 try {
   const env = benchEnv({
@@ -17,30 +49,62 @@ try {
   const token = JSON.parse(
     execFileSync(process.execPath, [ROSTER, 'token', '--json'], { env, encoding: 'utf8' }),
   ).access_token;
-  const roster = (...args) => [process.execPath, [ROSTER, ...args], env];
-  const t = interleavedMedians(
-    {
-      node: [process.execPath, ['-e', '0'], env],
-      version: roster('--version'),
-      help: roster('--help'),
-      token: roster('token'),
-      attendance: roster('attendance', 'check'),
-      curl: [
-        'curl',
-        ['-sf', '-H', `Authorization: Bearer ${token}`, `${sandbox.baseUrl}/attendance/status`],
-        env,
-      ],
-    },
-    runs,
-  );
+  const commands = {
+    curl: [
+      'curl',
+      ['-sf', '-H', `Authorization: Bearer ${token}`, `${sandbox.baseUrl}/attendance/status`],
+      env,
+    ],
+  };
+  for (const [version, node] of nodes) {
+    const roster = (...args) => [node, [ROSTER, ...args], env];
+    commands[`${version} node`] = [node, ['-e', '0'], env];
+    commands[`${version} version`] = roster('--version');
+    commands[`${version} help`] = roster('--help');
+    commands[`${version} token`] = roster('token');
+    commands[`${version} attendance`] = roster('attendance', 'check');
+  }
+  const times = interleavedTimes(commands, rounds);
 
-  console.log(`Start-up, median of ${runs} interleaved runs (node ${process.version})`);
-  console.log(row('node -e 0 (baseline)', t.node, t.node));
-  console.log(row('roster --version', t.version, t.node, 1.3));
-  console.log(row('roster --help', t.help, t.node));
-  console.log(row('roster token (cached)', t.token, t.node, 1.6));
-  console.log(row('roster attendance check (cached token)', t.attendance, t.node, 2.0));
-  console.log(row('curl, the same attendance request', t.curl, t.node));
+  const quantile = (list, q) => [...list].sort((a, b) => a - b)[Math.floor((list.length - 1) * q)];
+  /** "1.26× (1.22–1.31)": the median of per-round ratios to the same Node's `node -e 0`, and its IQR. */
+  const ratio = (label, version) => {
+    const base = times[`${version} node`];
+    const ratios = times[label].map((ms, i) => ms / base[i]);
+    const fmt = (x) => x.toFixed(2);
+    return {
+      median: quantile(ratios, 0.5),
+      text: `${fmt(quantile(ratios, 0.5))}× (${fmt(quantile(ratios, 0.25))}–${fmt(quantile(ratios, 0.75))})`,
+    };
+  };
+  const versions = [...nodes.keys()];
+  const cell = (text) => text.padEnd(26);
+  console.log(
+    `Start-up, ${rounds} interleaved rounds: median ms, and the ratio to \`node -e 0\` of the same Node ` +
+      '(median of per-round ratios, 25th–75th percentile)',
+  );
+  console.log(`${''.padEnd(40)}${versions.map(cell).join('')}goal`);
+  const missed = [];
+  for (const [key, label] of Object.entries(LABELS)) {
+    const cells = versions.map((version) => {
+      const ms = quantile(times[`${version} ${key}`], 0.5);
+      if (key === 'node') return cell(`${ms.toFixed(1)} ms`);
+      const r = ratio(`${version} ${key}`, version);
+      if (GOALS[key] && r.median > GOALS[key]) missed.push(`${label} on ${version}`);
+      return cell(`${ms.toFixed(0)} ms ${r.text}`);
+    });
+    console.log(`${label.padEnd(40)}${cells.join('')}${GOALS[key] ? `≤ ${GOALS[key]}×` : ''}`);
+  }
+  const curl = versions.map((version) =>
+    cell(`${quantile(times.curl, 0.5).toFixed(0)} ms ${ratio('curl', version).text}`),
+  );
+  console.log(`${'curl, the same attendance request'.padEnd(40)}${curl.join('')}`);
+  if (missed.length > 0) console.log(`Goals not met: ${missed.join('; ')}`);
+  if (nodes.size === 1) {
+    console.log(
+      'Only one Node found: set ROSTER_BENCH_NODES, or run .ci/run once to install Node 22 and 24.',
+    );
+  }
 } finally {
   sandbox.stop();
 }

@@ -36,6 +36,9 @@ export function cliEnv(home: string, env: Record<string, string | undefined> = {
   return base;
 }
 
+/** Where a run on Node ≥ 22.1 keeps compiled code (bin/roster.js), whatever the command: code, not data. */
+export const compileCacheDir = (home: string) => join(home, '.cache', 'roster', 'compile');
+
 /** Starts the CLI and returns the process (to signal it) and its result when it ends. */
 export function startCli(
   args: string[],

@@ -1,5 +1,5 @@
 // Contract: what the sandbox serves validates against the official OneRoster OpenAPI definitions in
-// ../shared/reference/oneroster/ — every GET path of the rostering service that the sandbox implements, for
+// test/fixtures/oneroster/ (provenance in its README) — every GET path of the rostering service that the sandbox implements, for
 // 1.1 and 1.2, with the 200 schema the definition gives that path (and 1.2 error schemas for errors).
 // A small JSON-schema subset validator keeps this free of dependencies.
 import { readFileSync } from 'node:fs';
@@ -16,7 +16,7 @@ interface OpenApi {
   components: { schemas: Record<string, Schema> };
 }
 
-const REF_DIR = new URL('../../../shared/reference/oneroster/', import.meta.url);
+const REF_DIR = new URL('../fixtures/oneroster/', import.meta.url);
 const load = (file: string): OpenApi => JSON.parse(readFileSync(new URL(file, REF_DIR), 'utf8')) as OpenApi;
 const SPECS = {
   '1.1': load('oneroster-v1p1-openapi3-strongmind-derived.json'),

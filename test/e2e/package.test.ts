@@ -1,0 +1,119 @@
+// Installable as a package: `npm pack` makes a tarball of only what runs, `npm install -g` puts it in a
+// clean prefix (dependencies from the npm cache, or the registry when missing there), and the installed
+// `roster` works from any folder, on the Node under test (first on PATH, as for a user).
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CliResult, cliEnv } from '../helpers/cli.js';
+import { tempDir } from '../helpers/context.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+const PATH = `${dirname(process.execPath)}:${process.env.PATH}`;
+
+let prefix: string;
+let packed: { files: { path: string }[]; filename: string; size: number };
+
+/** npm with its own cache and settings, and the Node under test first on PATH. */
+function npm(args: string[], cwd: string): string {
+  return execFileSync('npm', args, { cwd, env: { ...process.env, PATH }, encoding: 'utf8' });
+}
+
+/** Runs the installed roster from a folder that is not the checkout. */
+function installed(args: string[], home: string, env: Record<string, string> = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(join(prefix, 'bin', 'roster'), args, {
+      cwd: tempDir(),
+      env: cliEnv(home, { PATH, ...env }),
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+beforeAll(() => {
+  const work = tempDir();
+  // --ignore-scripts: `prepare` would rebuild dist/ under the other tests' feet (the suite built it).
+  [packed] = JSON.parse(npm(['pack', '--ignore-scripts', '--json', '--pack-destination', work], ROOT));
+  prefix = join(work, 'prefix');
+  npm(
+    [
+      'install',
+      '--global',
+      '--prefix',
+      prefix,
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      '--loglevel=error',
+      join(work, packed.filename),
+    ],
+    work,
+  );
+}, 180_000);
+
+describe('the npm package', () => {
+  it('holds only what runs: bin, dist (no demo, no source maps), README and package.json', () => {
+    const files = packed.files.map((f) => f.path).sort();
+    expect(files).toContain('bin/roster.js');
+    expect(files).toContain('dist/cli.js');
+    expect(files).toContain('README.md');
+    expect(files).toContain('package.json');
+    const chunks = readdirSync(join(ROOT, 'dist', 'chunks')).map((name) => `dist/chunks/${name}`);
+    expect(files).toEqual(['README.md', 'bin/roster.js', ...chunks, 'dist/cli.js', 'package.json'].sort());
+    expect(files.filter((f) => /\.map$|\.ts$|^test\/|^src\/|demo/.test(f))).toEqual([]);
+  });
+
+  it('installs into a clean prefix and answers --version and --help from another folder', async () => {
+    const home = tempDir();
+    const v = await installed(['--version'], home);
+    expect(v).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+    const help = await installed(['--help'], home);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: roster /);
+    expect(help.stderr).toBe('');
+  });
+
+  describe('runs its own sandbox and talks to it', () => {
+    let sandbox: ChildProcess;
+    let baseUrl: string;
+    beforeAll(async () => {
+      sandbox = spawn(join(prefix, 'bin', 'roster'), ['sandbox', '--port', '0', '--quiet'], {
+        cwd: tempDir(),
+        env: cliEnv(tempDir(), { PATH }),
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      baseUrl = await new Promise((resolve, reject) => {
+        let out = '';
+        sandbox.stdout?.on('data', (chunk) => {
+          out += chunk;
+          const match = /Sandbox listening on (\S+)/.exec(out);
+          if (match?.[1]) resolve(match[1]);
+        });
+        sandbox.on('exit', (code) => reject(new Error(`the installed sandbox exited with ${code}`)));
+      });
+    });
+    afterAll(() => {
+      sandbox.kill('SIGINT');
+    });
+
+    it('roster attendance check against it', async () => {
+      const run = await installed(['attendance', 'check', '--json'], tempDir(), {
+        ROSTER_BASE_URL: baseUrl,
+        ROSTER_CLIENT_ID: 'demo-allowed',
+        ROSTER_CLIENT_SECRET: 'riverside-secret-2024',
+      });
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(JSON.parse(run.stdout)).toEqual({
+        success: true,
+        clientLabel: 'Riverside Unified School District',
+      });
+    });
+  });
+});
