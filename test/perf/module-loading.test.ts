@@ -150,4 +150,22 @@ describe('commands that need no network load no HTTP library', () => {
       expect((await traced(args, credentials(), fresh)).loaded).not.toContain('builtin:crypto');
     }
   });
+
+  it('csv-parse loads only when invite send reads a file', async () => {
+    const csvParse = (loaded: string[]) =>
+      loaded.filter(
+        (url) =>
+          url.includes('/dist/chunks/') &&
+          readFileSync(new URL(url), 'utf8').includes('Invalid Closing Quote'),
+      );
+    const send = ['invite', 'send', '--school-id', 's1', '--sent-by-user-id', 'u1', '--dry-run'];
+    const one = await traced([...send, '--email', 'a@example.org'], credentials());
+    expect(one.code).toBe(0);
+    expect(csvParse(one.loaded)).toEqual([]);
+    const file = join(home, 'invites.csv');
+    writeFileSync(file, 'email\r\na@example.org\r\n');
+    const many = await traced([...send, '--file', file], credentials());
+    expect(many.code).toBe(0);
+    expect(csvParse(many.loaded)).toHaveLength(1);
+  });
 });
