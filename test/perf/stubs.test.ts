@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import * as cacheStub from '../../src/stubs/cacheable-request.js';
 import http2Stub from '../../src/stubs/http2-wrapper.js';
 import { LazyListFormat } from '../../src/stubs/lazy-list-format.js';
 import { randomUUID } from '../../src/stubs/request-id.js';
@@ -76,5 +77,15 @@ describe('stand-ins still match what they replace', () => {
       ['core/diagnostics-channel.js', '{ randomUUID }'],
     ]);
     expect(randomUUID()).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+  it('cacheable-request: got imports its default and CacheError, and builds it only for its `cache` option', () => {
+    const imports = importsOf('cacheable-request');
+    expect(imports.map(({ file, clause }) => [file, clause])).toEqual([
+      ['core/index.js', 'CacheableRequest, { CacheError as CacheableCacheError, }'],
+    ]);
+    expect(Object.keys(cacheStub).sort()).toEqual(['CacheError', 'default']);
+    expect(imports[0]?.text).toContain(
+      'const function_ = options.cache ? this._createCacheableRequest : request;',
+    );
   });
 });
