@@ -1,12 +1,12 @@
 // Everything a command needs to talk to the API, built from Settings: the token provider (with the
 // right token endpoint per purpose), the transport and the resource client. Built on first use, so
 // commands that fail validation never touch the keychain or the network.
+import { createHash } from 'node:crypto';
 import { ApiClient, type Authenticator } from './api/client.js';
 import { requestToken, TOKEN_ENDPOINTS } from './api/oauth.js';
 import { createGotTransport, type Transport } from './api/transport.js';
 import type { TokenPurpose } from './auth/config.js';
 import { loadCredentials } from './auth/credentials.js';
-import { sha256Hex } from './auth/sha256.js';
 import { type CachedToken, TokenCache } from './auth/token-cache.js';
 import { TokenProvider, type TokenSource } from './auth/token-provider.js';
 import type { Context } from './context.js';
@@ -127,8 +127,8 @@ export class Session implements Authenticator {
 }
 
 function fingerprint(clientId: string, secret: string): string {
-  // SHA-256 in JS: node:crypto would cost every cached-token run more start-up time than the rest of it.
-  return sha256Hex(`roster-token-cache\0${clientId}\0${secret}`).slice(0, 12);
+  // node:crypto loads on this first use (esbuild.config.mjs), so only runs with environment credentials pay for it.
+  return createHash('sha256').update(`roster-token-cache\0${clientId}\0${secret}`).digest('hex').slice(0, 12);
 }
 
 export function endpointPath(endpoint: string): string {

@@ -1,6 +1,11 @@
-// RFC 4180 CSV reading with line numbers, for invitation files exported from spreadsheets: a UTF-8 BOM,
-// CRLF or LF line ends, quoted fields holding commas, doubled quotes and line breaks, blank lines skipped.
-// Problems are collected, not thrown, so the whole file can be reported at once.
+// Invitation files exported from spreadsheets, read with csv-parse (RFC 4180: a UTF-8 BOM, CRLF, LF or
+// CR line ends, quoted fields holding commas, doubled quotes and line breaks; blank lines skipped). What is
+// ours: the line each record starts on, counted from the bytes (csv-parse's own count is where a record
+// ends, and counts a CRLF inside quotes twice), and going on after broken quoting so the whole file is
+// reported at once: a broken record is reported on its first line and reading resumes on the line after
+// the one where it broke. Column counts are checked against the header by the caller (invite-file.ts).
+import type { CsvError, Options } from 'csv-parse/sync';
+import { csvCell } from '../output/csv.js';
 
 export interface CsvRecord {
   /** 1-based line of the file where the record starts. */
@@ -18,78 +23,99 @@ export interface CsvParse {
   problems: CsvProblem[];
 }
 
-export function parseCsv(input: string): CsvParse {
-  const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
+const CR = 13;
+const LF = 10;
+
+export async function parseCsv(input: string): Promise<CsvParse> {
+  // Loaded on first use: only `invite send --file` reads a CSV.
+  const { parse, CsvError } = await import('csv-parse/sync');
+  const bytes = Buffer.from(input, 'utf8');
+  const lineAt = lineFinder(bytes);
   const records: CsvRecord[] = [];
   const problems: CsvProblem[] = [];
-  let line = 1;
-  let i = 0;
-
-  while (i < text.length) {
-    const start = line;
-    const fields: string[] = [];
-    let broken: string | undefined;
-    // One record: fields until an unquoted line end or the end of the text.
-    for (;;) {
-      let value = '';
-      if (text[i] === '"') {
-        i++;
-        let closed = false;
-        while (i < text.length) {
-          const ch = text[i]!;
-          if (ch === '"') {
-            if (text[i + 1] === '"') {
-              value += '"';
-              i += 2;
-              continue;
-            }
-            i++;
-            closed = true;
-            break;
-          }
-          // A line break inside quotes moves the line count as one outside does: CRLF, LF or a lone CR.
-          if (ch === '\n' || (ch === '\r' && text[i + 1] !== '\n')) line++;
-          value += ch;
-          i++;
-        }
-        if (!closed) {
-          broken ??= `a quoted field opened on line ${start} is never closed`;
-        } else if (i < text.length && text[i] !== ',' && text[i] !== '\r' && text[i] !== '\n') {
-          broken ??= 'text after a closing quote (write a quote inside a quoted field as "")';
-          while (i < text.length && text[i] !== ',' && text[i] !== '\r' && text[i] !== '\n') i++;
-        }
-      } else {
-        while (i < text.length && text[i] !== ',' && text[i] !== '\r' && text[i] !== '\n') {
-          if (text[i] === '"') broken ??= 'a quote inside an unquoted field (quote the whole field)';
-          value += text[i];
-          i++;
-        }
-      }
-      fields.push(value);
-      if (text[i] === ',') {
-        i++;
-        continue;
-      }
+  let from = 0;
+  while (from < bytes.length) {
+    const offset = from;
+    let end = from; // where the last record read ended
+    const options: Options = {
+      bom: offset === 0,
+      record_delimiter: ['\r\n', '\n', '\r'],
+      skip_empty_lines: true,
+      relax_column_count: true,
+      raw: true,
+      // With `raw` on, csv-parse hands on_record { record, raw } (its typings say the record alone).
+      on_record: (read: string[] | { record: string[] }, info) => {
+        const fields = Array.isArray(read) ? read : read.record;
+        const start = skipLineEnds(bytes, end);
+        end = offset + info.bytes;
+        // A line holding only "" is as blank as an empty one.
+        if (!(fields.length === 1 && fields[0] === '')) records.push({ line: lineAt(start), fields });
+        return null;
+      },
+    };
+    try {
+      parse(bytes.subarray(offset), options);
       break;
+    } catch (error) {
+      if (!(error instanceof CsvError)) throw error;
+      const start = skipLineEnds(bytes, end);
+      problems.push({ line: lineAt(start), reason: reasonOf(error, lineAt(start)) });
+      // `raw` holds the record up to the character where it broke (after any blank lines before it).
+      const raw = typeof error.raw === 'string' ? error.raw.replace(/^[\r\n]+/, '') : '';
+      const broke = start + Buffer.byteLength(raw) - 1;
+      from = nextLine(bytes, Math.max(start, broke));
     }
-    // The record's line end: CRLF, LF or a lone CR.
-    if (text[i] === '\r') i++;
-    if (text[i] === '\n') i++;
-    line++;
-
-    const blank = fields.length === 1 && fields[0] === '' && broken === undefined;
-    if (blank) continue;
-    if (broken !== undefined) problems.push({ line: start, reason: broken });
-    else records.push({ line: start, fields });
   }
   return { records, problems };
 }
 
-/** One CSV field, quoted when it needs to be. */
-export function csvField(value: string): string {
-  return /[",\r\n]/.test(value) || /^\s|\s$/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+function reasonOf(error: CsvError, line: number): string {
+  switch (error.code) {
+    case 'CSV_INVALID_CLOSING_QUOTE':
+      return 'text after a closing quote (write a quote inside a quoted field as "")';
+    case 'INVALID_OPENING_QUOTE':
+      return 'a quote inside an unquoted field (quote the whole field)';
+    case 'CSV_QUOTE_NOT_CLOSED':
+      return `a quoted field opened on line ${line} is never closed`;
+    default:
+      return error.message;
+  }
 }
 
-export function csvLine(values: string[]): string {
-  return `${values.map(csvField).join(',')}\r\n`;
+/** The 1-based line of a byte offset; CRLF, LF and a lone CR each end a line. */
+function lineFinder(bytes: Buffer): (offset: number) => number {
+  const starts = [0];
+  for (let i = 0; i < bytes.length; i++) {
+    if (bytes[i] === CR && bytes[i + 1] === LF) i++;
+    if (bytes[i] === CR || bytes[i] === LF) starts.push(i + 1);
+  }
+  return (offset) => {
+    let low = 0;
+    let high = starts.length - 1;
+    while (low < high) {
+      const mid = (low + high + 1) >> 1;
+      if ((starts[mid] as number) <= offset) low = mid;
+      else high = mid - 1;
+    }
+    return low + 1;
+  };
+}
+
+function skipLineEnds(bytes: Buffer, at: number): number {
+  let i = at;
+  while (bytes[i] === CR || bytes[i] === LF) i++;
+  return i;
+}
+
+/** The offset of the line after the one holding `at`. */
+function nextLine(bytes: Buffer, at: number): number {
+  let i = at;
+  while (i < bytes.length && bytes[i] !== CR && bytes[i] !== LF) i++;
+  if (bytes[i] === CR && bytes[i + 1] === LF) i++;
+  return i + 1;
+}
+
+/** One row of a CSV written for spreadsheets (CRLF line ends), fed back with `--file`. */
+export function csvLine(values: readonly string[]): string {
+  return `${values.map(csvCell).join(',')}\r\n`;
 }

@@ -36,8 +36,8 @@ const FIELD_BY_HEADER = new Map<string, FieldName>([
  * `fill` holds the per-run values (flags, profile default, built-in defaults): they stand in for a column the
  * file lacks and for an empty cell. A value in the file wins over the flag.
  */
-export function readInviteFile(text: string, fill: InvitationDraft): InviteFile {
-  const { records, problems: syntax } = parseCsv(text);
+export async function readInviteFile(text: string, fill: InvitationDraft): Promise<InviteFile> {
+  const { records, problems: syntax } = await parseCsv(text);
   const problems: RowProblem[] = [...syntax];
   const [header, ...rows] = records;
   if (!header) return { ok: false, problems: [...problems, { line: 1, reason: 'the file is empty' }] };

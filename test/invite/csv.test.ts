@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { csvLine, parseCsv } from '../../src/invite/csv.js';
 
 describe('parseCsv', () => {
-  it('strips a UTF-8 BOM and reads CRLF, LF and lone CR line ends', () => {
-    const { records, problems } = parseCsv('\ufeffa,b\r\n1,2\n3,4\r5,6');
+  it('strips a UTF-8 BOM and reads CRLF, LF and lone CR line ends', async () => {
+    const { records, problems } = await parseCsv('\ufeffa,b\r\n1,2\n3,4\r5,6');
     expect(problems).toEqual([]);
     expect(records).toEqual([
       { line: 1, fields: ['a', 'b'] },
@@ -13,8 +13,8 @@ describe('parseCsv', () => {
     ]);
   });
 
-  it('quoted fields hold commas, doubled quotes and line breaks; line numbers follow the file', () => {
-    const { records } = parseCsv('h1,h2\r\n"a, b","say ""hi"""\r\n"two\r\nlines",x\r\nlast,y\r\n');
+  it('quoted fields hold commas, doubled quotes and line breaks; line numbers follow the file', async () => {
+    const { records } = await parseCsv('h1,h2\r\n"a, b","say ""hi"""\r\n"two\r\nlines",x\r\nlast,y\r\n');
     expect(records).toEqual([
       { line: 1, fields: ['h1', 'h2'] },
       { line: 2, fields: ['a, b', 'say "hi"'] },
@@ -23,16 +23,16 @@ describe('parseCsv', () => {
     ]);
   });
 
-  it('skips blank lines, trailing or not, and keeps empty fields', () => {
-    const { records } = parseCsv('a,b\n\n1,\n\n\r\n\r\n');
+  it('skips blank lines, trailing or not, and keeps empty fields', async () => {
+    const { records } = await parseCsv('a,b\n\n1,\n\n\r\n\r\n');
     expect(records).toEqual([
       { line: 1, fields: ['a', 'b'] },
       { line: 3, fields: ['1', ''] },
     ]);
   });
 
-  it('reports broken quoting with the line it starts on, and goes on reading', () => {
-    const { records, problems } = parseCsv('a,b\n"x"y,1\nok,2\nq"uote,3\n"never closed,4\nmore');
+  it('reports broken quoting with the line it starts on, and goes on reading', async () => {
+    const { records, problems } = await parseCsv('a,b\n"x"y,1\nok,2\nq"uote,3\n"never closed,4\nmore');
     expect(problems).toEqual([
       { line: 2, reason: expect.stringContaining('text after a closing quote') },
       { line: 4, reason: expect.stringContaining('quote inside an unquoted field') },
@@ -41,10 +41,21 @@ describe('parseCsv', () => {
     expect(records.map((r) => r.line)).toEqual([1, 3]);
   });
 
-  it('csvLine quotes what needs quoting and round-trips', () => {
+  it('after a broken record spanning lines, reading resumes on the line after the one where it broke', async () => {
+    const { records, problems } = await parseCsv('a,b\r\n"multi\r\nline"x,1\r\nok,2\r\n""\r\n"x",y');
+    expect(problems).toEqual([{ line: 2, reason: expect.stringContaining('text after a closing quote') }]);
+    // A line holding only "" is blank.
+    expect(records).toEqual([
+      { line: 1, fields: ['a', 'b'] },
+      { line: 4, fields: ['ok', '2'] },
+      { line: 6, fields: ['x', 'y'] },
+    ]);
+  });
+
+  it('csvLine quotes what needs quoting and round-trips', async () => {
     const values = ['plain', 'a,b', 'say "hi"', 'two\nlines', ' padded'];
     const text = csvLine(values);
     expect(text).toBe('plain,"a,b","say ""hi""","two\nlines"," padded"\r\n');
-    expect(parseCsv(text).records[0]?.fields).toEqual(values);
+    expect((await parseCsv(text)).records[0]?.fields).toEqual(values);
   });
 });

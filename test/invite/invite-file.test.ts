@@ -5,9 +5,9 @@ import { inviteCsv, readInviteFile } from '../../src/invite/invite-file.js';
 const fill = { scopes: 'fillEnrollment', studentCount: '1' };
 
 describe('readInviteFile', () => {
-  it('maps header names loosely, fills absent columns and empty cells from the per-run values', () => {
+  it('maps header names loosely, fills absent columns and empty cells from the per-run values', async () => {
     const text = '\ufeffEmail,school_id,Student Count,sentByUserId\r\na@x.org,s1,2,\r\nb@x.org,,,u9\r\n\r\n';
-    const result = readInviteFile(text, { ...fill, schoolId: 'default-school', sentByUserId: 'u1' });
+    const result = await readInviteFile(text, { ...fill, schoolId: 'default-school', sentByUserId: 'u1' });
     expect(result).toEqual({
       ok: true,
       rows: [
@@ -35,7 +35,7 @@ describe('readInviteFile', () => {
     });
   });
 
-  it('reports every bad row with its line number, duplicates included', () => {
+  it('reports every bad row with its line number, duplicates included', async () => {
     const text = [
       'email,schoolId,studentCount,sentByUserId',
       'good@x.org,s1,1,u1',
@@ -48,7 +48,7 @@ describe('readInviteFile', () => {
       'd@x.org,s1',
       '',
     ].join('\n');
-    const result = readInviteFile(text, fill);
+    const result = await readInviteFile(text, fill);
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.problems.map((p) => p.line)).toEqual([3, 4, 7, 8, 9]);
@@ -58,8 +58,8 @@ describe('readInviteFile', () => {
     expect(result.problems.find((p) => p.line === 9)?.reason).toBe('2 fields, but the header has 4');
   });
 
-  it('a missing required column is said once, and the rows are still checked', () => {
-    const result = readInviteFile('email,schoolId,oops\na@x.org,s1,1\nbad,s1,1\n', fill);
+  it('a missing required column is said once, and the rows are still checked', async () => {
+    const result = await readInviteFile('email,schoolId,oops\na@x.org,s1,1\nbad,s1,1\n', fill);
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.problems).toEqual([
@@ -69,18 +69,18 @@ describe('readInviteFile', () => {
     ]);
   });
 
-  it('an empty file or a header alone is refused', () => {
-    expect(readInviteFile('', fill)).toEqual({
+  it('an empty file or a header alone is refused', async () => {
+    expect(await readInviteFile('', fill)).toEqual({
       ok: false,
       problems: [{ line: 1, reason: 'the file is empty' }],
     });
-    expect(readInviteFile('email,schoolId,sentByUserId\n', fill)).toEqual({
+    expect(await readInviteFile('email,schoolId,sentByUserId\n', fill)).toEqual({
       ok: false,
       problems: [{ line: 1, reason: 'no rows after the header' }],
     });
   });
 
-  it('inviteCsv writes rows that read back to the same bodies', () => {
+  it('inviteCsv writes rows that read back to the same bodies', async () => {
     const body = {
       email: 'a@x.org',
       schoolId: 's,1',
@@ -90,7 +90,7 @@ describe('readInviteFile', () => {
       sentByUserId: 'u1',
     };
     const text = inviteCsv([body]);
-    expect(parseCsv(text).records[0]?.fields).toEqual([
+    expect((await parseCsv(text)).records[0]?.fields).toEqual([
       'email',
       'schoolId',
       'scopes',
@@ -100,6 +100,6 @@ describe('readInviteFile', () => {
       'schoolYearId',
       'sentByUserId',
     ]);
-    expect(readInviteFile(text, fill)).toEqual({ ok: true, rows: [{ line: 2, body }] });
+    expect(await readInviteFile(text, fill)).toEqual({ ok: true, rows: [{ line: 2, body }] });
   });
 });

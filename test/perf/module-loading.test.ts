@@ -101,7 +101,7 @@ describe('commands that need no network load no HTTP library', () => {
     }
   });
 
-  it('roster token with a cached token (and without loading node:crypto)', async () => {
+  it('roster token with a cached token', async () => {
     const fresh = tempDir(); // nothing cached yet
     const first = await traced(['token'], credentials(), fresh);
     expect(first.code).toBe(0);
@@ -112,10 +112,60 @@ describe('commands that need no network load no HTTP library', () => {
     expect(cached.stdout).toBe(first.stdout);
     expect(sandbox.requests.length).toBe(before);
     expect(cached.http).toEqual([]);
-    expect(cached.loaded).not.toContain('builtin:crypto');
     // Only the token command's module, not the others'.
     expect(
       cached.loaded.filter((url) => /\/chunks\/(login|invite|roster|doctor|sandbox)-/.test(url)),
     ).toEqual([]);
+  });
+
+  it('node:crypto loads only where a hash is computed: not for the cached token of a saved profile', async () => {
+    const fresh = tempDir();
+    const client = sandbox.clients.find((c) => c.clientId === 'demo-allowed');
+    const login = await runCli(
+      [
+        'login',
+        '--base-url',
+        sandbox.baseUrl,
+        '--client-id',
+        'demo-allowed',
+        '--client-secret-stdin',
+        '--insecure-storage',
+      ],
+      fresh,
+      { input: client?.clientSecret ?? '' },
+    );
+    expect(login.code).toBe(0);
+    expect((await traced(['token'], {}, fresh)).code).toBe(0); // caches the token
+    const cached = await traced(['token'], {}, fresh);
+    expect(cached.code).toBe(0);
+    expect(cached.http).toEqual([]);
+    expect(cached.loaded).not.toContain('builtin:crypto');
+    // Environment credentials key the cache by a SHA-256 fingerprint of the secret: node:crypto loads (and
+    // the tracer sees it).
+    const env = await traced(['token'], credentials(), fresh);
+    expect(env.code).toBe(0);
+    expect(env.loaded).toContain('builtin:crypto');
+    // Nothing else loads it: help, usage errors.
+    for (const args of [['--help'], ['invite', 'send', '--email']]) {
+      expect((await traced(args, credentials(), fresh)).loaded).not.toContain('builtin:crypto');
+    }
+  });
+
+  it('csv-parse loads only when invite send reads a file', async () => {
+    const csvParse = (loaded: string[]) =>
+      loaded.filter(
+        (url) =>
+          url.includes('/dist/chunks/') &&
+          readFileSync(new URL(url), 'utf8').includes('Invalid Closing Quote'),
+      );
+    const send = ['invite', 'send', '--school-id', 's1', '--sent-by-user-id', 'u1', '--dry-run'];
+    const one = await traced([...send, '--email', 'a@example.org'], credentials());
+    expect(one.code).toBe(0);
+    expect(csvParse(one.loaded)).toEqual([]);
+    const file = join(home, 'invites.csv');
+    writeFileSync(file, 'email\r\na@example.org\r\n');
+    const many = await traced([...send, '--file', file], credentials());
+    expect(many.code).toBe(0);
+    expect(csvParse(many.loaded)).toHaveLength(1);
   });
 });

@@ -26,18 +26,18 @@ const record = fc
 const quoteAll = (fields: string[]) => fields.map((f) => `"${f.replace(/"/g, '""')}"`).join(',');
 
 describe('CSV reader (src/invite/csv.ts)', () => {
-  it('round-trips any records through a correct writer: BOM or not, CRLF, LF or CR, last line end or not', () => {
-    fc.assert(
-      fc.property(
+  it('round-trips any records through a correct writer: BOM or not, CRLF, LF or CR, last line end or not', async () => {
+    await fc.assert(
+      fc.asyncProperty(
         fc.array(record, { minLength: 1, maxLength: 8 }),
         fc.boolean(),
         fc.constantFrom('\r\n', '\n', '\r'),
         fc.boolean(),
         fc.boolean(),
-        (records, bom, eol, finalEol, minimalQuoting) => {
+        async (records, bom, eol, finalEol, minimalQuoting) => {
           const lines = records.map((r) => (minimalQuoting ? csvLine(r).replace(/\r\n$/, '') : quoteAll(r)));
           const text = `${bom ? '\ufeff' : ''}${lines.join(eol)}${finalEol ? eol : ''}`;
-          const parsed = parseCsv(text);
+          const parsed = await parseCsv(text);
           expect(parsed.problems).toEqual([]);
           expect(parsed.records.map((r) => r.fields)).toEqual(records);
           // Each record starts on the line after every line break before it, those inside quotes included.
@@ -52,10 +52,10 @@ describe('CSV reader (src/invite/csv.ts)', () => {
     );
   });
 
-  it('never throws on arbitrary text, and reports every problem with a line inside the file', () => {
-    fc.assert(
-      fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (text) => {
-        const parsed = parseCsv(text);
+  it('never throws on arbitrary text, and reports every problem with a line inside the file', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: 'binary', maxLength: 200 }), async (text) => {
+        const parsed = await parseCsv(text);
         const lastLine = (text.match(/\r\n|\r|\n/g) ?? []).length + 1;
         for (const { line } of [...parsed.records, ...parsed.problems]) {
           expect(line).toBeGreaterThanOrEqual(1);

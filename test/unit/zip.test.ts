@@ -1,19 +1,10 @@
-// The small ZIP writer: CRC-32 against the standard check value, and archives that other tools read.
+// The export's ZIP writer (yazl): archives that other tools read back exactly, and nothing left on failure.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { crc32, writeZip } from '../../src/output/zip.js';
+import { writeZip } from '../../src/output/zip.js';
 import { tempDir } from '../helpers/context.js';
-
-describe('crc32', () => {
-  it('gives the check value of "123456789" and continues over chunks', () => {
-    const data = Buffer.from('123456789');
-    expect(crc32(data)).toBe(0xcbf43926);
-    expect(crc32(data.subarray(4), crc32(data.subarray(0, 4)))).toBe(0xcbf43926);
-    expect(crc32(Buffer.alloc(0))).toBe(0);
-  });
-});
 
 describe('writeZip', () => {
   it('writes an archive python3 zipfile (and unzip -t, when installed) read back exactly', async () => {

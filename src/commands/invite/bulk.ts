@@ -66,7 +66,7 @@ export async function runBulk(options: SendOptions, ctx: Context, settings: Sett
   const file = resolve(options.file ?? '');
   const content = await readInput(file, options.file ?? '');
 
-  const checked = readInviteFile(content, draftFromFlags(options, settings));
+  const checked = await readInviteFile(content, draftFromFlags(options, settings));
   if (!checked.ok) {
     if (options.json) printJson(ctx, { file, problems: checked.problems });
     for (const p of checked.problems) ctx.log.info(`  line ${p.line}: ${p.reason}`);
