@@ -53,7 +53,7 @@ export async function readChanges(
     send: async (pagePath, query) => {
       const before = hooks.now();
       const response = await service.send(pagePath, query, what);
-      if (!tracker.clockSet) setClock(tracker, response.headers.date, before, collection, hooks);
+      if (!tracker.clockSet) setClock(tracker, response.headers.date, before, collection.name, hooks);
       return response;
     },
     baseUrl: service.baseUrl,
@@ -84,7 +84,7 @@ export async function readChanges(
       if (records.length > 0) await sink(records, texts);
     }
   } catch (error) {
-    throw refused(error, collection, filter, since);
+    throw refused(error, collection.name, filter, since);
   }
   if (!tracker.clockSet) tracker.setClock(hooks.now(), 'local'); // not reached: the pager always asks once
   if (tracker.stale > 0) {
@@ -95,17 +95,18 @@ export async function readChanges(
   return { tracker, changed, toBeDeleted, pager, ...(filter === undefined ? {} : { filter }) };
 }
 
-function setClock(
+/** Sets the tracker's clock from the server's Date header (sent `before` by the local clock). */
+export function setClock(
   tracker: ChangeTracker,
   header: string | string[] | undefined,
   before: number,
-  collection: Collection,
-  hooks: ChangeHooks,
+  what: string,
+  hooks: Pick<ChangeHooks, 'warn'>,
 ): void {
   const server = parseHttpDate(header);
   if (server === undefined) {
     hooks.warn(
-      `the server sent no Date header reading ${collection.name}: the next --since last starts from this machine's clock (less ${OVERLAP_MS / 60_000} minutes).`,
+      `the server sent no Date header reading ${what}: the next --since last starts from this machine's clock (less ${OVERLAP_MS / 60_000} minutes).`,
     );
     tracker.setClock(before, 'local');
     return;
@@ -120,19 +121,14 @@ function setClock(
 }
 
 /** A 400 to the delta filter: name the cause and the way out (a full read). */
-function refused(
-  error: unknown,
-  collection: Collection,
-  filter: string | undefined,
-  since: number | undefined,
-) {
+export function refused(error: unknown, what: string, filter: string | undefined, since: number | undefined) {
   if (!(error instanceof ApiError) || error.status !== 400 || filter === undefined) return error;
   return new ApiError(
     error.code as 'api',
     400,
-    `The server refused the filter ${filter} reading ${collection.name}: ${error.message.replace(/^.*?\(HTTP 400\):\s*/, '').replace(/\.$/, '')}.`,
+    `The server refused the filter ${filter} reading ${what}: ${error.message.replace(/^.*?\(HTTP 400\):\s*/, '').replace(/\.$/, '')}.`,
     since === undefined
       ? 'Check --filter.'
-      : `This server may not support > on dateLastModified (some do not). Read everything instead: roster roster ${collection.name} --all, or roster roster export --out DIR.`,
+      : `This server may not support > on dateLastModified (some do not). Read everything instead: roster roster ${what} --all, or roster roster export --out DIR without --since.`,
   );
 }
