@@ -1,7 +1,7 @@
 // `roster roster changes` as a nightly script runs it: the built CLI against a sandbox whose district
 // changes (sandbox.churn, as POST /__sandbox/churn does). What is expected comes from the sandbox's own
 // list of changes, and what reached the server from its request log.
-import { readdirSync, readFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ChurnChange, type Sandbox, startSandbox } from '../../src/sandbox/server.js';
@@ -117,6 +117,20 @@ describe('roster roster changes --since TIME', () => {
     expect(ids.sort()).toEqual(changed(churn.filter((c) => c.collection === 'users')).map((k) => k.slice(6)));
     for (const row of users.slice(1)) expect(row).toMatch(/^[^,]+,(active|tobedeleted),\d{4}-\d\d-\d\dT/);
     expect(readdirSync(out).sort()).toEqual(['enrollments.csv', 'users.csv']);
+  });
+
+  it('--csv never writes through a .partial planted in the directory', async () => {
+    sandbox.churn(5);
+    const out = join(home, 'planted');
+    mkdirSync(out);
+    const target = join(home, 'precious.txt');
+    writeFileSync(target, 'keep me\n');
+    symlinkSync(target, join(out, 'users.csv.partial'));
+    const result = await changes(['users', '--since', '1h', '--csv', '--out', out]);
+    expect(result.code).toBe(0);
+    expect(readFileSync(target, 'utf8')).toBe('keep me\n');
+    expect(lstatSync(join(out, 'users.csv')).isFile()).toBe(true);
+    expect(readdirSync(out)).toEqual(['users.csv']);
   });
 });
 

@@ -3,7 +3,7 @@
 // collection. `--since last` continues from the moment the previous successful `--since last` run saved
 // (oneroster/change-window.ts); a run that fails saves nothing.
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { isRecord } from '../../api/errors.js';
@@ -303,16 +303,16 @@ function openOutput(ctx: Context, options: ChangesOptions, service: OneRosterSer
 
 /** One CSV file per collection in DIR, with the binding's columns; <name>.csv.partial until complete. */
 function csvOutput(ctx: Context, dir: string, service: OneRosterService): Output {
-  const open = new Map<Collection, { stream: WriteStream; partial: string; writer: RecordWriter }>();
+  const files = new Map<Collection, { stream: WriteStream; partial: string; writer: RecordWriter }>();
   const closeStream = (stream: WriteStream) =>
     new Promise<void>((done, fail) => {
       stream.once('error', fail);
       stream.end(() => done());
     });
   const abandon = async (collection: Collection) => {
-    const file = open.get(collection);
+    const file = files.get(collection);
     if (!file) return;
-    open.delete(collection);
+    files.delete(collection);
     file.stream.destroy();
     await rm(file.partial, { force: true });
   };
@@ -320,28 +320,30 @@ function csvOutput(ctx: Context, dir: string, service: OneRosterService): Output
     async start(collection) {
       await mkdir(dir, { recursive: true, mode: 0o700 });
       const partial = join(dir, `${collection.name}.csv.partial`);
-      const stream = createWriteStream(partial, { mode: 0o600 });
+      // A leftover (or planted) .partial is removed, never written through: the new one is created afresh.
+      await rm(partial, { force: true });
+      const stream = createWriteStream(partial, { fd: await open(partial, 'wx', 0o600) });
       const columns = collection.csv[service.version].map((name) => ({
         header: name,
         values: columnReader(name),
       }));
       const writer = createRecordWriter({ ...ctx, io: { ...ctx.io, stdout: stream } }, 'csv', columns);
-      open.set(collection, { stream, partial, writer });
+      files.set(collection, { stream, partial, writer });
       return (records) => writer.writePage(records);
     },
     async finish(collection) {
-      const file = open.get(collection);
+      const file = files.get(collection);
       if (!file) return undefined;
       await file.writer.end();
       await closeStream(file.stream);
-      open.delete(collection);
+      files.delete(collection);
       const target = join(dir, `${collection.name}.csv`);
       await rename(file.partial, target);
       return target;
     },
     abandon,
     abandonAll: async () => {
-      for (const collection of [...open.keys()]) await abandon(collection);
+      for (const collection of [...files.keys()]) await abandon(collection);
     },
     end: async () => {},
   };
