@@ -277,27 +277,60 @@ interface Output {
 
 function openOutput(ctx: Context, options: ChangesOptions, service: OneRosterService): Output {
   if (options.format === 'csv') return csvOutput(ctx, options.out as string, service);
+  if (options.format === 'table') return tableOutput(ctx);
   const writer = createRecordWriter(ctx, options.format, ROW_COLUMNS);
+  const json = options.format === 'json' || options.format === 'ndjson';
   return {
     start: async (collection) => async (records, texts) => {
-      const rows = records.map((record) => ({
-        collection: collection.name,
-        record,
-        name: nameOf(collection, record),
-      }));
       const tag = JSON.stringify(collection.name);
-      const rowTexts = texts?.map((t) => `{"collection":${tag},"record":${t}}`);
       await writer.writePage(
-        options.format === 'json' || options.format === 'ndjson'
-          ? rows.map(({ collection: c, record }) => ({ collection: c, record }))
-          : rows,
-        rowTexts,
+        records.map((record) =>
+          json
+            ? { collection: collection.name, record }
+            : { collection: collection.name, record, name: nameOf(collection, record) },
+        ),
+        texts?.map((text) => `{"collection":${tag},"record":${text}}`),
       );
     },
     finish: async () => undefined,
     abandon: async () => {},
     abandonAll: async () => {},
     end: () => writer.end(),
+  };
+}
+
+/**
+ * On a terminal, a table per collection that has changes: a streaming table fixes its widths on its first
+ * page, and users' widths would cut enrollments' longer ids.
+ */
+function tableOutput(ctx: Context): Output {
+  let writer: RecordWriter | undefined;
+  let tables = 0;
+  return {
+    start: async (collection) => {
+      writer = undefined;
+      return async (records) => {
+        if (!writer) {
+          if (tables++ > 0) ctx.io.stdout.write('\n');
+          writer = createRecordWriter(ctx, 'table', ROW_COLUMNS);
+        }
+        await writer.writePage(
+          records.map((record) => ({
+            collection: collection.name,
+            record,
+            name: nameOf(collection, record),
+          })),
+        );
+      };
+    },
+    finish: async () => {
+      await writer?.end();
+      writer = undefined;
+      return undefined;
+    },
+    abandon: async () => {},
+    abandonAll: async () => {},
+    end: async () => {},
   };
 }
 
