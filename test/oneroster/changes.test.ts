@@ -97,6 +97,24 @@ describe('roster roster changes on a terminal', () => {
     ]);
   });
 
+  it('--json: one array of {collection, record}, the records as the server sent them', async () => {
+    const { ctx, stdout } = fakeContext();
+    const options = parseChangesOptions(
+      ['enrollments', 'users'],
+      { since: '2026-11-23T08:00:00Z', json: true },
+      false,
+      NOW,
+    );
+    await run(options, service(SERVER_DATE), settings, ctx);
+    const parsed = JSON.parse(stdout()) as { collection: string; record: { sourcedId: string } }[];
+    expect(parsed.map((p) => `${p.collection}/${p.record.sourcedId}`)).toEqual([
+      'enrollments/enr-1',
+      'users/stu-1',
+      'users/stu-2',
+    ]);
+    expect(parsed[0]?.record).toEqual(RECORDS.enrollments?.[0]);
+  });
+
   it('prints no table when nothing changed: the summary says so', async () => {
     const { ctx, stdout } = fakeContext({ tty: true });
     const options = parseChangesOptions(['classes'], { since: '1h' }, true, NOW);
