@@ -135,6 +135,27 @@ describe('roster roster export --since', () => {
     expect(readdirSync(out)).toContain('manifest.csv');
   });
 
+  it('a relative --since resumes with the moment the export started with, not a new one', async () => {
+    const out = join(home, 'relative');
+    sandbox.churn(6);
+    sandbox.injectFault({ match: (req) => req.path.endsWith('/enrollments'), status: 500, times: 10 });
+    const failed = await roster(['export', '--out', out, '--since', '2h']);
+    expect(failed.code).toBe(1);
+    const started = JSON.parse(readFileSync(join(out, '.roster-export.json'), 'utf8')) as {
+      since: Record<string, string>;
+    };
+    sandbox.clearFaults();
+    const from = sandbox.requests.length;
+    const again = await roster(['export', '--out', out, '--since', '2h', '--json']);
+    expect(again.code).toBe(0);
+    expect((JSON.parse(again.stdout) as { since: unknown }).since).toEqual(started.since);
+    const [read] = sandbox.requests
+      .slice(from)
+      .filter((r) => r.method === 'GET' && r.path.endsWith('/enrollments'));
+    const moment = new Date(started.since.enrollments as string).toISOString().replace('.000Z', 'Z');
+    expect(decodeURIComponent(read?.rawQuery ?? '')).toContain(`dateLastModified>'${moment}'`);
+  });
+
   it('--since in the future is a usage error before any request', async () => {
     const from = sandbox.requests.length;
     const result = await roster(['export', '--out', join(home, 'x'), '--since', '2999-01-01']);
