@@ -14,6 +14,8 @@ const bold = (text: string) =>
 
 interface Step {
   say: string;
+  /** Runs before the command (the sandbox's district changing, say). */
+  before?: () => void;
   args: string[];
   env?: Record<string, string>;
   input?: string;
@@ -105,6 +107,27 @@ const steps: Step[] = [
       'sourcedId,givenName,familyName',
     ],
   },
+  {
+    say: 'What changed: a first --since last run reads everything (here into CSV files) and keeps the server clock',
+    args: [
+      'roster',
+      'changes',
+      'users',
+      'enrollments',
+      '--since',
+      'last',
+      '--csv',
+      '--out',
+      join(home, 'changes'),
+    ],
+  },
+  {
+    say: 'The district changes (POST /__sandbox/churn?n=8); the next --since last reports exactly those records',
+    before: () => {
+      for (const c of sandbox.churn(8)) console.log(`  sandbox: ${c.change} ${c.collection}/${c.sourcedId}`);
+    },
+    args: ['roster', 'changes', 'users', 'enrollments', '--since', 'last'],
+  },
 ];
 
 console.log(
@@ -117,6 +140,7 @@ let failures = 0;
 try {
   for (const step of steps) {
     console.log(bold(`# ${step.say}`));
+    step.before?.();
     console.log(`$ roster ${step.args.map((a) => (/[\s'"=]/.test(a) ? `"${a}"` : a)).join(' ')}`);
     const code = await run(step, baseEnv);
     const expected = step.env?.ROSTER_CLIENT_ID === refused.clientId ? 3 : 0;

@@ -3,6 +3,7 @@
 // scripts call at TAB time for profile names (reading the config the way roster does: XDG, platform).
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
+import { COLLECTIONS } from '../oneroster/collections.js';
 import { examples } from './common.js';
 import { HELP_TOPICS } from './help-topics.js';
 import { profileNames } from './profiles.js';
@@ -16,7 +17,10 @@ export async function completionScript(program: Command, shell: Shell): Promise<
     .createHelp()
     .visibleCommands(program)
     .map((c) => c.name());
-  const spec = describeProgram(program, { help: [...Object.keys(HELP_TOPICS), ...topLevel] });
+  const spec = describeProgram(program, {
+    help: [...Object.keys(HELP_TOPICS), ...topLevel],
+    'roster changes': COLLECTIONS.map((c) => c.name),
+  });
   if (shell === 'bash') return (await import('../completion/bash.js')).bashScript(spec);
   if (shell === 'zsh') return (await import('../completion/zsh.js')).zshScript(spec);
   return (await import('../completion/fish.js')).fishScript(spec);

@@ -18,6 +18,7 @@ export interface SandboxCommandOptions {
   pageCap?: string;
   link?: string;
   outbox?: string;
+  churn?: string;
   quiet?: boolean;
 }
 
@@ -54,6 +55,7 @@ export function sandboxOptions(o: SandboxCommandOptions) {
     dropRate: number('--drop-rate', o.dropRate, 0, 1, false),
     rateLimit: number('--rate-limit', rate(o.rateLimit), 1, 100_000),
     outboxDir: o.outbox,
+    churnPerMinute: number('--churn', o.churn, 0, 100_000),
     oneroster: {
       students: number('--students', o.students, 0, 200_000),
       pageCap: number('--page-cap', o.pageCap, 1, 100_000),
@@ -79,6 +81,10 @@ export function register(program: Command, ctx: Context): void {
     .option('--page-cap <n>', 'OneRoster: silently clamp limit to this many rows')
     .option('--link <style>', 'OneRoster Link header: angle (default), bare or none')
     .option('--outbox <dir>', 'also write invitation e-mails as .eml files here')
+    .option(
+      '--churn <n>',
+      'OneRoster: change n records a minute (edits, new students and enrollments, tobedeleted); POST /__sandbox/churn?n=K makes K at once',
+    )
     .option('--quiet', 'do not log requests')
     .action(async (options: SandboxCommandOptions) => {
       const parsed = sandboxOptions(options);
@@ -114,6 +120,7 @@ export function register(program: Command, ctx: Context): void {
     'roster sandbox',
     'roster sandbox --port 8080 --students 5000 --latency 50',
     'roster sandbox --fail-rate 0.1 --drop-rate 0.05 --rate-limit 20/s',
+    'roster sandbox --churn 30   # then: roster roster changes --since last',
     '# In a script (a rehearsal against the sandbox, stopped afterwards)',
     'roster sandbox --quiet & pid=$!; sleep 1; ROSTER_BASE_URL=http://127.0.0.1:4010/v1 ROSTER_CLIENT_ID=demo-allowed ROSTER_CLIENT_SECRET=riverside-secret-2024 roster doctor; kill $pid',
   ]);

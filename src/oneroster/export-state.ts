@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { OneRosterVersion } from '../auth/config.js';
 import { RosterError } from '../errors.js';
 import { readPrivateFile, writePrivateFile } from '../files.js';
+import type { SavedWindow } from './change-window.js';
 import type { ExportMode } from './csv-binding.js';
 
 export const STATE_FILE = '.roster-export.json';
@@ -15,6 +16,11 @@ export interface ExportSource {
   prefix: string;
   version: OneRosterVersion;
   mode: ExportMode;
+  /**
+   * A delta export of changes only (--since): per collection, the moment read from (ISO 8601), or null
+   * for a first --since last run that read everything.
+   */
+  since?: Record<string, string | null>;
 }
 
 export interface CompleteFile {
@@ -37,6 +43,8 @@ export interface ExportState extends ExportSource {
   /** Set when every file and the manifest were written. */
   finishedAt?: string;
   files: Record<string, CompleteFile>;
+  /** --since last: what each collection read will save for the next run, once the export is complete. */
+  windows?: Record<string, SavedWindow>;
 }
 
 export const statePath = (dir: string) => join(dir, STATE_FILE);
@@ -68,5 +76,13 @@ export function sourceDifference(state: ExportSource, source: ExportSource): str
   if (state.version !== source.version) return `OneRoster ${state.version}`;
   if (state.prefix !== source.prefix) return `OneRoster path ${state.prefix}`;
   if (state.mode !== source.mode) return `${state.mode} files`;
+  if (JSON.stringify(state.since ?? null) !== JSON.stringify(source.since ?? null)) {
+    return state.since ? `a delta export of changes since ${describeSince(state.since)}` : 'a full export';
+  }
   return undefined;
+}
+
+function describeSince(since: Record<string, string | null>): string {
+  const moments = [...new Set(Object.values(since).map((m) => m ?? 'the beginning'))];
+  return moments.length === 1 ? (moments[0] as string) : 'several moments';
 }

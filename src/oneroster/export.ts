@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { ApiError, RosterError, UsageError } from '../errors.js';
 import { createFresh, exists, fileError, isOwnFile, outputFolder, writePrivateFile } from '../files.js';
 import { csvLine } from '../output/csv.js';
+import { ChangeTracker, type SavedWindow, type StartWindow, type WindowKey } from './change-window.js';
+import { refused, setClock } from './changes.js';
 import {
   type CsvFile,
   type ExportMode,
@@ -28,10 +30,11 @@ import {
   sourceDifference,
 } from './export-state.js';
 import { favourMemory } from './memory.js';
-import { Pager } from './pager.js';
+import { Pager, type SendPage } from './pager.js';
 import { buildQuery, type ReadQuery } from './query.js';
 import { sourcedIdOf } from './records.js';
 import { type OneRosterService, pageSender } from './service.js';
+import { deltaFilter } from './since.js';
 
 export interface ExportOptions {
   dir: string;
@@ -41,6 +44,17 @@ export interface ExportOptions {
   concurrency: number;
   /** Replace an export of another source (or files of unknown origin) in the directory. */
   force: boolean;
+  /** Changes only (--since; mode delta): where each collection starts, by collection name. */
+  since?: ExportSince;
+}
+
+export interface ExportSince {
+  starts: Map<string, StartWindow>;
+  /** A duration or `last`: resuming an unfinished export keeps the moments it started with. */
+  relative: boolean;
+  /** --since last: the key of each collection's saved moment, and where to save them at the end. */
+  keyOf?: (collection: string) => WindowKey;
+  save?: (windows: SavedWindow[]) => Promise<void>;
 }
 
 export interface ExportHooks {
@@ -53,8 +67,11 @@ export interface ExportHooks {
   now(): number;
 }
 
-/** written: by this run; kept: complete from an earlier run; absent: not permitted (demographics). */
-export type FileStatus = 'written' | 'kept' | 'absent';
+/**
+ * written: by this run; kept: complete from an earlier run; absent: not permitted (demographics);
+ * unchanged: a delta export (--since) with no changed rows for it, left out and marked absent.
+ */
+export type FileStatus = 'written' | 'kept' | 'absent' | 'unchanged';
 
 export interface FileResult {
   name: string;
@@ -70,6 +87,8 @@ export interface ExportResult {
   mode: ExportMode;
   files: FileResult[];
   zip: string | null;
+  /** --since: per collection, the moment of the changes exported (null: a first --since last run, everything). */
+  since?: Record<string, string | null>;
 }
 
 export const MANIFEST = 'manifest.csv';
@@ -92,12 +111,15 @@ export async function runExport(
   const { dir, mode } = options;
   await outputFolder(dir, hooks.warn);
   await favourMemory(hooks.debug);
+  const tasks = exportTasks(service.version, mode);
   const source: ExportSource = {
     baseUrl: service.baseUrl,
     prefix: service.prefix,
     version: service.version,
     mode,
+    ...(options.since && { since: sinceOf(options.since, tasks) }),
   };
+  if (options.since?.relative) await keepMoments(dir, source, options.since);
   const state = await openState(dir, source, options, hooks);
   try {
     return await exportAll(service, options, hooks, state);
@@ -115,7 +137,6 @@ async function exportAll(
   const { dir, mode } = options;
   const leftOut = new Set(Object.values(state.files).flatMap((f) => f.leftOut ?? []));
   const results: FileResult[] = [];
-  const tasks = exportTasks(service.version, mode);
   for (const [index, task] of tasks.entries()) {
     const kept = await keptResults(dir, state, task);
     if (kept) {
@@ -126,7 +147,16 @@ async function exportAll(
     results.push(...(await exportTask(service, task, options, hooks, state, leftOut, step)));
   }
 
-  const written = new Set(results.filter((r) => r.status !== 'absent').map((r) => r.name));
+  if (options.since) {
+    // A delta file without rows says nothing: it is left out of the package, and the manifest says absent.
+    for (const r of results.filter((r) => r.rows === 0 && r.status !== 'absent')) {
+      await rm(join(dir, r.name), { force: true });
+      r.status = 'unchanged';
+    }
+  }
+  const written = new Set(
+    results.filter((r) => r.status === 'written' || r.status === 'kept').map((r) => r.name),
+  );
   const manifest = manifestRows(service.version, written, mode);
   await writePrivateFile(
     join(dir, MANIFEST),
@@ -148,7 +178,40 @@ async function exportAll(
   }
   state.finishedAt = new Date(hooks.now()).toISOString();
   await saveState(dir, state);
-  return { dir, version: service.version, mode, files: results, zip };
+  // Only now, with the package complete, does --since last move on.
+  await options.since?.save?.(Object.values(state.windows ?? {}));
+  return {
+    dir,
+    version: service.version,
+    mode,
+    files: results,
+    zip,
+    ...(source.since && { since: source.since }),
+  };
+}
+
+function sinceOf(since: ExportSince, tasks: ExportTask[]): Record<string, string | null> {
+  return Object.fromEntries(
+    tasks.map((task) => {
+      const at = since.starts.get(task.collection.name)?.since;
+      return [task.collection.name, at === undefined ? null : new Date(at).toISOString()];
+    }),
+  );
+}
+
+/** A relative --since (24h, last) resuming an unfinished export: the moments it started with, not new ones. */
+async function keepMoments(dir: string, source: ExportSource, since: ExportSince): Promise<void> {
+  const previous = await loadState(dir).catch(() => undefined);
+  if (!previous || previous.finishedAt || !previous.since) return;
+  if (sourceDifference(previous, { ...source, since: previous.since })) return;
+  source.since = previous.since;
+  for (const [name, moment] of Object.entries(previous.since)) {
+    const start = since.starts.get(name);
+    since.starts.set(name, {
+      seen: start?.seen ?? new Map(),
+      ...(moment === null ? {} : { since: Date.parse(moment) }),
+    });
+  }
 }
 
 /** The state to continue, or a fresh one; refuses to mix sources or overwrite files of unknown origin. */
@@ -163,7 +226,11 @@ async function openState(
     throw error;
   });
   if (previous) {
-    const difference = sourceDifference(previous, source);
+    // A finished export is replaced by one of other moments (tonight's --since) without ado.
+    const difference = sourceDifference(
+      previous,
+      previous.finishedAt ? { ...source, since: previous.since } : source,
+    );
     if (difference && !options.force) {
       throw new UsageError(
         `${dir} holds an unfinished or earlier export from ${difference}; this run reads ${describe(source)}.`,
@@ -254,10 +321,23 @@ async function exportTask(
   step: string,
 ): Promise<FileResult[]> {
   const { collection } = task;
-  const query: ReadQuery = { limit: options.pageSize };
+  const start = options.since?.starts.get(collection.name);
+  const tracker = start && new ChangeTracker(start);
+  const filter = start?.since === undefined ? undefined : deltaFilter(start.since);
+  const query: ReadQuery = { limit: options.pageSize, ...(filter !== undefined && { filter }) };
   const path = `${service.prefix}/${collection.path}`;
+  const plain = pageSender(service, `Reading ${collection.path}`);
+  // A delta read takes the server's clock from its first answer: the moment the next --since last starts.
+  const send: SendPage = tracker
+    ? async (pagePath, pageQuery) => {
+        const before = hooks.now();
+        const response = await plain(pagePath, pageQuery);
+        if (!tracker.clockSet) setClock(tracker, response.headers.date, before, collection.name, hooks);
+        return response;
+      }
+    : plain;
   const pager = new Pager({
-    send: pageSender(service, `Reading ${collection.path}`),
+    send,
     baseUrl: service.baseUrl,
     path,
     query,
@@ -282,9 +362,10 @@ async function exportTask(
     for (const out of outputs) await put(out, csvLine(out.file.header));
     hooks.progress(`${step} ${names}: reading ${collection.path}…`);
     for await (const page of pager.pages()) {
+      const records = tracker ? page.records.filter((record) => tracker.admit(record)) : page.records;
       for (const out of outputs) {
         const lines: string[] = [];
-        for (const record of page.records) {
+        for (const record of records) {
           if (bulk && isToBeDeleted(record)) {
             // Left out of every file of the task; rows of later files that refer to it follow it.
             if (out === outputs[0]) {
@@ -322,9 +403,16 @@ async function exportTask(
       await Promise.all(task.files.map((f) => rm(join(options.dir, f.name), { force: true })));
       return task.files.map((f) => ({ name: f.name, rows: 0, status: 'absent', omitted: 0, total: null }));
     }
-    throw error; // runExport adds how to resume
+    throw refused(error, collection.name, filter, start?.since); // runExport adds how to resume
   }
   report(pager, collection.path, hooks);
+  if (tracker && options.since?.keyOf) {
+    if (!tracker.clockSet) tracker.setClock(hooks.now(), 'local');
+    state.windows = {
+      ...state.windows,
+      [collection.name]: tracker.saved(options.since.keyOf(collection.name), hooks.now()),
+    };
+  }
 
   const completedAt = new Date(hooks.now()).toISOString();
   const firstQuery = buildQuery(query);

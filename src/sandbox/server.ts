@@ -11,7 +11,8 @@ import { enrollmentPage } from './enroll.js';
 import { Faults, type ScriptedFault } from './faults.js';
 import { BodyTooLarge, isLoopbackHost, readBody, sendResponse, sendTruncated, splitTarget } from './http.js';
 import { createInvitationsRoute, type InvitationRecord, InvitationStore } from './invitations.js';
-import { createOneRosterRoute, type OneRosterSandboxOptions } from './oneroster/index.js';
+import type { ChurnChange } from './oneroster/churn.js';
+import { createOneRosterService, type OneRosterSandboxOptions } from './oneroster/index.js';
 import { Outbox, type SentEmail } from './outbox.js';
 import { authenticateBearer, handleTokenRequest, TOKEN_ENDPOINTS, TokenStore } from './tokens.js';
 import type { Caller, ResourceRoute, SandboxRequest, SandboxResponse } from './types.js';
@@ -19,6 +20,7 @@ import type { Caller, ResourceRoute, SandboxRequest, SandboxResponse } from './t
 export type { DemoClient } from './clients.js';
 export type { ScriptedFault } from './faults.js';
 export type { InvitationRecord, PublicInvitation } from './invitations.js';
+export type { ChurnChange } from './oneroster/churn.js';
 export type { SentEmail } from './outbox.js';
 
 export interface SandboxOptions {
@@ -47,6 +49,8 @@ export interface SandboxOptions {
   /** One line per request: method, path (no query), status, milliseconds, client id. Never a secret or token. */
   log?: (line: string) => void;
   oneroster?: OneRosterSandboxOptions;
+  /** OneRoster records changed per minute (name and grade edits, new students and enrollments, tobedeleted). */
+  churnPerMinute?: number;
   /** Clock in epoch milliseconds, for tests of token expiry and rate limits (default Date.now). */
   now?: () => number;
   /** Serve HTTPS with this key and certificate (PEM) instead of plain HTTP. */
@@ -85,6 +89,8 @@ export interface Sandbox {
   outbox: SentEmail[];
   invitations(): InvitationRecord[];
   revokeAllTokens(): void;
+  /** Makes n OneRoster changes at once (as POST /__sandbox/churn?n=N does) and returns them. */
+  churn(n: number): ChurnChange[];
   /** A scripted fault: the next `times` (default 1) matching /v1 requests get it, before anything else. */
   injectFault(fault: InjectFaultOptions): void;
   /** Drops every scripted fault still waiting for a match (they stay registered until used up). */
@@ -145,13 +151,31 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   let origin = '';
 
   // Tried in order; each answers the paths it owns. OneRoster comes from its own module.
+  const oneroster = createOneRosterService(options.oneroster ?? {});
   const routes: ResourceRoute[] = [
     createAttendanceRoute(clients),
     createInvitationsRoute({ store: invitations, outbox, now, origin: () => origin }),
-    createOneRosterRoute(options.oneroster ?? {}),
+    oneroster.route,
   ];
+  const churn = (n: number): ChurnChange[] => {
+    const changes = oneroster.churn.apply(n, now());
+    for (const c of changes) options.log?.(`churn: ${c.change} ${c.collection} ${c.sourcedId}`);
+    return changes;
+  };
+  // --churn N: about N changes a minute, made once a second (fractions carried over).
+  let carried = 0;
+  const churnTimer =
+    options.churnPerMinute && options.churnPerMinute > 0
+      ? setInterval(() => {
+          carried += (options.churnPerMinute ?? 0) / 60;
+          const n = Math.floor(carried);
+          carried -= n;
+          if (n > 0) churn(n);
+        }, 1000)
+      : undefined;
+  churnTimer?.unref();
 
-  function admin(method: string, path: string): SandboxResponse {
+  function admin(method: string, path: string, rawQuery: string): SandboxResponse {
     const only = (allowed: string, body: () => unknown): SandboxResponse =>
       method === allowed
         ? { status: 200, body: body() }
@@ -159,6 +183,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     if (path === '/__sandbox/outbox') return only('GET', () => outbox.sent);
     if (path === '/__sandbox/invitations') return only('GET', () => invitations.records);
     if (path === '/__sandbox/revoke-tokens') return only('POST', () => ({ revoked: tokens.revokeAll() }));
+    if (path === '/__sandbox/churn') {
+      const n = new URLSearchParams(rawQuery).get('n') ?? '1';
+      if (!/^\d{1,5}$/.test(n) || Number(n) < 1 || Number(n) > 10_000) {
+        return json(400, `n must be a whole number from 1 to 10000 (got "${n.slice(0, 20)}")`);
+      }
+      return only('POST', () => ({ changes: churn(Number(n)) }));
+    }
     return json(404, `No sandbox admin endpoint ${path}`);
   }
 
@@ -266,7 +297,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       const body = await readBody(req);
       entry.body = body.toString('utf8');
       if (isAdmin) {
-        outcome = { response: admin(method, path) };
+        outcome = { response: admin(method, path, rawQuery) };
       } else if (path === '/enroll') {
         outcome = { response: enrollmentPage(invitations, method, new URLSearchParams(rawQuery), now()) };
       } else if (path === '/v1' || path.startsWith('/v1/')) {
@@ -293,6 +324,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     if (!isAdmin) await sleep(faults.delayMs());
     if (closed) return;
     entry.status = outcome.response.status;
+    // The sandbox's own clock (options.now), which also stamps churned records' dateLastModified.
+    outcome.response.headers = { Date: new Date(now()).toUTCString(), ...outcome.response.headers };
     if (outcome.clientId !== undefined) entry.clientId = outcome.clientId;
     if (outcome.drop) {
       entry.dropped = true;
@@ -337,6 +370,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     revokeAllTokens: () => {
       tokens.revokeAll();
     },
+    churn,
     injectFault: (fault) => faults.inject(fault),
     clearFaults: () => faults.clearScripted(),
     setOptions: (patch) => {
@@ -347,6 +381,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     close: () =>
       new Promise<void>((resolve) => {
         closed = true;
+        if (churnTimer) clearInterval(churnTimer);
         for (const done of [...pendingDelays]) done();
         server.close(() => resolve());
         server.closeAllConnections();

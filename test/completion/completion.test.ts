@@ -84,6 +84,11 @@ describe('bash completion', () => {
     expect(bash('roster help e')).toEqual(['exit-codes', 'environment']);
   });
 
+  it('completes the collections of roster roster changes, one after another', () => {
+    expect(bash('roster roster changes st')).toEqual(['students']);
+    expect(bash('roster roster changes users enr')).toEqual(['enrollments']);
+  });
+
   it('completes profile names from the config file, at TAB time', () => {
     expect(bash('roster --profile ')).toEqual(['east', 'west']);
     expect(bash('roster profiles use e')).toEqual(['east']);

@@ -4,11 +4,15 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { type ExportResult, runExport } from '../../oneroster/export.js';
+import { loadWindow, type StartWindow, saveWindow, startOf } from '../../oneroster/change-window.js';
+import { exportTasks } from '../../oneroster/csv-binding.js';
+import { type ExportResult, type ExportSince, runExport } from '../../oneroster/export.js';
 import { STATE_FILE } from '../../oneroster/export-state.js';
-import { onerosterService } from '../../oneroster/service.js';
+import { type OneRosterService, onerosterService } from '../../oneroster/service.js';
+import { isoUtc, parseSince, type Since } from '../../oneroster/since.js';
 import { startProgress } from '../../output/progress.js';
 import { printJson } from '../../output/render.js';
+import type { Settings } from '../../settings.js';
 import { parseCount } from '../../values.js';
 import { examples, openSession } from '../common.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_PAGE_SIZE, MAX_CONCURRENCY, MAX_PAGE_SIZE } from './read.js';
@@ -17,6 +21,7 @@ interface ExportFlags {
   out?: string;
   zip?: boolean;
   delta?: boolean;
+  since?: string;
   pageSize?: string;
   concurrency?: string;
   force?: boolean;
@@ -28,11 +33,15 @@ export function register(group: Command, ctx: Context): void {
     .command('export')
     .summary('the whole district as OneRoster CSV files, with manifest.csv (resumable)')
     .description(
-      `Export orgs, academic sessions, courses, classes, users, enrollments and (when permitted) demographics as the OneRoster CSV binding's files, plus roles.csv for 1.2 and manifest.csv. Each file is streamed to <file>.partial and renamed when complete; ${STATE_FILE} in the directory records complete files, so running the same command again after Ctrl-C (or SIGTERM, SIGHUP: exit 130) or a failure reads only what is missing. Bulk files (the default) leave status and dateLastModified blank and leave out records marked tobedeleted (and rows that refer to them); --delta keeps every record with both fields.`,
+      `Export orgs, academic sessions, courses, classes, users, enrollments and (when permitted) demographics as the OneRoster CSV binding's files, plus roles.csv for 1.2 and manifest.csv. Each file is streamed to <file>.partial and renamed when complete; ${STATE_FILE} in the directory records complete files, so running the same command again after Ctrl-C (or SIGTERM, SIGHUP: exit 130) or a failure reads only what is missing. Bulk files (the default) leave status and dateLastModified blank and leave out records marked tobedeleted (and rows that refer to them); --delta keeps every record with both fields. --since WHEN writes a delta package of only the records changed since then (status and dateLastModified filled; a file without changes is left out and marked absent in the manifest); --since last continues from the previous --since last export to the same directory, and a failed export saves nothing.`,
     )
     .option('--out <dir>', 'directory to write the files to (created if missing)')
     .option('--zip', 'also write oneroster-<version>.zip with the manifest and the files')
     .option('--delta', 'delta files: every record, with status and dateLastModified (default: bulk)')
+    .option(
+      '--since <when>',
+      'a delta package of the changes only: ISO 8601 time, duration (24h, 7d) or last (the previous --since last export to this directory)',
+    )
     .option('--page-size <n>', `records per request (default ${DEFAULT_PAGE_SIZE})`)
     .option(
       '--concurrency <n>',
@@ -50,23 +59,27 @@ export function register(group: Command, ctx: Context): void {
           'e.g. roster roster export --out ./export',
         );
       }
+      const since = flags.since === undefined ? undefined : parseSince(flags.since, ctx.now());
+      const dir = resolve(flags.out);
       const pageSize = parseCount('--page-size', flags.pageSize, 1, MAX_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE;
       const concurrency =
         parseCount('--concurrency', flags.concurrency, 1, MAX_CONCURRENCY) ?? DEFAULT_CONCURRENCY;
       const session = await openSession(ctx, cmd);
       const service = onerosterService(session);
+      const changesOnly = since && (await exportSince(ctx, since, dir, service, session.settings));
       const progress = await startProgress(ctx, `Exporting OneRoster ${service.version}…`);
       let result: ExportResult;
       try {
         result = await runExport(
           service,
           {
-            dir: resolve(flags.out),
-            mode: flags.delta ? 'delta' : 'bulk',
+            dir,
+            mode: flags.delta || since ? 'delta' : 'bulk',
             zip: Boolean(flags.zip),
             pageSize,
             concurrency,
             force: Boolean(flags.force),
+            ...(changesOnly && { since: changesOnly }),
           },
           {
             signal: ctx.trapInterrupt(),
@@ -89,7 +102,49 @@ export function register(group: Command, ctx: Context): void {
     'roster --oneroster 1.2 roster export --out ./export-1.2 --zip',
     '# In a script (exit 130 or 1: run it again to resume)',
     'roster roster export --out ./export --zip --json > export.json',
+    '# Nightly: a OneRoster delta package of what changed since the last one written there',
+    'roster roster export --out ./nightly --since last --zip',
   ]);
+}
+
+/** Where each collection of a --since export starts; --since last reads the moments saved for this directory. */
+async function exportSince(
+  ctx: Context,
+  since: Since,
+  dir: string,
+  service: OneRosterService,
+  settings: Settings,
+): Promise<ExportSince> {
+  const names = exportTasks(service.version, 'delta').map((task) => task.collection.name);
+  const starts = new Map<string, StartWindow>();
+  if (since.kind === 'time') {
+    for (const name of names) starts.set(name, { since: since.at, seen: new Map() });
+    return { starts, relative: since.relative };
+  }
+  const keyOf = (collection: string) => ({
+    command: 'export' as const,
+    profile: settings.profileName,
+    baseUrl: service.baseUrl,
+    clientId: settings.clientId ?? '',
+    version: service.version,
+    collection,
+    destination: dir,
+  });
+  for (const name of names) starts.set(name, startOf(await loadWindow(ctx.paths.stateDir, keyOf(name))));
+  const first = names.filter((name) => starts.get(name)?.since === undefined);
+  if (first.length > 0) {
+    ctx.log.info(
+      `No saved moment for ${first.join(', ')} in exports to ${dir}: this first --since last export holds every record.`,
+    );
+  }
+  return {
+    starts,
+    relative: true,
+    keyOf,
+    save: async (windows) => {
+      for (const window of windows) await saveWindow(ctx.paths.stateDir, window);
+    },
+  };
 }
 
 export function summary(result: ExportResult): string[] {
@@ -98,14 +153,23 @@ export function summary(result: ExportResult): string[] {
   const lines = result.files.map((f) => {
     const name = f.name.padEnd(width);
     if (f.status === 'absent') return `  ${name}  absent (not permitted)`;
+    if (f.status === 'unchanged') return `  ${name}  absent (no changes)`;
     const notes = [
       ...(f.status === 'kept' ? ['complete from the earlier run'] : []),
       ...(f.omitted > 0 ? [`${f.omitted} left out: tobedeleted or referring to one`] : []),
     ];
     return `  ${name}  ${String(f.rows).padStart(digits)} rows${notes.length ? ` (${notes.join('; ')})` : ''}`;
   });
+  const moments = [...new Set(Object.values(result.since ?? {}))];
+  const changes = !result.since
+    ? ''
+    : moments.length === 1 && moments[0] !== null
+      ? `, changes since ${isoUtc(Date.parse(moments[0] as string))}`
+      : moments.every((m) => m === null)
+        ? ', every record (first --since last)'
+        : ', changes since the last export';
   return [
-    `Exported OneRoster ${result.version} (${result.mode}) to ${result.dir}:`,
+    `Exported OneRoster ${result.version} (${result.mode}${changes}) to ${result.dir}:`,
     ...lines,
     ...(result.zip ? [`  ${result.zip}`] : []),
   ];

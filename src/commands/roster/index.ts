@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { COLLECTIONS } from '../../oneroster/collections.js';
 import { examples } from '../common.js';
+import { register as registerChanges } from './changes.js';
 import { register as registerExport } from './export.js';
 import { register as registerRead } from './read.js';
 
@@ -15,11 +16,13 @@ export function register(program: Command, ctx: Context): void {
       "OneRoster rostering reads. --oneroster (or ROSTER_ONEROSTER, or the profile) picks the version, which picks the path prefix (/ims/oneroster/v1p1 or v1p2, or the profile's onerosterPaths) and the version's own token endpoint.",
     );
   for (const collection of COLLECTIONS) registerRead(group, ctx, collection);
+  registerChanges(group, ctx);
   registerExport(group, ctx);
   examples(group, [
     'roster roster students --all --csv > users.csv',
     'roster roster classes --school sch-001',
     'roster roster export --out ./export --zip',
+    'roster roster changes --since last --ndjson > changes.ndjson',
     'roster --oneroster 1.2 roster teachers --filter "familyName~\'son\'"',
   ]);
 }

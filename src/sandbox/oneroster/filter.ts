@@ -4,6 +4,9 @@
 // - Values are compared after Unicode NFC normalisation. `=`, `!=`, `<`… are exact and case-sensitive
 //   (ordering is by UTF-16 code units, which suits ISO dates and zero-padded grades); `~` (contains) is
 //   case-insensitive.
+// - `>`, `>=`, `<`, `<=` on dateLastModified compare instants, as the standard's DateTime type means:
+//   '2026-11-01T06:00:00Z' and '2026-11-01T06:00:00.000Z' are the same moment, a date alone is its
+//   midnight UTC, and a value that is not an ISO 8601 date or date-time is a 400.
 // - A quote inside a value needs no escaping: a `'` ends the value only when followed by the end of the
 //   filter or by ` AND ` / ` OR `, so `familyName='O'Brien'` works. (A value can therefore not contain
 //   `' AND ` itself.)
@@ -79,6 +82,12 @@ function parseClause(text: string, start: number): { clause: Clause; end: number
 /** Rejects filters naming fields the records of this kind and version do not have. */
 export function checkFilterFields(filter: Filter, version: Version, kind: Kind): void {
   for (const c of filter.clauses) {
+    if (isInstantComparison(c) && Number.isNaN(instant(c.value))) {
+      throw new OneRosterError(
+        `Invalid filter value: '${c.value}' is not an ISO 8601 date or date-time for '${c.field}'`,
+        'invaliddata',
+      );
+    }
     if (!isKnownPath(version, kind, c.field)) {
       throw new OneRosterError(
         `Invalid filter field: '${c.field}' is not a field of ${kind}`,
@@ -111,7 +120,27 @@ export function valuesAt(rec: Rec, path: string): string[] {
   return out;
 }
 
-function test(values: string[], op: Op, value: string): boolean {
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
+
+/** Epoch milliseconds of an ISO 8601 date (midnight UTC) or date-time with a zone; NaN otherwise. */
+function instant(text: string): number {
+  return ISO_INSTANT.test(text) ? Date.parse(text) : Number.NaN;
+}
+
+const ORDERING = new Set<Op>(['>', '>=', '<', '<=']);
+const isInstantComparison = (c: Clause) => ORDERING.has(c.op) && /(^|\.)dateLastModified$/.test(c.field);
+
+function compareInstants(values: string[], op: Op, value: string): boolean {
+  const at = instant(value);
+  return values.some((v) => {
+    const t = instant(v);
+    if (Number.isNaN(t)) return false;
+    return op === '>' ? t > at : op === '>=' ? t >= at : op === '<' ? t < at : t <= at;
+  });
+}
+
+function test(values: string[], op: Op, value: string, field: string): boolean {
+  if (isInstantComparison({ field, op, value })) return compareInstants(values, op, value);
   switch (op) {
     case '=':
       return values.includes(value);
@@ -134,8 +163,8 @@ function test(values: string[], op: Op, value: string): boolean {
 
 export function matches(filter: Filter, rec: Rec): boolean {
   const [a, b] = filter.clauses;
-  const first = test(valuesAt(rec, a.field), a.op, a.value);
+  const first = test(valuesAt(rec, a.field), a.op, a.value, a.field);
   if (!b) return first;
-  if (filter.logic === 'AND') return first && test(valuesAt(rec, b.field), b.op, b.value);
-  return first || test(valuesAt(rec, b.field), b.op, b.value);
+  if (filter.logic === 'AND') return first && test(valuesAt(rec, b.field), b.op, b.value, b.field);
+  return first || test(valuesAt(rec, b.field), b.op, b.value, b.field);
 }

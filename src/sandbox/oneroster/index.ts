@@ -2,6 +2,7 @@
 // /ims/oneroster/v1p1/… and /ims/oneroster/v1p2/… with the standard's query grammar, paging headers and
 // errors, plus switches that reproduce what real vendors do (clamped pages, bare or missing Link headers).
 import type { Caller, ResourceRoute, SandboxRequest, SandboxResponse } from '../types.js';
+import { Churn } from './churn.js';
 import { buildDistrict, type District } from './district.js';
 import { errorResponse, OneRosterError, statusInfo } from './errors.js';
 import { fieldsOf, isKnownPath } from './fields.js';
@@ -9,7 +10,7 @@ import { checkFilterFields, matches, parseFilter, valuesAt } from './filter.js';
 import { type IndexList, Indices, resolve, WRAPPER } from './lists.js';
 import { type LinkStyle, linkHeader, pageOffsets } from './paging.js';
 import { decodeQuery, parseReadQuery } from './query.js';
-import { type Kind, type Rec, type RenderContext, render, sourcedIdOf, type Version } from './records.js';
+import { countOf, type Kind, type Rec, type RenderContext, sourcedIdOf, type Version } from './records.js';
 
 export interface OneRosterSandboxOptions {
   /** Number of students in the seeded district (default about 1,200; up to 200,000). */
@@ -46,6 +47,14 @@ const CACHE_ENTRIES = 32;
 const VERSIONS: Record<string, Version> = { v1p1: '1.1', v1p2: '1.2' };
 
 export function createOneRosterRoute(options: OneRosterSandboxOptions = {}): ResourceRoute {
+  return createOneRosterService(options).route;
+}
+
+/** The route and the district's churn (changes made on demand: POST /__sandbox/churn, --churn N). */
+export function createOneRosterService(options: OneRosterSandboxOptions = {}): {
+  route: ResourceRoute;
+  churn: Churn;
+} {
   const students = options.students ?? DEFAULT_STUDENTS;
   if (!Number.isInteger(students) || students < 0 || students > MAX_STUDENTS) {
     throw new RangeError(`students must be an integer from 0 to ${MAX_STUDENTS}, got ${students}`);
@@ -53,9 +62,11 @@ export function createOneRosterRoute(options: OneRosterSandboxOptions = {}): Res
   if (options.pageCap !== undefined && (!Number.isInteger(options.pageCap) || options.pageCap < 1)) {
     throw new RangeError(`pageCap must be a positive integer, got ${options.pageCap}`);
   }
-  const d = buildDistrict(options.seed ?? DEFAULT_SEED, students);
-  const server = new OneRosterServer(d, options);
-  return (req, caller) => server.handle(req, caller);
+  const seed = options.seed ?? DEFAULT_SEED;
+  const d = buildDistrict(seed, students);
+  const churn = new Churn(d, seed);
+  const server = new OneRosterServer(d, options, churn);
+  return { route: (req, caller) => server.handle(req, caller), churn };
 }
 
 /** The district a route with these options serves (for tests and the demo: known ids and names). */
@@ -71,6 +82,7 @@ class OneRosterServer {
   constructor(
     private readonly d: District,
     private readonly options: OneRosterSandboxOptions,
+    private readonly churn: Churn,
   ) {
     this.link = options.link ?? 'angle';
   }
@@ -120,7 +132,8 @@ class OneRosterServer {
           throw new OneRosterError(`Malformed percent-encoding in the path: "${s}"`, 'invaliddata');
         }
       });
-    const target = resolve(this.d, segments);
+    const added = segments.length === 2 ? this.churn.find(segments[0] ?? '', segments[1] ?? '') : undefined;
+    const target = added ? ({ type: 'single', ...added } as const) : resolve(this.d, segments);
     if (!target) throw new OneRosterError(`Unknown OneRoster endpoint: ${req.path}`, 'unknownobject', 404);
     const params = decodeQuery(req.rawQuery, this.options.plusAsSpace ?? false);
     const query = parseReadQuery(params);
@@ -137,7 +150,7 @@ class OneRosterServer {
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
 
     if (target.type === 'single') {
-      const rec = select(render(ctx, target.kind, target.index));
+      const rec = select(this.churn.record(ctx, target.kind, target.index));
       return { status: 200, headers, body: this.body(version, WRAPPER[target.kind].one, rec, warnings) };
     }
 
@@ -154,22 +167,39 @@ class OneRosterServer {
       sort = 'sourcedId';
     }
 
-    const base = this.cached(`base|${target.key}`, target.list);
+    // Lists are cached per churn generation: a change makes every earlier list stale.
+    const generation = this.churn.generation;
+    const at = (i: number) => this.churn.record(ctx, target.kind, i);
+    const base = this.cached(`base|${generation}|${target.key}`, () =>
+      this.churn.extend(target.key, target.list()),
+    );
     const list =
       filter || sort
-        ? this.cached(`${version}|${target.key}|${query.filter ?? ''}|${sort ?? ''}|${query.orderBy}`, () => {
-            let indices = Array.from({ length: base.length }, (_, i) => base.at(i));
-            if (filter) indices = indices.filter((i) => matches(filter, render(ctx, target.kind, i)));
-            if (sort) indices = sortIndices(ctx, target.kind, indices, sort, query.orderBy);
-            return new Indices(Int32Array.from(indices));
-          })
+        ? this.cached(
+            `${version}|${generation}|${target.key}|${query.filter ?? ''}|${sort ?? ''}|${query.orderBy}`,
+            () => {
+              let indices = Array.from({ length: base.length }, (_, i) => base.at(i));
+              if (filter) indices = indices.filter((i) => matches(filter, at(i)));
+              if (sort) {
+                // Seeded ids are cheap to compute (edits never change them); other fields need the record.
+                const seeded = countOf(this.d, target.kind);
+                const key =
+                  sort === 'sourcedId'
+                    ? (i: number) =>
+                        i < seeded ? sourcedIdOf(this.d, target.kind, i) : String(at(i).sourcedId)
+                    : (i: number) => valuesAt(at(i), sort)[0];
+                indices = sortIndices(key, indices, query.orderBy);
+              }
+              return new Indices(Int32Array.from(indices));
+            },
+          )
         : base;
 
     const total = list.length;
     const pageSize = Math.min(query.limit, this.options.pageCap ?? Number.POSITIVE_INFINITY);
     const end = Math.min(total, query.offset + pageSize);
     const rows: Rec[] = [];
-    for (let i = query.offset; i < end; i++) rows.push(select(render(ctx, target.kind, list.at(i))));
+    for (let i = query.offset; i < end; i++) rows.push(select(at(list.at(i))));
 
     if (this.options.totalCount !== false) headers['X-Total-Count'] = String(total);
     const link = linkHeader(
@@ -235,16 +265,8 @@ class OneRosterServer {
 }
 
 /** Sorts by the field's first value (absent last), ties in serving order; ids for sourcedId are cheap. */
-function sortIndices(
-  ctx: RenderContext,
-  kind: Kind,
-  indices: number[],
-  field: string,
-  orderBy: 'asc' | 'desc',
-) {
-  const keys = indices.map((i) =>
-    field === 'sourcedId' ? sourcedIdOf(ctx.d, kind, i) : valuesAt(render(ctx, kind, i), field)[0],
-  );
+function sortIndices(keyOf: (i: number) => string | undefined, indices: number[], orderBy: 'asc' | 'desc') {
+  const keys = indices.map(keyOf);
   const order = indices.map((_, k) => k);
   const dir = orderBy === 'asc' ? 1 : -1;
   order.sort((a, b) => {

@@ -1,0 +1,134 @@
+// One collection's delta read: every page of `dateLastModified>'<moment>'` (joined to the user's filter)
+// through the pager, each record passed through the ChangeTracker (overlap already reported, records the
+// server should not have sent), the server's clock taken from the first answer's Date header.
+import { ApiError } from '../errors.js';
+import { ChangeTracker, OVERLAP_MS, parseHttpDate, type StartWindow } from './change-window.js';
+import type { Collection } from './collections.js';
+import { isToBeDeleted } from './csv-binding.js';
+import { Pager } from './pager.js';
+import { buildQuery } from './query.js';
+import type { OneRosterService } from './service.js';
+import { combineFilters, deltaFilter, isoUtc } from './since.js';
+
+export interface ChangeReadOptions {
+  start: StartWindow;
+  /** The user's own --filter. */
+  filter?: string;
+  pageSize: number;
+  concurrency: number;
+  withTexts: boolean;
+}
+
+export interface ChangeHooks {
+  warn(line: string): void;
+  debug(line: string): void;
+  now(): number;
+}
+
+export interface ChangeReadResult {
+  tracker: ChangeTracker;
+  /** Reported records: new or changed, and (counted apart) marked tobedeleted. */
+  changed: number;
+  toBeDeleted: number;
+  pager: Pager;
+  /** The filter sent, if any. */
+  filter?: string;
+}
+
+export type PageSink = (records: unknown[], texts: string[] | undefined) => Promise<void>;
+
+export async function readChanges(
+  service: OneRosterService,
+  collection: Collection,
+  options: ChangeReadOptions,
+  hooks: ChangeHooks,
+  sink: PageSink,
+  path = collection.path,
+): Promise<ChangeReadResult> {
+  const tracker = new ChangeTracker(options.start);
+  const since = options.start.since;
+  const filter = combineFilters(since === undefined ? undefined : deltaFilter(since), options.filter);
+  const what = `Reading changed ${collection.name}`;
+  const pager = new Pager({
+    send: async (pagePath, query) => {
+      const before = hooks.now();
+      const response = await service.send(pagePath, query, what);
+      if (!tracker.clockSet) setClock(tracker, response.headers.date, before, collection.name, hooks);
+      return response;
+    },
+    baseUrl: service.baseUrl,
+    path: `${service.prefix}/${path}`,
+    query: { limit: options.pageSize, ...(filter === undefined ? {} : { filter }) },
+    wrapper: collection.listKey,
+    all: true,
+    concurrency: options.concurrency,
+    what: collection.name,
+    warn: hooks.warn,
+    debug: hooks.debug,
+    withTexts: options.withTexts,
+  });
+  hooks.debug(`${collection.name}: ${buildQuery({ filter })}`);
+  let changed = 0;
+  let toBeDeleted = 0;
+  try {
+    for await (const page of pager.pages()) {
+      const records: unknown[] = [];
+      const texts: string[] | undefined = page.texts && [];
+      page.records.forEach((record, i) => {
+        if (!tracker.admit(record)) return;
+        records.push(record);
+        texts?.push(page.texts?.[i] as string);
+        if (isToBeDeleted(record)) toBeDeleted++;
+        else changed++;
+      });
+      if (records.length > 0) await sink(records, texts);
+    }
+  } catch (error) {
+    throw refused(error, collection.name, filter, since);
+  }
+  if (!tracker.clockSet) tracker.setClock(hooks.now(), 'local'); // not reached: the pager always asks once
+  if (tracker.stale > 0) {
+    hooks.warn(
+      `the server sent ${tracker.stale} ${collection.name} not changed since ${isoUtc(since ?? 0)}: it may ignore the dateLastModified filter; they were left out.`,
+    );
+  }
+  return { tracker, changed, toBeDeleted, pager, ...(filter === undefined ? {} : { filter }) };
+}
+
+/** Sets the tracker's clock from the server's Date header (sent `before` by the local clock). */
+export function setClock(
+  tracker: ChangeTracker,
+  header: string | string[] | undefined,
+  before: number,
+  what: string,
+  hooks: Pick<ChangeHooks, 'warn'>,
+): void {
+  const server = parseHttpDate(header);
+  if (server === undefined) {
+    hooks.warn(
+      `the server sent no Date header reading ${what}: the next --since last starts from this machine's clock (less ${OVERLAP_MS / 60_000} minutes).`,
+    );
+    tracker.setClock(before, 'local');
+    return;
+  }
+  const skew = server - before;
+  if (Math.abs(skew) > OVERLAP_MS) {
+    hooks.warn(
+      `the server's clock is ${Math.round(Math.abs(skew) / 60_000)} minutes ${skew > 0 ? 'ahead of' : 'behind'} this machine's; saved moments follow the server's.`,
+    );
+  }
+  tracker.setClock(server, 'server');
+}
+
+/** A 400 to the delta filter: name the cause and the way out (a full read). */
+export function refused(error: unknown, what: string, filter: string | undefined, since: number | undefined) {
+  if (!(error instanceof ApiError) || error.status !== 400 || filter === undefined) return error;
+  return new ApiError(
+    error.code as 'api',
+    400,
+    `The server refused the filter ${filter} reading ${what}: ${error.message.replace(/^.*?\(HTTP 400\):\s*/, '').replace(/\.$/, '')}.`,
+    since === undefined
+      ? 'Check --filter.'
+      : `This server may not support > on dateLastModified (some do not). Read everything instead: roster roster ${what} --all, or roster roster export --out DIR without --since.`,
+  );
+}
