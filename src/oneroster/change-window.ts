@@ -4,12 +4,12 @@
 // records already reported in that overlap (sourcedId and dateLastModified) are saved with it and not
 // reported again unless they changed since. State files live under the state directory, one per
 // profile, base URL, client id, OneRoster version, collection (and --filter, and export destination).
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { isRecord } from '../api/errors.js';
 import type { OneRosterVersion } from '../auth/config.js';
-import { sha256Hex } from '../auth/sha256.js';
 import { RosterError } from '../errors.js';
-import { readIfExists, writePrivateFile } from '../files.js';
+import { readPrivateFile, writePrivateFile } from '../files.js';
 import { sourcedIdOf } from './records.js';
 
 /** Overlap subtracted from the server's clock: clock skew between its machines and writes in flight. */
@@ -50,14 +50,14 @@ export interface StartWindow {
 }
 
 export function windowPath(stateDir: string, key: WindowKey): string {
-  const hash = sha256Hex(JSON.stringify(key)).slice(0, 16);
+  const hash = createHash('sha256').update(JSON.stringify(key)).digest('hex').slice(0, 16);
   const name = key.collection.replace(/[^A-Za-z0-9]/g, '_');
   return join(stateDir, 'changes', `${key.command}-${name}-${hash}.json`);
 }
 
 export async function loadWindow(stateDir: string, key: WindowKey): Promise<SavedWindow | undefined> {
   const path = windowPath(stateDir, key);
-  const text = await readIfExists(path);
+  const text = await readPrivateFile(path, { own: true, followLinks: false });
   if (text === undefined) return undefined;
   try {
     const saved = JSON.parse(text) as SavedWindow;

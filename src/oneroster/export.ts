@@ -122,7 +122,7 @@ export async function runExport(
   if (options.since?.relative) await keepMoments(dir, source, options.since);
   const state = await openState(dir, source, options, hooks);
   try {
-    return await exportAll(service, options, hooks, state);
+    return await exportAll(service, options, hooks, state, tasks, source);
   } catch (error) {
     throw resumable(error, state);
   }
@@ -133,6 +133,8 @@ async function exportAll(
   options: ExportOptions,
   hooks: ExportHooks,
   state: ExportState,
+  tasks: ExportTask[],
+  source: ExportSource,
 ): Promise<ExportResult> {
   const { dir, mode } = options;
   const leftOut = new Set(Object.values(state.files).flatMap((f) => f.leftOut ?? []));

@@ -2,13 +2,14 @@
 // delta reads, oneroster/changes.ts), as one table or stream across collections, or one CSV file per
 // collection. `--since last` continues from the moment the previous successful `--since last` run saved
 // (oneroster/change-window.ts); a run that fails saves nothing.
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import type { WriteStream } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { isRecord } from '../../api/errors.js';
 import type { Context } from '../../context.js';
 import { ApiError, UsageError } from '../../errors.js';
+import { createFresh, outputFolder } from '../../files.js';
 import {
   loadWindow,
   type SavedWindow,
@@ -351,11 +352,10 @@ function csvOutput(ctx: Context, dir: string, service: OneRosterService): Output
   };
   return {
     async start(collection) {
-      await mkdir(dir, { recursive: true, mode: 0o700 });
+      await outputFolder(dir, (line) => ctx.log.warn(line));
       const partial = join(dir, `${collection.name}.csv.partial`);
-      // A leftover (or planted) .partial is removed, never written through: the new one is created afresh.
-      await rm(partial, { force: true });
-      const stream = createWriteStream(partial, { fd: await open(partial, 'wx', 0o600) });
+      // A leftover (or planted) .partial is removed, never written through (files.ts).
+      const stream = (await createFresh(partial)).createWriteStream();
       const columns = collection.csv[service.version].map((name) => ({
         header: name,
         values: columnReader(name),
