@@ -25,6 +25,9 @@ export interface RowProblem {
 
 export type InviteFile = { ok: true; rows: PlannedRow[] } | { ok: false; problems: RowProblem[] };
 
+/** A row's schoolId as the sourcedId to send, or why it names no one school (see src/schools/). */
+export type SchoolOf = (value: string) => { sourcedId: string } | { problem: string };
+
 /** Header cells match a field whatever their case and separators: `schoolId`, `school_id`, `School ID`. */
 const normal = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
 const FIELD_BY_HEADER = new Map<string, FieldName>([
@@ -34,9 +37,10 @@ const FIELD_BY_HEADER = new Map<string, FieldName>([
 
 /**
  * `fill` holds the per-run values (flags, profile default, built-in defaults): they stand in for a column the
- * file lacks and for an empty cell. A value in the file wins over the flag.
+ * file lacks and for an empty cell. A value in the file wins over the flag. `schoolOf`, when given, turns
+ * each row's schoolId (a name, identifier or sourcedId) into the sourcedId sent, before duplicates are found.
  */
-export function readInviteFile(text: string, fill: InvitationDraft): InviteFile {
+export function readInviteFile(text: string, fill: InvitationDraft, schoolOf?: SchoolOf): InviteFile {
   const { records, problems: syntax } = parseCsv(text);
   const problems: RowProblem[] = [...syntax];
   const [header, ...rows] = records;
@@ -96,6 +100,12 @@ export function readInviteFile(text: string, fill: InvitationDraft): InviteFile 
       });
       continue;
     }
+    const school = schoolOf?.(result.body.schoolId) ?? { sourcedId: result.body.schoolId };
+    if ('problem' in school) {
+      problems.push({ line: row.line, reason: `schoolId ${school.problem}` });
+      continue;
+    }
+    result.body.schoolId = school.sourcedId;
     const key = invitationKey(result.body.email, result.body.schoolId);
     const first = firstLineOf.get(key);
     if (first !== undefined) {
