@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { sha256Hex } from '../auth/sha256.js';
 import { readIfExists, writePrivateFile } from '../files.js';
+import type { Settings } from '../settings.js';
 import type { School } from './match.js';
 
 /** How long a list answers for the district before it is read again. */
@@ -24,6 +25,16 @@ export interface CachedSchools {
 }
 
 const MAX_TEXT = 1000;
+
+/** The key of a run's list: its profile, destination (base URL and client id) and OneRoster version. */
+export function schoolsKey(settings: Settings, baseUrl: string): SchoolsKey {
+  return {
+    profile: settings.profileName,
+    baseUrl,
+    clientId: settings.clientId ?? '',
+    oneroster: settings.oneroster,
+  };
+}
 
 export function schoolsCachePath(cacheDir: string, key: SchoolsKey): string {
   return join(cacheDir, 'schools', `${sha256Hex(keyText(key)).slice(0, 32)}.json`);

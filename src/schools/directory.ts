@@ -8,7 +8,6 @@ import { RosterError, UsageError } from '../errors.js';
 import { Pager } from '../oneroster/pager.js';
 import { onerosterService, pageSender } from '../oneroster/service.js';
 import type { Session } from '../session.js';
-import type { Settings } from '../settings.js';
 import { printable } from '../values.js';
 import {
   isFresh,
@@ -16,21 +15,13 @@ import {
   type SchoolsKey,
   schoolFrom,
   schoolsCachePath,
+  schoolsKey,
   writeSchoolsCache,
 } from './cache.js';
 import { matchSchool, refusal, type School, type SchoolMatch } from './match.js';
 
 /** A match, or `unchecked` when no list could be read and the value goes as given. */
 export type Resolution = SchoolMatch | { kind: 'unchecked' };
-
-export function schoolsKey(settings: Settings, baseUrl: string): SchoolsKey {
-  return {
-    profile: settings.profileName,
-    baseUrl,
-    clientId: settings.clientId ?? '',
-    oneroster: settings.oneroster,
-  };
-}
 
 export class SchoolDirectory {
   private schools?: School[];
