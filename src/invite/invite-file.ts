@@ -9,8 +9,10 @@ import {
   type InvitationBody,
   type InvitationDraft,
   invitationKey,
+  type Validation,
   validateInvitation,
 } from './invitation.js';
+import { withResolvedSchool } from './school-id.js';
 
 export interface PlannedRow {
   /** Line of the file where the row starts: how the user finds it. */
@@ -92,7 +94,7 @@ export function readInviteFile(text: string, fill: InvitationDraft, schoolOf?: S
       const field = columns[index];
       if (field && cell.trim() !== '') draft[field] = cell;
     });
-    const result = validateInvitation(draft);
+    const result = withSchool(draft, validateInvitation(draft), schoolOf);
     if (!result.ok) {
       problems.push({
         line: row.line,
@@ -100,12 +102,6 @@ export function readInviteFile(text: string, fill: InvitationDraft, schoolOf?: S
       });
       continue;
     }
-    const school = schoolOf?.(result.body.schoolId) ?? { sourcedId: result.body.schoolId };
-    if ('problem' in school) {
-      problems.push({ line: row.line, reason: `schoolId ${school.problem}` });
-      continue;
-    }
-    result.body.schoolId = school.sourcedId;
     const key = invitationKey(result.body.email, result.body.schoolId);
     const first = firstLineOf.get(key);
     if (first !== undefined) {
@@ -120,6 +116,15 @@ export function readInviteFile(text: string, fill: InvitationDraft, schoolOf?: S
   }
   if (problems.length > 0) return { ok: false, problems: problems.sort((a, b) => a.line - b.line) };
   return { ok: true, rows: planned };
+}
+
+/** A valid row with its schoolId as the sourcedId `schoolOf` resolves it to (checked again: school-id.ts). */
+function withSchool(draft: InvitationDraft, checked: Validation, schoolOf: SchoolOf | undefined): Validation {
+  if (!checked.ok || !schoolOf) return checked;
+  const typed = checked.body.schoolId;
+  const school = schoolOf(typed);
+  if ('problem' in school) return { ok: false, problems: [{ field: 'schoolId', reason: school.problem }] };
+  return school.sourcedId === typed ? checked : withResolvedSchool(draft, typed, school.sourcedId);
 }
 
 /** Rows as a CSV with the spec's field names, to be fed back to `roster invite send --file`. */

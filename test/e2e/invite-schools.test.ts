@@ -190,6 +190,53 @@ describe('when the schools cannot be read', () => {
   });
 });
 
+describe('a hostile schools list', () => {
+  const hostile = () =>
+    sandbox.injectFault({
+      match: (r) => r.path.endsWith('/schools'),
+      status: 200,
+      body: {
+        orgs: [
+          {
+            sourcedId: 'org\u001b[2Jevil',
+            name: 'Evil\u001b[31m School',
+            identifier: 'E1',
+            status: 'active',
+          },
+          { sourcedId: 'x'.repeat(5000), name: 'Huge', identifier: 'E2', status: 'active' },
+        ],
+      },
+    });
+
+  it('an id with a control character that a name resolves to is refused like a typed one, never sent or echoed raw', async () => {
+    hostile();
+    const result = await send('hostile@example.org', 'E1');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      'Error: Invalid invitation: --school-id "E1" is the school with sourcedId "org?[2Jevil", which must not contain control characters.',
+    );
+    expect(result.stderr).not.toContain('\u001b');
+    // An id too long to be one is dropped from the list: its identifier names no school.
+    hostile();
+    const huge = await send('hostile@example.org', 'E2', '--refresh-schools');
+    expect(huge.code).toBe(2);
+    expect(huge.stderr).toContain('"E2" is not the name, identifier or sourcedId of a school');
+    expect(invitationPosts()).toHaveLength(0);
+  });
+
+  it('the same in a CSV, reported by line', async () => {
+    hostile();
+    const file = join(tempDir(), 'hostile.csv');
+    writeFileSync(file, 'email,schoolId\nh1@example.org,E1\n');
+    const result = await roster(['invite', 'send', '--file', file, ...sender]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      '  line 2: schoolId "E1" is the school with sourcedId "org?[2Jevil", which must not contain control characters',
+    );
+    expect(invitationPosts()).toHaveLength(0);
+  });
+});
+
 describe('a CSV schoolId column', () => {
   const csv = (text: string) => {
     const file = join(tempDir(), 'invites.csv');

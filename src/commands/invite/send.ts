@@ -13,6 +13,7 @@ import {
   isValidEmail,
   validateInvitation,
 } from '../../invite/invitation.js';
+import { withResolvedSchool } from '../../invite/school-id.js';
 import { printJson } from '../../output/render.js';
 import { colours } from '../../output/style.js';
 import type { SchoolDirectory } from '../../schools/directory.js';
@@ -51,13 +52,16 @@ export async function run(options: SendOptions, ctx: Context, settings: Settings
     return schools;
   };
   if (ctx.interactive) await promptMissing(ctx, draft, directory);
-  const checked = validateInvitation(draft);
+  let checked = validateInvitation(draft);
   if (!checked.ok) throw invalidFlags(checked.problems, settings);
-  const { body } = checked;
 
   // A school's name or identifier becomes its sourcedId; a usage error when it names no one school.
   const resolver = await directory();
-  body.schoolId = await resolver.sourcedIdFor('--school-id', body.schoolId);
+  const typed = checked.body.schoolId;
+  const sourcedId = await resolver.sourcedIdFor('--school-id', typed);
+  if (sourcedId !== typed) checked = withResolvedSchool(draft, typed, sourcedId);
+  if (!checked.ok) throw invalidFlags(checked.problems, settings);
+  const { body } = checked;
   const session = resolver.session;
   if (options.dryRun) {
     printDryRun(ctx, session, body, options.json);
