@@ -76,14 +76,14 @@ const steps: Step[] = [
     env: { ROSTER_CLIENT_ID: refused.clientId, ROSTER_CLIENT_SECRET: refused.clientSecret },
   },
   {
-    say: 'Send one enrollment invitation (--yes: no confirmation prompt in a script)',
+    say: 'Send one enrollment invitation, the school given by name (--yes: no confirmation prompt in a script)',
     args: [
       'invite',
       'send',
       '--email',
       'parent@example.org',
       '--school-id',
-      'org-sch-1',
+      'Alder Elementary School',
       '--sent-by-user-id',
       'adm-001',
       '--yes',

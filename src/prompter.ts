@@ -6,6 +6,13 @@ export interface Prompter {
   ): Promise<string>;
   password(message: string): Promise<string>;
   confirm(message: string, defaultValue?: boolean): Promise<boolean>;
+  /** A list filtered as the user types; `choices` is asked again for every change of the typed text. */
+  search<T>(message: string, choices: (typed: string) => readonly SearchChoice<T>[]): Promise<T>;
+}
+
+export interface SearchChoice<T> {
+  name: string;
+  value: T;
 }
 
 export async function createInquirerPrompter(
@@ -23,5 +30,7 @@ export async function createInquirerPrompter(
     password: (message) =>
       prompts.password({ message, mask: true, validate: (v) => v.length > 0 || 'Required' }, context),
     confirm: (message, defaultValue = false) => prompts.confirm({ message, default: defaultValue }, context),
+    search: (message, choices) =>
+      prompts.search({ message, pageSize: 10, source: (typed) => choices(typed ?? '') }, context),
   };
 }

@@ -1,6 +1,7 @@
 // `roster completion bash|zsh|fish`: prints a completion script generated from this very program, so
-// it knows every command and flag of this version. The hidden `roster __complete profiles` is what the
-// scripts call at TAB time for profile names (reading the config the way roster does: XDG, platform).
+// it knows every command and flag of this version. The hidden `roster __complete profiles|schools` is what
+// the scripts call at TAB time for profile names (reading the config the way roster does: XDG, platform)
+// and for school ids (from the schools cache of `invite send`, never the network).
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { COLLECTIONS } from '../oneroster/collections.js';
@@ -55,13 +56,19 @@ Then start a new shell. Regenerate after upgrading roster.`,
     'roster completion fish > ~/.config/fish/completions/roster.fish',
   ]);
 
-  // Hidden: what the completion scripts run at TAB time. Prints nothing on any problem.
+  // Hidden: what the completion scripts run at TAB time. Prints nothing on any problem. For schools, the
+  // scripts pass the words typed so far (after --), so the profile they name picks the cached list.
   program
     .command('__complete', { hidden: true })
     .argument('<kind>')
-    .action(async (kind: string) => {
-      if (kind !== 'profiles') return;
-      const names = await profileNames(ctx);
-      if (names.length > 0) ctx.io.stdout.write(`${names.join('\n')}\n`);
+    .argument('[words...]')
+    .action(async (kind: string, words: string[]) => {
+      const lines =
+        kind === 'profiles'
+          ? await profileNames(ctx)
+          : kind === 'schools'
+            ? await (await import('../completion/schools.js')).schoolCompletions(ctx, words)
+            : [];
+      if (lines.length > 0) ctx.io.stdout.write(`${lines.join('\n')}\n`);
     });
 }

@@ -47,6 +47,8 @@ ${fn}_offer() {
   case "$1" in
     words:*) COMPREPLY=($(compgen -W "\${1#words:}" -- "$2")) ;;
     profiles) COMPREPLY=($(compgen -W "$(command ${name} __complete profiles 2>/dev/null)" -- "$2")) ;;
+    # Cached school ids of the profile named on the line (the words typed so far go along).
+    schools) COMPREPLY=($(compgen -W "$(command ${name} __complete schools -- "\${COMP_WORDS[@]:1:COMP_CWORD-1}" 2>/dev/null | cut -f1)" -- "$2")) ;;
     files) COMPREPLY=($(compgen -f -- "$2")); compopt -o filenames 2>/dev/null ;;
     dirs) COMPREPLY=($(compgen -d -- "$2")); compopt -o filenames 2>/dev/null ;;
     *) COMPREPLY=() ;;

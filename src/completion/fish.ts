@@ -23,6 +23,9 @@ function valueArgs(source: ValueSource, name: string): string {
       return `-x -a ${q(source.words.join(' '))}`;
     case 'profiles':
       return `-x -a ${q(`(command -q ${name}; and command ${name} __complete profiles 2>/dev/null)`)}`;
+    case 'schools':
+      // The words typed so far go along, so the profile they name picks the cached list.
+      return `-x -a ${q(`(command -q ${name}; and command ${name} __complete schools -- (commandline -opc)[2..-1] 2>/dev/null)`)}`;
     case 'files':
       return '-r -F';
     case 'directories':

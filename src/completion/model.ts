@@ -2,10 +2,11 @@
 // drift from the commands: names, aliases, summaries, flags, which flags take a value, and the values.
 import type { Argument, Command, Option } from 'commander';
 
-/** How to complete a value: fixed words, the saved profile names (asked at TAB time), or paths. */
+/** How to complete a value: fixed words, the saved profile names or cached school ids (asked at TAB time), or paths. */
 export type ValueSource =
   | { kind: 'words'; words: readonly string[] }
   | { kind: 'profiles' }
+  | { kind: 'schools' }
   | { kind: 'files' }
   | { kind: 'directories' }
   | { kind: 'none' };
@@ -69,6 +70,8 @@ function valueSourceOf(option: Option): ValueSource {
     option.argChoices ?? (option.parseArg as { choices?: readonly string[] } | undefined)?.choices;
   if (choices) return { kind: 'words', words: choices };
   if (option.attributeName() === 'profile') return { kind: 'profiles' };
+  // --school-id (invite send, invite list) and --school (nested roster reads) take a school's sourcedId.
+  if (['schoolId', 'school'].includes(option.attributeName())) return { kind: 'schools' };
   const placeholder = /<([^>]+)>|\[([^\]]+)\]/.exec(option.flags);
   const what = (placeholder?.[1] ?? placeholder?.[2] ?? '').toLowerCase();
   if (['file', 'csv', 'path'].includes(what)) return { kind: 'files' };

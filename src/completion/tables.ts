@@ -14,7 +14,7 @@ export interface Tables {
   operands: [path: string, source: string][];
 }
 
-/** A value source in the scripts' own small vocabulary: words:a b | profiles | files | dirs | none. */
+/** A value source in the scripts' own small vocabulary: words:a b | profiles | schools | files | dirs | none. */
 export function sourceText(source: ValueSource): string {
   switch (source.kind) {
     case 'words':

@@ -56,6 +56,14 @@ ${fn}_offer() {
   case "$1" in
     words:*) found=(\${=1#words:}); compadd -a found ;;
     profiles) found=(\${(f)"$(command ${name} __complete profiles 2>/dev/null)"}); compadd -a found ;;
+    schools)
+      # "id<TAB>name" lines become _describe's "id:name" (a colon in an id escaped).
+      local line
+      local -a described
+      for line in \${(f)"$(command ${name} __complete schools -- \${words[2,CURRENT-1]} 2>/dev/null)"}; do
+        described+=("\${\${line%%$'\\t'*}//:/\\\\:}:\${line#*$'\\t'}")
+      done
+      _describe -t schools school described ;;
     files) _files ;;
     dirs) _files -/ ;;
   esac

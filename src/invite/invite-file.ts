@@ -9,8 +9,10 @@ import {
   type InvitationBody,
   type InvitationDraft,
   invitationKey,
+  type Validation,
   validateInvitation,
 } from './invitation.js';
+import { withResolvedSchool } from './school-id.js';
 
 export interface PlannedRow {
   /** Line of the file where the row starts: how the user finds it. */
@@ -25,6 +27,9 @@ export interface RowProblem {
 
 export type InviteFile = { ok: true; rows: PlannedRow[] } | { ok: false; problems: RowProblem[] };
 
+/** A row's schoolId as the sourcedId to send, or why it names no one school (see src/schools/). */
+export type SchoolOf = (value: string) => { sourcedId: string } | { problem: string };
+
 /** Header cells match a field whatever their case and separators: `schoolId`, `school_id`, `School ID`. */
 const normal = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
 const FIELD_BY_HEADER = new Map<string, FieldName>([
@@ -34,9 +39,14 @@ const FIELD_BY_HEADER = new Map<string, FieldName>([
 
 /**
  * `fill` holds the per-run values (flags, profile default, built-in defaults): they stand in for a column the
- * file lacks and for an empty cell. A value in the file wins over the flag.
+ * file lacks and for an empty cell. A value in the file wins over the flag. `schoolOf`, when given, turns
+ * each row's schoolId (a name, identifier or sourcedId) into the sourcedId sent, before duplicates are found.
  */
-export async function readInviteFile(text: string, fill: InvitationDraft): Promise<InviteFile> {
+export async function readInviteFile(
+  text: string,
+  fill: InvitationDraft,
+  schoolOf?: SchoolOf,
+): Promise<InviteFile> {
   const { records, problems: syntax } = await parseCsv(text);
   const problems: RowProblem[] = [...syntax];
   const [header, ...rows] = records;
@@ -88,7 +98,7 @@ export async function readInviteFile(text: string, fill: InvitationDraft): Promi
       const field = columns[index];
       if (field && cell.trim() !== '') draft[field] = cell;
     });
-    const result = validateInvitation(draft);
+    const result = withSchool(draft, validateInvitation(draft), schoolOf);
     if (!result.ok) {
       problems.push({
         line: row.line,
@@ -110,6 +120,15 @@ export async function readInviteFile(text: string, fill: InvitationDraft): Promi
   }
   if (problems.length > 0) return { ok: false, problems: problems.sort((a, b) => a.line - b.line) };
   return { ok: true, rows: planned };
+}
+
+/** A valid row with its schoolId as the sourcedId `schoolOf` resolves it to (checked again: school-id.ts). */
+function withSchool(draft: InvitationDraft, checked: Validation, schoolOf: SchoolOf | undefined): Validation {
+  if (!checked.ok || !schoolOf) return checked;
+  const typed = checked.body.schoolId;
+  const school = schoolOf(typed);
+  if ('problem' in school) return { ok: false, problems: [{ field: 'schoolId', reason: school.problem }] };
+  return school.sourcedId === typed ? checked : withResolvedSchool(draft, typed, school.sourcedId);
 }
 
 /** Rows as a CSV with the spec's field names, to be fed back to `roster invite send --file`. */

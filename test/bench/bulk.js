@@ -26,7 +26,7 @@ try {
   const send = (tag, rows) => {
     // Fresh addresses each run: rows already in a journal would be skipped, not sent.
     const file = join(dir, `${tag}.csv`);
-    const lines = Array.from({ length: rows }, (_, i) => `${tag}-${i}@example.org,sch-${i % 5},1`);
+    const lines = Array.from({ length: rows }, (_, i) => `${tag}-${i}@example.org,org-sch-${(i % 5) + 1},1`);
     writeFileSync(file, `email,schoolId,studentCount\n${lines.join('\n')}\n`);
     const args = [ROSTER, 'invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1'];
     const started = process.hrtime.bigint();

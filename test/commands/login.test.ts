@@ -46,6 +46,9 @@ function fakePrompter(answers: { baseUrl?: string; clientId?: string; secret?: s
     async confirm() {
       throw new Error('no confirmation expected');
     },
+    async search(message) {
+      throw new Error(`unexpected prompt ${message}`);
+    },
   };
   return { prompter, asked };
 }

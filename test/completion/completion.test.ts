@@ -5,6 +5,7 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createProgram, loadCommands } from '../../src/main.js';
+import { writeSchoolsCache } from '../../src/schools/cache.js';
 import { cliEnv, ROSTER_BIN, runCli } from '../helpers/cli.js';
 import { fakeContext, tempDir } from '../helpers/context.js';
 
@@ -25,6 +26,20 @@ beforeAll(async () => {
     JSON.stringify({ profiles: { east: { baseUrl: 'https://e.example/v1' }, west: {} } }),
   );
   env = cliEnv(home, { PATH: `${bin}:${process.env.PATH}` });
+  // The schools list `invite send` cached for profile east (its base URL answers nothing: TAB never asks it).
+  await writeSchoolsCache(
+    join(home, '.cache', 'roster'),
+    { profile: 'east', baseUrl: 'https://e.example/v1', clientId: '', oneroster: '1.1' },
+    {
+      readAt: Date.now() - 3 * 24 * 3600_000, // a stale list still completes: the run resolves afresh
+      schools: [
+        { sourcedId: 'org-east-1', name: 'Alder Elementary School', identifier: '1', status: 'active' },
+        { sourcedId: 'org:east:2', name: 'Birch\tSchool', identifier: '2', status: 'active' },
+        { sourcedId: 'org east 3', name: 'Spaces In Its Id', identifier: '3', status: 'active' },
+        { sourcedId: 'org-east-4', name: 'Closed', identifier: '4', status: 'tobedeleted' },
+      ],
+    },
+  );
   for (const shell of ['bash', 'zsh', 'fish']) {
     const result = await runCli(['completion', shell], home);
     expect(result).toMatchObject({ code: 0, stderr: '' });
@@ -94,6 +109,15 @@ describe('bash completion', () => {
     expect(bash('roster profiles use e')).toEqual(['east']);
   });
 
+  it('completes school ids from the schools cache of the profile named on the line, at TAB time', () => {
+    expect(bash('roster --profile east invite send --school-id ')).toEqual(['org-east-1', 'org:east:2']);
+    expect(bash('roster invite send --profile=east --school-id org-e')).toEqual(['org-east-1']);
+    expect(bash('roster --profile east roster students --school org')).toEqual(['org-east-1', 'org:east:2']);
+    // No list cached for these: nothing offered (and no request made to find one).
+    expect(bash('roster invite send --school-id ')).toEqual([]);
+    expect(bash('roster --profile west invite send --school-id ')).toEqual([]);
+  });
+
   it('skips flag values when finding the command path', () => {
     expect(bash('roster --profile east --timeout 5 profiles ')).toEqual(['use']);
     expect(bash('roster --profile=east attendance ')).toEqual(['check']);
@@ -114,6 +138,11 @@ describe.runIf(has('fish'))('fish completion', () => {
     expect(fish('roster --client-auth ')).toEqual(['basic', 'post']);
     expect(fish('roster --profile ')).toEqual(['east', 'west']);
     expect(fish('roster doctor --sk')).toEqual(['--skip']);
+    expect(fish('roster --profile east invite send --school-id ').sort()).toEqual([
+      'org-east-1',
+      'org:east:2',
+    ]);
+    expect(fish('roster invite send --school-id ')).toEqual([]);
   });
 });
 
@@ -121,8 +150,8 @@ describe.runIf(has('zsh'))('zsh completion', () => {
   // The completion builtins are stubbed to print what they were given: the candidates, unfiltered.
   const zsh = (line: string) => {
     const script = `autoload -U compinit; compinit -u; source ${scripts.zsh}
-_describe() { print -l -- \${(P)\${@[-1]}} }
-compadd() { print -l -- \${(P)\${@[-1]}} }
+_describe() { print -rl -- \${(P)\${@[-1]}} }
+compadd() { print -rl -- \${(P)\${@[-1]}} }
 words=(\${(z)1}); [[ $1 == *' ' ]] && words+=(''); CURRENT=\${#words}; _roster`;
     return execFileSync('zsh', ['-c', script, 'zsh', line], { env, encoding: 'utf8' })
       .split('\n')
@@ -143,5 +172,11 @@ words=(\${(z)1}); [[ $1 == *' ' ]] && words+=(''); CURRENT=\${#words}; _roster`;
     ]);
     expect(zsh('roster --client-auth ')).toEqual(['basic', 'post']);
     expect(zsh('roster invite --profile ')).toEqual(['east', 'west']);
+    // School ids with their names as descriptions, a colon in an id escaped for _describe.
+    expect(zsh('roster --profile east invite send --school-id ')).toEqual([
+      'org-east-1:Alder Elementary School',
+      'org\\:east\\:2:Birch School',
+    ]);
+    expect(zsh('roster invite send --school-id ')).toEqual([]);
   });
 });

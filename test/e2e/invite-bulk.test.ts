@@ -29,7 +29,7 @@ function csv(tag: string, count: number): { file: string; emails: string[] } {
   const file = join(tempDir(), `${tag}.csv`);
   writeFileSync(
     file,
-    `email,schoolId,studentCount\r\n${emails.map((e, i) => `${e},sch-${i % 5},1`).join('\r\n')}\r\n`,
+    `email,schoolId,studentCount\r\n${emails.map((e, i) => `${e},org-sch-${(i % 5) + 1},1`).join('\r\n')}\r\n`,
   );
   return { file, emails };
 }

@@ -31,7 +31,7 @@ describe('invite send', () => {
       '--email',
       'e2e-body@example.org',
       '--school-id',
-      'sch-001',
+      'org-sch-1',
       ...sender,
       '--student-count',
       '2',
@@ -45,15 +45,17 @@ describe('invite send', () => {
       stdout: '✓ Invitation sent to e2e-body@example.org\n',
       stderr: '',
     });
-    const [token, post] = sandbox.requests;
+    // The school id is checked against the district's schools first (then cached for a day).
+    const [token, schools, post] = sandbox.requests;
     expect(token?.path).toBe('/v1/ims/oneroster/v1p1/token');
+    expect(`${schools?.method} ${schools?.path}`).toBe('GET /v1/ims/oneroster/v1p1/schools');
     expect(post?.path).toBe('/v1/enrollment/invitations');
     expect(post?.headers['content-type']).toBe('application/json');
     // The bearer token on the POST is the one the OneRoster 1.1 token endpoint issued.
     expect(post?.headers.authorization).toMatch(/^Bearer \S+$/);
     expect(JSON.parse(post?.body ?? '')).toStrictEqual({
       email: 'e2e-body@example.org',
-      schoolId: 'sch-001',
+      schoolId: 'org-sch-1',
       scopes: ['fillEnrollment'],
       interestFormSubmissionId: 'ifs-9',
       studentCount: 2,
@@ -68,22 +70,22 @@ describe('invite send', () => {
   it.each([
     [
       'missing --sent-by-user-id',
-      ['--email', 'a@example.org', '--school-id', 's1'],
+      ['--email', 'a@example.org', '--school-id', 'org-sch-1'],
       '--sent-by-user-id is required',
     ],
     [
       'a malformed e-mail',
-      ['--email', 'parent@@example', '--school-id', 's1', ...sender],
+      ['--email', 'parent@@example', '--school-id', 'org-sch-1', ...sender],
       '--email "parent@@example" is not a valid e-mail address',
     ],
     [
       '--student-count 0',
-      ['--email', 'a@example.org', '--school-id', 's1', ...sender, '--student-count', '0'],
+      ['--email', 'a@example.org', '--school-id', 'org-sch-1', ...sender, '--student-count', '0'],
       '--student-count must be a positive whole number',
     ],
     [
       '--student-count abc',
-      ['--email', 'a@example.org', '--school-id', 's1', ...sender, '--student-count', 'abc'],
+      ['--email', 'a@example.org', '--school-id', 'org-sch-1', ...sender, '--student-count', 'abc'],
       '--student-count must be a positive whole number',
     ],
   ])('%s: exit 2 and no HTTP request at all (not even a token request)', async (_name, args, message) => {
@@ -101,7 +103,7 @@ describe('invite send', () => {
       '--email',
       'dry@example.org',
       '--school-id',
-      's1',
+      'org-sch-1',
       ...sender,
       '--dry-run',
       '--json',
@@ -113,13 +115,18 @@ describe('invite send', () => {
       tokenEndpoint: `${sandbox.baseUrl}/ims/oneroster/v1p1/token`,
       body: {
         email: 'dry@example.org',
-        schoolId: 's1',
+        schoolId: 'org-sch-1',
         scopes: ['fillEnrollment'],
         studentCount: 1,
         sentByUserId: 'usr-42',
       },
     });
-    expect(sandbox.requests).toHaveLength(0);
+    // Reads only: a token and the district's schools (to check the school id); no invitation.
+    expect(sandbox.requests.filter((r) => r.path.endsWith('/invitations'))).toHaveLength(0);
+    expect(sandbox.requests.map((r) => r.path)).toEqual([
+      '/v1/ims/oneroster/v1p1/token',
+      '/v1/ims/oneroster/v1p1/schools',
+    ]);
     expect(sandbox.outbox.some((m) => m.to === 'dry@example.org')).toBe(false);
   });
 });
@@ -132,7 +139,7 @@ describe('invite list', () => {
       '--email',
       'round@example.org',
       '--school-id',
-      'sch-rt',
+      'org-sch-3',
       ...sender,
       '--student-count',
       '4',
@@ -155,7 +162,7 @@ describe('invite list', () => {
       '--email',
       'round@example.org',
       '--school-id',
-      'sch-rt',
+      'org-sch-3',
       '--json',
     ]);
     expect(listed.code).toBe(0);
@@ -178,11 +185,11 @@ describe('invite send --file with bad rows', () => {
     writeFileSync(
       file,
       '\ufeffemail,schoolId,studentCount,sentByUserId\r\n' +
-        'good@example.org,s1,1,u1\r\n' +
-        'broken-address,s1,1,u1\r\n' +
-        '"quoted, fine@example.org",s1,1,u1\r\n' +
-        'count@example.org,s1,abc,u1\r\n' +
-        'good@example.org,s1,3,u1\r\n' +
+        'good@example.org,org-sch-1,1,u1\r\n' +
+        'broken-address,org-sch-1,1,u1\r\n' +
+        '"quoted, fine@example.org",org-sch-1,1,u1\r\n' +
+        'count@example.org,org-sch-1,abc,u1\r\n' +
+        'good@example.org,org-sch-1,3,u1\r\n' +
         'nosender@example.org,s2,1,\r\n' +
         '\r\n\r\n',
     );
@@ -191,7 +198,7 @@ describe('invite send --file with bad rows', () => {
     const reported = [...result.stderr.matchAll(/^ {2}line (\d+): /gm)].map((m) => Number(m[1]));
     expect(reported).toEqual([3, 4, 5, 6, 7]);
     expect(result.stderr).toContain(
-      'line 6: duplicate of line 2 (same email good@example.org and schoolId s1)',
+      'line 6: duplicate of line 2 (same email good@example.org and schoolId org-sch-1)',
     );
     expect(result.stderr).toContain('line 7: sentByUserId is required');
     expect(result.stderr).toMatch(/Error: .*bad\.csv: 5 problems found \(listed above\); nothing was sent\./);

@@ -45,7 +45,7 @@ describe('invite send --file', () => {
     expect([...deliveries(sandbox).values()]).toEqual(Array(20).fill(1));
     expect(JSON.parse(posts(sandbox)[0]?.body ?? '')).toStrictEqual({
       email: 'parent0@example.org',
-      schoolId: 'sch-0',
+      schoolId: 'org-sch-1',
       scopes: ['fillEnrollment'],
       studentCount: 1,
       sentByUserId: 'usr-1',
@@ -74,7 +74,7 @@ describe('invite send --file', () => {
 
   it('a file with bad rows: every one reported with its line, exit 2, zero requests', async () => {
     const file = csvFile(
-      'email,schoolId,studentCount\r\nok@example.org,s1,1\r\nnot-an-email,s1,1\r\nzero@example.org,s1,0\r\nok@example.org,s1,2\r\n"open,s1,1\r\n',
+      'email,schoolId,studentCount\r\nok@example.org,org-sch-1,1\r\nnot-an-email,org-sch-1,1\r\nzero@example.org,org-sch-1,0\r\nok@example.org,org-sch-1,2\r\n"open,org-sch-1,1\r\n',
     );
     const run = await roster(sandbox, ['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1']);
     expect(run.code).toBe(2);
@@ -108,14 +108,18 @@ describe('invite send --file', () => {
       url: `${sandbox.baseUrl}/enrollment/invitations`,
       body: {
         email: 'parent0@example.org',
-        schoolId: 'sch-0',
+        schoolId: 'org-sch-1',
         scopes: ['fillEnrollment'],
         studentCount: 1,
         sentByUserId: 'usr-1',
       },
     });
     expect(lines).toHaveLength(3);
-    expect(sandbox.requests).toHaveLength(0);
+    // No invitation: only the district's schools were read (once) to check the schoolId column.
+    expect(posts(sandbox)).toHaveLength(0);
+    expect(sandbox.requests.filter((r) => !r.path.endsWith('/token')).map((r) => r.path)).toEqual([
+      '/v1/ims/oneroster/v1p1/schools',
+    ]);
   });
 
   it('rejected rows: exit 5, reasons with line numbers, a failed-rows CSV that can be fed back; a re-run retries only them', async () => {
@@ -140,14 +144,14 @@ describe('invite send --file', () => {
     const report = JSON.parse(run.stdout);
     expect(report.counts).toEqual({ total: 10, sent: 8, skipped: 0, failed: 2, inDoubt: 0, notStarted: 0 });
     expect(run.stderr).toContain(
-      '    line 5: parent3@example.org (sch-0): Invitation to parent3@example.org failed (HTTP 400): schoolId is not known',
+      '    line 5: parent3@example.org (org-sch-1): Invitation to parent3@example.org failed (HTTP 400): schoolId is not known',
     );
     expect(run.stderr).toContain('    line 9: parent7@example.org');
     expect(report.failedCsv).toMatch(/\.failed\.csv$/);
     expect(readFileSync(report.failedCsv, 'utf8')).toBe(
       'email,schoolId,scopes,interestFormSubmissionId,studentCount,learningCenterId,schoolYearId,sentByUserId\r\n' +
-        'parent3@example.org,sch-0,fillEnrollment,,2,,,usr-1\r\n' +
-        'parent7@example.org,sch-1,fillEnrollment,,2,,,usr-1\r\n',
+        'parent3@example.org,org-sch-1,fillEnrollment,,2,,,usr-1\r\n' +
+        'parent7@example.org,org-sch-2,fillEnrollment,,2,,,usr-1\r\n',
     );
 
     // The failed-rows file is a valid input on its own (dry run: it would send exactly those two).
@@ -263,7 +267,7 @@ describe('invite send --file', () => {
       match: (r) => {
         if (r.method !== 'POST' || r.path !== '/enrollment/invitations') return false;
         const body = JSON.parse(r.body.toString());
-        return body.schoolId === 'closed' || body.studentCount === 99;
+        return body.schoolId === 'org-sch-7' || body.studentCount === 99;
       },
       status: 400,
       body: { message: 'rejected' },
@@ -271,11 +275,11 @@ describe('invite send --file', () => {
     });
     const file = csvFile(
       'email,schoolId,studentCount\n' +
-        'fix-0@example.org,sch-1,1\n' +
-        'fix-1@example.org,closed,1\n' +
-        'fix-2@example.org,sch-1,99\n' +
-        'fix-3@example.org,sch-2,1\n' +
-        'fix-4@example.org,sch-2,2\n',
+        'fix-0@example.org,org-sch-2,1\n' +
+        'fix-1@example.org,org-sch-7,1\n' +
+        'fix-2@example.org,org-sch-2,99\n' +
+        'fix-3@example.org,org-sch-3,1\n' +
+        'fix-4@example.org,org-sch-3,2\n',
     );
     const args = ['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1'];
     const first = await roster(sandbox, args);
@@ -288,12 +292,12 @@ describe('invite send --file', () => {
     writeFileSync(
       file,
       'email,schoolId,studentCount\n' +
-        'fix-0@example.org,sch-1,1\n' +
-        'new-0@example.org,sch-1,1\n' +
-        'FIX-3@example.org,sch-2,3\n' +
-        'fix-1@example.org,sch-9,1\n' +
-        'fix-2@example.org,sch-1,2\n' +
-        'fix-4@example.org,sch-2,2\n',
+        'fix-0@example.org,org-sch-2,1\n' +
+        'new-0@example.org,org-sch-2,1\n' +
+        'FIX-3@example.org,org-sch-3,3\n' +
+        'fix-1@example.org,org-sch-5,1\n' +
+        'fix-2@example.org,org-sch-2,2\n' +
+        'fix-4@example.org,org-sch-3,2\n',
     );
     const recorded = readFileSync(journal, 'utf8');
     sandbox.requests.length = 0;
@@ -323,12 +327,12 @@ describe('invite send --file', () => {
     });
     expect(again.stderr).toContain('Skipped 3 already sent by an earlier run.');
     expect(again.stderr).toContain(
-      'line 4: FIX-3@example.org (sch-2): skipped as already sent (before the edit)',
+      'line 4: FIX-3@example.org (org-sch-3): skipped as already sent (before the edit)',
     );
     expect(posts(sandbox).map((r) => JSON.parse(r.body))).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ email: 'new-0@example.org', schoolId: 'sch-1' }),
-        expect.objectContaining({ email: 'fix-1@example.org', schoolId: 'sch-9' }),
+        expect.objectContaining({ email: 'new-0@example.org', schoolId: 'org-sch-2' }),
+        expect.objectContaining({ email: 'fix-1@example.org', schoolId: 'org-sch-5' }),
         expect.objectContaining({ email: 'fix-2@example.org', studentCount: 2 }),
       ]),
     );
@@ -376,7 +380,7 @@ describe('invite send --file', () => {
       times: 2,
     });
     const emails = Array.from({ length: 5 }, (_, i) => `doubt-${i}@example.org`);
-    const file = csvFile(`email,schoolId,studentCount\n${emails.map((e) => `${e},sch-1,1\n`).join('')}`);
+    const file = csvFile(`email,schoolId,studentCount\n${emails.map((e) => `${e},org-sch-2,1\n`).join('')}`);
     const args = ['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1'];
     const first = await roster(sandbox, args);
     expect(first.code).toBe(5);
@@ -386,12 +390,12 @@ describe('invite send --file', () => {
     writeFileSync(
       file,
       'email,schoolId,studentCount\n' +
-        'doubt-new@example.org,sch-1,1\n' +
-        'doubt-3@example.org,sch-1,2\n' +
-        'doubt-0@example.org,sch-1,1\n' +
-        'doubt-2@example.org,sch-1,1\n' +
-        'doubt-4@example.org,sch-1,1\n' +
-        'DOUBT-1@example.org,sch-1,4\n',
+        'doubt-new@example.org,org-sch-2,1\n' +
+        'doubt-3@example.org,org-sch-2,2\n' +
+        'doubt-0@example.org,org-sch-2,1\n' +
+        'doubt-2@example.org,org-sch-2,1\n' +
+        'doubt-4@example.org,org-sch-2,1\n' +
+        'DOUBT-1@example.org,org-sch-2,4\n',
     );
     sandbox.requests.length = 0;
     const again = await roster(sandbox, [...args, '--json'], { home: first.home });
@@ -406,8 +410,8 @@ describe('invite send --file', () => {
       notStarted: 0,
     });
     expect(again.stderr).toContain('In doubt: 2 (may have been sent; not sent again)');
-    expect(again.stderr).toContain('line 3: doubt-3@example.org (sch-1)');
-    expect(again.stderr).toContain('line 7: DOUBT-1@example.org (sch-1)');
+    expect(again.stderr).toContain('line 3: doubt-3@example.org (org-sch-2)');
+    expect(again.stderr).toContain('line 7: DOUBT-1@example.org (org-sch-2)');
     expect(Math.max(...deliveries(sandbox).values())).toBe(1);
 
     // Only --resend-in-doubt sends them again, with the values now in the file.
@@ -457,9 +461,9 @@ describe('invite send --file', () => {
     expect(run.code).toBe(2);
     expect(prompter.asked).toEqual(['Send 7 invitations?']);
     expect(run.stderr).toContain('About to e-mail 7 enrollment invitations from');
-    expect(run.stderr).toContain('schools: sch-0, sch-1, sch-2');
+    expect(run.stderr).toContain('schools: org-sch-1, org-sch-2, org-sch-3');
     expect(run.stderr).toContain('… and 2 more');
-    expect(sandbox.requests).toHaveLength(0);
+    expect(posts(sandbox)).toHaveLength(0);
 
     const yes = await roster(sandbox, ['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1'], {
       tty: true,

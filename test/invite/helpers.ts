@@ -50,11 +50,16 @@ export async function roster(sandbox: Sandbox, args: string[], options: RunOptio
 export function scriptedPrompter(answers: {
   inputs?: string[];
   confirm?: boolean;
-}): Prompter & { asked: string[] } {
+  /** Typed into a search prompt: the first choice it offers for the text is taken. */
+  searches?: string[];
+}): Prompter & { asked: string[]; offered: string[][] } {
   const inputs = [...(answers.inputs ?? [])];
+  const searches = [...(answers.searches ?? [])];
+  const offered: string[][] = [];
   const asked: string[] = [];
   return {
     asked,
+    offered,
     input: async (message, options) => {
       asked.push(message);
       const value = inputs.shift() ?? '';
@@ -63,6 +68,13 @@ export function scriptedPrompter(answers: {
       return value;
     },
     password: async () => '',
+    search: async (message, choices) => {
+      asked.push(message);
+      const offer = choices(searches.shift() ?? '');
+      offered.push(offer.map((c) => c.name));
+      if (!offer[0]) throw new Error(`nothing offered for ${message}`);
+      return offer[0].value;
+    },
     confirm: async (message) => {
       asked.push(message);
       return answers.confirm ?? false;
@@ -83,7 +95,7 @@ export function deliveries(sandbox: Sandbox): Map<string, number> {
 export function csvOf(count: number, start = 0, extra = ''): string {
   const rows = Array.from(
     { length: count },
-    (_, i) => `parent${start + i}@example.org,sch-${(start + i) % 3},${1 + (i % 2)}${extra}`,
+    (_, i) => `parent${start + i}@example.org,org-sch-${((start + i) % 3) + 1},${1 + (i % 2)}${extra}`,
   );
   return `email,schoolId,studentCount\n${rows.join('\n')}\n`;
 }

@@ -9,8 +9,8 @@ const send = (email: string, school: string) =>
 
 beforeAll(async () => {
   sandbox = await startSandbox({ seed: 3 });
-  for (let i = 0; i < 5; i++) expect((await send(`list${i}@example.org`, 'sch-list')).code).toBe(0);
-  expect((await send('other@example.org', 'sch-other')).code).toBe(0);
+  for (let i = 0; i < 5; i++) expect((await send(`list${i}@example.org`, 'org-sch-1')).code).toBe(0);
+  expect((await send('other@example.org', 'org-sch-2')).code).toBe(0);
 });
 afterAll(() => sandbox.close());
 beforeEach(() => {
@@ -23,7 +23,7 @@ describe('invite list', () => {
       'invite',
       'list',
       '--school-id',
-      'sch-list',
+      'org-sch-1',
       '--per-page',
       '2',
       '--page',
@@ -39,7 +39,7 @@ describe('invite list', () => {
     ]);
     const get = sandbox.requests.find((r) => r.method === 'GET');
     expect(new URLSearchParams(get?.rawQuery)).toEqual(
-      new URLSearchParams('schoolId=sch-list&page=2&perPage=2'),
+      new URLSearchParams('schoolId=org-sch-1&page=2&perPage=2'),
     );
   });
 
@@ -48,7 +48,7 @@ describe('invite list', () => {
       'invite',
       'list',
       '--school-id',
-      'sch-list',
+      'org-sch-1',
       '--per-page',
       '2',
       '--all',
@@ -66,7 +66,7 @@ describe('invite list', () => {
       'invite',
       'list',
       '--school-id',
-      'sch-list',
+      'org-sch-1',
       '--per-page',
       '2',
       '--all',
@@ -80,13 +80,13 @@ describe('invite list', () => {
   });
 
   it('a pipe gets tab-separated columns taken from the records, arrays compacted; more pages are hinted on stderr', async () => {
-    const run = await roster(sandbox, ['invite', 'list', '--school-id', 'sch-list', '--per-page', '2']);
+    const run = await roster(sandbox, ['invite', 'list', '--school-id', 'org-sch-1', '--per-page', '2']);
     const [header, first] = run.stdout.split('\n');
     const json = JSON.parse(
-      (await roster(sandbox, ['invite', 'list', '--school-id', 'sch-list', '--json'])).stdout,
+      (await roster(sandbox, ['invite', 'list', '--school-id', 'org-sch-1', '--json'])).stdout,
     );
     expect(header?.split('\t')).toEqual(Object.keys(json.data[0]));
-    expect(first).toContain('list0@example.org\tsch-list');
+    expect(first).toContain('list0@example.org\torg-sch-1');
     expect(first).toContain('\tfillEnrollment\t');
     expect(run.stderr).toBe('Page 1 of 3 (5 invitations): use --page 2 or --all for more.\n');
   });

@@ -13,7 +13,7 @@ beforeEach(() => {
   sandbox.outbox.length = 0;
 });
 
-const required = ['--school-id', 'sch-001', '--sent-by-user-id', 'usr-42'];
+const required = ['--school-id', 'org-sch-1', '--sent-by-user-id', 'usr-42'];
 
 describe('invite send', () => {
   it('sends the spec field names with JSON types, with a token from the OneRoster 1.1 endpoint', async () => {
@@ -32,15 +32,17 @@ describe('invite send', () => {
     ]);
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('✓ Invitation sent to body@example.org\n');
+    // The school id is checked against the district's schools (read once, then cached for a day).
     expect(sandbox.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
       'POST /v1/ims/oneroster/v1p1/token 200',
+      'GET /v1/ims/oneroster/v1p1/schools 200',
       'POST /v1/enrollment/invitations 201',
     ]);
     const [post] = posts(sandbox);
     expect(post?.headers['content-type']).toBe('application/json');
     expect(JSON.parse(post?.body ?? '')).toStrictEqual({
       email: 'body@example.org',
-      schoolId: 'sch-001',
+      schoolId: 'org-sch-1',
       scopes: ['fillEnrollment'],
       studentCount: 3,
       schoolYearId: '2026-27',
@@ -67,7 +69,7 @@ describe('invite send', () => {
   it.each([
     [
       'missing --sent-by-user-id',
-      ['--email', 'a@example.org', '--school-id', 's1'],
+      ['--email', 'a@example.org', '--school-id', 'org-sch-1'],
       /--sent-by-user-id is required/,
     ],
     [
@@ -107,7 +109,7 @@ describe('invite send', () => {
       '--email',
       'x@example.org',
       '--school-id',
-      's1',
+      'org-sch-1',
       '--dry-run',
     ]);
     expect(first.code).toBe(2);
@@ -118,7 +120,7 @@ describe('invite send', () => {
     );
     const run = await roster(
       sandbox,
-      ['invite', 'send', '--email', 'x@example.org', '--school-id', 's1', '--dry-run', '--json'],
+      ['invite', 'send', '--email', 'x@example.org', '--school-id', 'org-sch-1', '--dry-run', '--json'],
       { home: first.home },
     );
     expect(run.code).toBe(0);
@@ -141,19 +143,24 @@ describe('invite send', () => {
     );
     expect(run.stdout).toContain('"studentCount": 1');
     expect(run.stderr).toBe('Dry run: nothing was sent.\n');
-    expect(sandbox.requests).toHaveLength(0);
+    // Only the school id was checked: a token and the district's schools, no invitation.
+    expect(sandbox.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      'POST /v1/ims/oneroster/v1p1/token',
+      'GET /v1/ims/oneroster/v1p1/schools',
+    ]);
+    expect(posts(sandbox)).toHaveLength(0);
   });
 
   it("a server refusal shows the server's message, exit 1", async () => {
     sandbox.injectFault({
       match: (r) => r.method === 'POST' && r.path === '/enrollment/invitations',
       status: 422,
-      body: { message: 'school sch-001 is closed' },
+      body: { message: 'school org-sch-1 is closed' },
     });
     const run = await roster(sandbox, ['invite', 'send', '--email', 'closed@example.org', ...required]);
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(
-      'Error: Invitation to closed@example.org failed (HTTP 422): school sch-001 is closed.\n',
+      'Error: Invitation to closed@example.org failed (HTTP 422): school org-sch-1 is closed.\n',
     );
   });
 
@@ -167,7 +174,7 @@ describe('invite send', () => {
     const lines = run.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/outcome is unknown/);
-    expect(lines[0]).toContain('roster invite list --email cut@example.org --school-id sch-001');
+    expect(lines[0]).toContain('roster invite list --email cut@example.org --school-id org-sch-1');
     expect(posts(sandbox)).toHaveLength(1);
     expect(sandbox.outbox.map((m) => m.to)).toEqual(['cut@example.org']); // it was sent: one e-mail, not two
   });
@@ -187,21 +194,30 @@ describe('invite send', () => {
 
 describe('invite send on a terminal', () => {
   it('asks for missing values, shows exactly what will be sent to whom, and sends on yes', async () => {
-    const prompter = scriptedPrompter({ inputs: ['tty@example.org', 'sch-9', 'usr-7'], confirm: true });
+    const prompter = scriptedPrompter({
+      inputs: ['tty@example.org', 'usr-7'],
+      searches: ['elm'],
+      confirm: true,
+    });
     const run = await roster(sandbox, ['invite', 'send', '--student-count', '2'], { tty: true, prompter });
     expect(run.code).toBe(0);
     expect(prompter.asked).toEqual([
       'E-mail address of the parent or guardian',
-      'School id',
+      'School (type to search by name, identifier or sourcedId)',
       'Send on behalf of user id (sentByUserId)',
       'Send it to tty@example.org?',
     ]);
+    // "elm" finds Elm High School by name, then offers the text itself.
+    expect(prompter.offered).toEqual([
+      ['Elm High School  ·  360001000005  ·  org-sch-5', 'Use "elm" as typed'],
+    ]);
+    expect(run.stderr).toMatch(/schoolId: +"org-sch-5" \(Elm High School\)/);
     expect(run.stderr).toContain('About to e-mail an enrollment invitation to tty@example.org');
     expect(run.stderr).toContain(`POST ${sandbox.baseUrl}/enrollment/invitations`);
     expect(run.stderr).toMatch(/studentCount: +2/);
     expect(JSON.parse(posts(sandbox)[0]?.body ?? '')).toMatchObject({
       email: 'tty@example.org',
-      schoolId: 'sch-9',
+      schoolId: 'org-sch-5',
       sentByUserId: 'usr-7',
       studentCount: 2,
     });
@@ -214,7 +230,7 @@ describe('invite send on a terminal', () => {
     });
     expect(no.code).toBe(2);
     expect(no.stderr).toContain('Cancelled; nothing was sent.');
-    expect(sandbox.requests).toHaveLength(0);
+    expect(posts(sandbox)).toHaveLength(0);
 
     const prompter = scriptedPrompter({});
     const yes = await roster(

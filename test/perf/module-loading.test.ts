@@ -101,6 +101,26 @@ describe('commands that need no network load no HTTP library', () => {
     }
   });
 
+  it('school id completion at TAB time: from the cache, no request and no HTTP library', async () => {
+    const fresh = tempDir();
+    const sent = await traced(
+      ['invite', 'send', '--email', 'tab@example.org', '--school-id', 'org-sch-1', '--sent-by-user-id', 'u1'],
+      credentials(),
+      fresh,
+    );
+    expect(sent.code).toBe(0); // cached the district's schools
+    const before = sandbox.requests.length;
+    const tab = await traced(
+      ['__complete', 'schools', '--', 'invite', 'send', '--school-id'],
+      credentials(),
+      fresh,
+    );
+    expect(tab.code).toBe(0);
+    expect(tab.stdout.split('\n')[0]).toBe('org-sch-1\tAlder Elementary School');
+    expect(sandbox.requests.length).toBe(before);
+    expect(tab.http).toEqual([]);
+  });
+
   it('roster token with a cached token', async () => {
     const fresh = tempDir(); // nothing cached yet
     const first = await traced(['token'], credentials(), fresh);

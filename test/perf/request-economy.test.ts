@@ -45,7 +45,16 @@ describe('with a cached token, a single-resource command makes exactly one reque
     ['attendance check', ['attendance', 'check'], 'GET /v1/attendance/status'],
     [
       'invite send (one)',
-      ['invite', 'send', '--email', 'one@example.org', '--school-id', 'sch-1', '--sent-by-user-id', 'usr-1'],
+      [
+        'invite',
+        'send',
+        '--email',
+        'one@example.org',
+        '--school-id',
+        'org-sch-2',
+        '--sent-by-user-id',
+        'usr-1',
+      ],
       'POST /v1/enrollment/invitations',
     ],
     ['invite list', ['invite', 'list'], 'GET /v1/enrollment/invitations'],
@@ -56,6 +65,9 @@ describe('with a cached token, a single-resource command makes exactly one reque
     ],
   ])('%s', async (_name, args, request) => {
     await cacheTokens();
+    // invite send checks the school id against the district's schools: read once a day, cached between.
+    if (args[1] === 'send') await roster([...args, '--dry-run'], false);
+    sandbox.requests.length = 0;
     await roster(args);
     expect(sandbox.requests.map((r) => `${r.method} ${r.path}`)).toEqual([request]);
   });
@@ -75,15 +87,19 @@ describe('with a cached token, a single-resource command makes exactly one reque
 describe('concurrent work shares one token request and reuses keep-alive connections', () => {
   it('invite send --file with --concurrency 8: one token request, at most 8 + 1 connections', async () => {
     sandbox.setOptions({ latencyMs: 20 });
-    const rows = Array.from({ length: 120 }, (_, i) => `economy-${i}@example.org,sch-${i % 4},1`);
+    const rows = Array.from({ length: 120 }, (_, i) => `economy-${i}@example.org,org-sch-${(i % 4) + 1},1`);
     const file = join(tempDir(), 'rows.csv');
     writeFileSync(file, `email,schoolId,studentCount\n${rows.join('\n')}\n`);
     await roster(
       ['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1', '--concurrency', '8'],
       false,
     );
-    const sends = sandbox.requests.filter((r) => !isToken(r));
+    const sends = sandbox.requests.filter((r) => r.method === 'POST' && !isToken(r));
     expect(sends).toHaveLength(120);
+    // One read of the district's schools checks the 120 rows' school ids.
+    expect(sandbox.requests.filter((r) => r.method === 'GET').map((r) => r.path)).toEqual([
+      '/v1/ims/oneroster/v1p1/schools',
+    ]);
     expect(sandbox.requests.filter(isToken)).toHaveLength(1);
     expect(connections(sends)).toBeLessThanOrEqual(8);
     expect(connections(sandbox.requests)).toBeLessThanOrEqual(9);

@@ -7,6 +7,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type RecordedRequest, type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { writeSchoolsCache } from '../../src/schools/cache.js';
 import { type CliOptions, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
 
@@ -188,7 +189,10 @@ describe('(b) a bulk send under 10% failures and 10% drops', () => {
     const emails = Array.from({ length: ROWS }, (_, i) => `bulk-fault-${i}@example.org`);
     const file = join(tempDir(), 'invites.csv');
     const { writeFileSync } = await import('node:fs');
-    writeFileSync(file, `email,schoolId\n${emails.map((e, i) => `${e},sch-${i % 7}`).join('\n')}\n`);
+    writeFileSync(
+      file,
+      `email,schoolId\n${emails.map((e, i) => `${e},org-sch-${(i % 7) + 1}`).join('\n')}\n`,
+    );
     // A few rows refused outright (a 503 without Retry-After is certainly unprocessed and not retried):
     // the "failed" rows a re-run must pick up.
     const refused = new Set(emails.filter((_, i) => i % 40 === 7));
@@ -339,7 +343,7 @@ describe('(d) the invitation POST under a dropped connection', () => {
       '--email',
       'dropped@example.org',
       '--school-id',
-      'sch-1',
+      'org-sch-2',
       '--sent-by-user-id',
       'adm-1',
     ]);
@@ -352,7 +356,7 @@ describe('(d) the invitation POST under a dropped connection', () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/outcome is unknown/);
-    expect(result.stderr).toContain('roster invite list --email dropped@example.org --school-id sch-1');
+    expect(result.stderr).toContain('roster invite list --email dropped@example.org --school-id org-sch-2');
     expect(posts).toHaveLength(1);
     expect(posts[0]?.dropped).toBe(true);
     expect(sandbox.outbox.filter((m) => m.to === 'dropped@example.org')).toHaveLength(1);
@@ -416,9 +420,22 @@ describe('(e) --timeout bounds a server that accepts and never answers', () => {
   });
 
   it('ROSTER_TIMEOUT does the same for an invitation: outcome unknown after one try, never replayed', async () => {
+    // The district's schools as cached by an earlier run, so the school id needs no read of the hung server.
+    const key = { profile: 'default', baseUrl: base, clientId: '', oneroster: '1.1' };
+    const schools = [{ sourcedId: 'org-sch-1', name: 'Alder', identifier: '', status: 'active' }];
+    await writeSchoolsCache(join(home, '.cache', 'roster'), key, { readAt: Date.now(), schools });
     const started = Date.now();
     const result = await runCli(
-      ['invite', 'send', '--email', 'hung@example.org', '--school-id', 's1', '--sent-by-user-id', 'u1'],
+      [
+        'invite',
+        'send',
+        '--email',
+        'hung@example.org',
+        '--school-id',
+        'org-sch-1',
+        '--sent-by-user-id',
+        'u1',
+      ],
       home,
       {
         env: {

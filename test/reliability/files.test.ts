@@ -67,7 +67,7 @@ beforeEach(async () => {
 describe('modes and atomic writes', () => {
   it('config, credentials file, token cache, journal and failed-rows CSV are 0600 in 0700 folders', async () => {
     const csv = join(tempDir(), 'invites.csv');
-    writeFileSync(csv, 'email,schoolId\nfiles-1@example.org,sch-1\nfiles-2@example.org,sch-2\n');
+    writeFileSync(csv, 'email,schoolId\nfiles-1@example.org,org-sch-2\nfiles-2@example.org,org-sch-3\n');
     sandbox.injectFault({
       match: (req) => req.method === 'POST' && req.body.toString().includes('files-2@'),
       status: 400,

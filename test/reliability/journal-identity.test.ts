@@ -37,7 +37,7 @@ function layout(tag: string, rows: number) {
   const emails = Array.from({ length: rows }, (_, i) => `${tag}-${i}@example.org`);
   writeFileSync(
     join(real, 'invites.csv'),
-    `email,schoolId,studentCount\n${emails.map((e) => `${e},sch-1,1`).join('\n')}\n`,
+    `email,schoolId,studentCount\n${emails.map((e) => `${e},org-sch-1,1`).join('\n')}\n`,
   );
   return { root, real, emails };
 }
@@ -150,7 +150,7 @@ describe('one file, one journal, whatever its spelling', () => {
     const destination = (baseUrl: string) => ({ baseUrl, clientId: 'demo-allowed' });
     const at = '2026-01-01T00:00:00.000Z';
     const line = (i: number, entry: object) =>
-      JSON.stringify({ key: invitationKey(emails[i] ?? '', 'sch-1'), line: i + 2, at, ...entry });
+      JSON.stringify({ key: invitationKey(emails[i] ?? '', 'org-sch-1'), line: i + 2, at, ...entry });
     // As the release before kept them: keyed on the path as typed and the base URL as spelled.
     const oldJournal = (file: string, baseUrl: string, rows: string[]) => {
       const hash = createHash('sha256').update(`${file}\0${baseUrl}\0demo-allowed`).digest('hex');

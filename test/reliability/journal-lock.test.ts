@@ -5,6 +5,7 @@ import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { writeSchoolsCache } from '../../src/schools/cache.js';
 import { type CliResult, startCli, until } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
 import { demoEnv } from '../helpers/sandbox.js';
@@ -24,7 +25,7 @@ afterAll(() => sandbox.close());
 function csv(tag: string): { file: string; emails: string[] } {
   const emails = Array.from({ length: ROWS }, (_, i) => `${tag}-${i}@example.org`);
   const file = join(tempDir(), `${tag}.csv`);
-  writeFileSync(file, `email,schoolId,studentCount\n${emails.map((e) => `${e},sch-1,1`).join('\n')}\n`);
+  writeFileSync(file, `email,schoolId,studentCount\n${emails.map((e) => `${e},org-sch-1,1`).join('\n')}\n`);
   return { file, emails };
 }
 
@@ -32,10 +33,10 @@ function csv(tag: string): { file: string; emails: string[] } {
  * One run of `invite send --file`. Every run has its own HOME (so its own token cache: each asks for its
  * own token) and shares one state folder, where the journal and its lock live.
  */
-function start(file: string, state: string) {
+function start(file: string, state: string, home = tempDir()) {
   return startCli(
     ['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1', '--concurrency', '4'],
-    tempDir(),
+    home,
     { env: demoEnv(sandbox, 'demo-allowed', { XDG_STATE_HOME: state }), timeoutMs: 60_000 },
   );
 }
@@ -80,7 +81,17 @@ describe('the journal lock under simultaneous runs', () => {
       const staleState = tempDir();
       sandbox.setOptions({ latencyMs: 5_000 });
       const tokensBefore = sandbox.requests.filter((r) => r.path.endsWith('/token')).length;
-      const victim = start(stale.file, staleState);
+      // Its schools list is cached (as after any earlier run), so the token is its first request.
+      const victimHome = tempDir();
+      await writeSchoolsCache(
+        join(victimHome, '.cache', 'roster'),
+        { profile: 'default', baseUrl: sandbox.baseUrl, clientId: 'demo-allowed', oneroster: '1.1' },
+        {
+          readAt: Date.now(),
+          schools: [{ sourcedId: 'org-sch-1', name: 'Alder', identifier: '', status: 'active' }],
+        },
+      );
+      const victim = start(stale.file, staleState, victimHome);
       await until(() => sandbox.requests.filter((r) => r.path.endsWith('/token')).length > tokensBefore);
       victim.child.kill('SIGKILL');
       expect((await victim.done).code).toBe(null);

@@ -360,8 +360,8 @@ describe('single and nested reads', () => {
       expect(Object.keys(res.body)).toEqual([key]);
       return Number(res.headers?.['X-Total-Count']);
     };
-    expect(await total('/orgs', 'orgs')).toBe(6);
-    expect(await total('/schools', 'orgs')).toBe(5);
+    expect(await total('/orgs', 'orgs')).toBe(8);
+    expect(await total('/schools', 'orgs')).toBe(7);
     expect(await total('/academicSessions', 'academicSessions')).toBe(7);
     expect(await total('/terms', 'academicSessions')).toBe(2);
     expect(await total('/gradingPeriods', 'academicSessions')).toBe(4);

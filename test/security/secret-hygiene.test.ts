@@ -43,7 +43,7 @@ describe('secret hygiene: a full run of every command with --debug', () => {
     const home = tempDir();
     const work = tempDir();
     const csv = join(work, 'invites.csv');
-    writeFileSync(csv, 'email,schoolId\nhygiene-1@example.org,sch-1\nhygiene-2@example.org,sch-2\n');
+    writeFileSync(csv, 'email,schoolId\nhygiene-1@example.org,org-sch-2\nhygiene-2@example.org,org-sch-3\n');
     const env = {
       ROSTER_CLIENT_ID: undefined,
       ROSTER_CLIENT_SECRET: undefined,
@@ -79,8 +79,16 @@ describe('secret hygiene: a full run of every command with --debug', () => {
     await roster(['status', '--json']);
     await roster(['attendance', 'check']);
     await roster(['attendance', 'check', '--json']);
-    await roster(['invite', 'send', '--email', 'hygiene-0@example.org', '--school-id', 'sch-1', '--yes']);
-    await roster(['invite', 'send', '--email', 'hygiene-0@example.org', '--school-id', 'sch-1', '--dry-run']);
+    await roster(['invite', 'send', '--email', 'hygiene-0@example.org', '--school-id', 'org-sch-2', '--yes']);
+    await roster([
+      'invite',
+      'send',
+      '--email',
+      'hygiene-0@example.org',
+      '--school-id',
+      'org-sch-2',
+      '--dry-run',
+    ]);
     await roster(['invite', 'send', '--file', csv, '--json']);
     await roster(['invite', 'list', '--json']);
     await roster(['invite', 'list', '--all', '--ndjson']);

@@ -11,8 +11,14 @@ import type { Context } from '../../context.js';
 import { RosterError, UsageError } from '../../errors.js';
 import { privateFolder, writePrivateFile } from '../../files.js';
 import { sendRows } from '../../invite/bulk-runner.js';
-import { invitationKey } from '../../invite/invitation.js';
-import { inviteCsv, type PlannedRow, readInviteFile } from '../../invite/invite-file.js';
+import { type InvitationDraft, invitationKey } from '../../invite/invitation.js';
+import {
+  type InviteFile,
+  inviteCsv,
+  type PlannedRow,
+  type RowProblem,
+  readInviteFile,
+} from '../../invite/invite-file.js';
 import {
   contentHash,
   type Destination,
@@ -26,6 +32,7 @@ import { startProgress } from '../../output/progress.js';
 import { printJson, printNdjsonLine } from '../../output/render.js';
 import { Session } from '../../session.js';
 import type { Settings } from '../../settings.js';
+import { printable } from '../../values.js';
 import { draftFromFlags, parseConcurrency, type SendOptions } from './options.js';
 
 /** Rows split by what the journal says happened to them before this run. */
@@ -66,18 +73,14 @@ export async function runBulk(options: SendOptions, ctx: Context, settings: Sett
   const file = resolve(options.file ?? '');
   const content = await readInput(file, options.file ?? '');
 
-  const checked = await readInviteFile(content, draftFromFlags(options, settings));
-  if (!checked.ok) {
-    if (options.json) printJson(ctx, { file, problems: checked.problems });
-    for (const p of checked.problems) ctx.log.info(`  line ${p.line}: ${p.reason}`);
-    const n = checked.problems.length;
-    throw new UsageError(
-      `${options.file}: ${n} problem${n === 1 ? '' : 's'} found (listed above); nothing was sent.`,
-      'Fix the file and run the command again.',
-    );
-  }
-  const rows = checked.rows;
+  const fill = draftFromFlags(options, settings);
+  // Every check that needs no request first: a bad file is refused before anything is read or sent.
+  const first = await readInviteFile(content, fill);
+  if (!first.ok) throw refuse(ctx, first.problems, file, options);
   const session = new Session(ctx, settings);
+  const checked = await withSchools(ctx, session, content, fill, options);
+  if (!checked.ok) throw refuse(ctx, checked.problems, file, options);
+  const rows = checked.rows;
   // The same file sent to another district, or as another client, is another run with its own journal.
   const destination: Destination = { baseUrl: session.baseUrl, clientId: settings.clientId ?? '' };
   // However the file and the service are spelled: one file, one destination, one journal.
@@ -169,6 +172,53 @@ export async function runBulk(options: SendOptions, ctx: Context, settings: Sett
   } finally {
     await journal.close();
   }
+}
+
+/** Every problem listed with its line (and in the --json report); the error to throw. */
+function refuse(ctx: Context, problems: RowProblem[], file: string, options: SendOptions): UsageError {
+  if (options.json) printJson(ctx, { file, problems });
+  for (const p of problems) ctx.log.info(`  line ${p.line}: ${p.reason}`);
+  const n = problems.length;
+  return new UsageError(
+    `${options.file}: ${n} problem${n === 1 ? '' : 's'} found (listed above); nothing was sent.`,
+    'Fix the file and run the command again.',
+  );
+}
+
+/**
+ * The file checked again with every schoolId (and --school-id) as a school's sourcedId: names and
+ * identifiers are resolved against one list of the district's schools per run, read again once if a cached
+ * list does not know a value; a value naming no one school is a problem of its line.
+ */
+async function withSchools(
+  ctx: Context,
+  session: Session,
+  content: string,
+  fill: InvitationDraft,
+  options: SendOptions,
+): Promise<InviteFile> {
+  const { SchoolDirectory } = await import('../../schools/directory.js');
+  const { refusal } = await import('../../schools/match.js');
+  const schools = new SchoolDirectory(ctx, session, options.refreshSchools);
+  if (fill.schoolId?.trim()) fill.schoolId = await schools.sourcedIdFor('--school-id', fill.schoolId);
+  let missed = false;
+  const check = async () => {
+    const lookup = await schools.lookup();
+    missed = false;
+    return readInviteFile(
+      content,
+      fill,
+      lookup &&
+        ((value) => {
+          const match = lookup(value);
+          if (match.kind === 'school') return { sourcedId: match.school.sourcedId };
+          missed = true;
+          return { problem: `"${printable(value, 80)}" ${refusal(match)}` };
+        }),
+    );
+  };
+  const checked = await check();
+  return missed && (await schools.reread()) ? check() : checked;
 }
 
 /**

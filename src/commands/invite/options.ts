@@ -24,6 +24,7 @@ export interface SendOptions {
   resendInDoubt?: boolean;
   failedCsv?: string;
   dryRun?: boolean;
+  refreshSchools?: boolean;
   yes?: boolean;
   json?: boolean;
 }

@@ -13,10 +13,13 @@ import {
   isValidEmail,
   validateInvitation,
 } from '../../invite/invitation.js';
+import { withResolvedSchool } from '../../invite/school-id.js';
 import { printDone, printJson } from '../../output/render.js';
 import { colours } from '../../output/style.js';
+import type { SchoolDirectory } from '../../schools/directory.js';
 import { Session } from '../../session.js';
 import type { Settings } from '../../settings.js';
+import { printable } from '../../values.js';
 import { examples, loadSettings } from '../common.js';
 import { runBulk } from './bulk.js';
 import { draftFromFlags, invalidFlags, type SendOptions } from './options.js';
@@ -32,36 +35,57 @@ export interface SendResult {
   message?: string;
 }
 
-/** The fields asked for on a terminal when missing, in this order. */
+/** The fields asked for on a terminal when missing, in this order (the school from a list of schools). */
 const PROMPTED: { field: FieldName; question: string }[] = [
   { field: 'email', question: 'E-mail address of the parent or guardian' },
-  { field: 'schoolId', question: 'School id' },
+  { field: 'schoolId', question: 'School' },
   { field: 'sentByUserId', question: 'Send on behalf of user id (sentByUserId)' },
 ];
 
 export async function run(options: SendOptions, ctx: Context, settings: Settings): Promise<SendResult> {
   const draft = draftFromFlags(options, settings);
-  if (ctx.interactive) await promptMissing(ctx, draft);
-  const checked = validateInvitation(draft);
+  // Built on first need: a usage error before it never touches the keychain or the network.
+  let schools: SchoolDirectory | undefined;
+  const directory = async () => {
+    const { SchoolDirectory } = await import('../../schools/directory.js');
+    schools ??= new SchoolDirectory(ctx, new Session(ctx, settings), options.refreshSchools);
+    return schools;
+  };
+  if (ctx.interactive) await promptMissing(ctx, draft, directory);
+  let checked = validateInvitation(draft);
+  if (!checked.ok) throw invalidFlags(checked.problems, settings);
+
+  // A school's name or identifier becomes its sourcedId; a usage error when it names no one school.
+  const resolver = await directory();
+  const typed = checked.body.schoolId;
+  const sourcedId = await resolver.sourcedIdFor('--school-id', typed);
+  if (sourcedId !== typed) checked = withResolvedSchool(draft, typed, sourcedId);
   if (!checked.ok) throw invalidFlags(checked.problems, settings);
   const { body } = checked;
-
-  // Built only now: a usage error above never touches the keychain or the network.
-  const session = new Session(ctx, settings);
+  const session = resolver.session;
   if (options.dryRun) {
     printDryRun(ctx, session, body, options.json);
     return { body, dryRun: true };
   }
-  if (ctx.interactive && !options.yes) await confirm(ctx, session, body);
+  if (ctx.interactive && !options.yes) await confirm(ctx, session, body, resolver.nameOf(body.schoolId));
   const created = await sendInvitation(session.api, body);
   return { body, dryRun: false, response: created.body, message: created.message };
 }
 
-async function promptMissing(ctx: Context, draft: InvitationDraft): Promise<void> {
+async function promptMissing(
+  ctx: Context,
+  draft: InvitationDraft,
+  directory: () => Promise<SchoolDirectory>,
+): Promise<void> {
   const missing = PROMPTED.filter(({ field }) => !draft[field]?.trim());
   if (missing.length === 0) return;
   const prompter = await ctx.prompter();
   for (const { field, question } of missing) {
+    if (field === 'schoolId') {
+      const { pickSchool } = await import('../../schools/picker.js');
+      draft.schoolId = await pickSchool(ctx, await directory());
+      continue;
+    }
     draft[field] = await prompter.input(question, {
       validate: (value) =>
         field === 'email' && !isValidEmail(value.trim())
@@ -71,19 +95,26 @@ async function promptMissing(ctx: Context, draft: InvitationDraft): Promise<void
   }
 }
 
-function describe(body: InvitationBody): string[] {
+function describe(body: InvitationBody, schoolName: string | undefined): string[] {
   return FIELDS.filter((f) => body[f.name] !== undefined).map(
-    (f) => `  ${`${f.name}:`.padEnd(26)}${JSON.stringify(body[f.name])}`,
+    (f) =>
+      `  ${`${f.name}:`.padEnd(26)}${JSON.stringify(body[f.name])}` +
+      (f.name === 'schoolId' && schoolName ? ` (${printable(schoolName, 80)})` : ''),
   );
 }
 
-async function confirm(ctx: Context, session: Session, body: InvitationBody): Promise<void> {
+async function confirm(
+  ctx: Context,
+  session: Session,
+  body: InvitationBody,
+  schoolName: string | undefined,
+): Promise<void> {
   const c = colours(ctx.color);
   ctx.io.stderr.write(
     [
       `${c.bold('About to e-mail an enrollment invitation')} to ${c.bold(body.email)} (it cannot be taken back):`,
       `  POST ${session.api.url(INVITATIONS_PATH)}`,
-      ...describe(body),
+      ...describe(body, schoolName),
       '',
     ].join('\n'),
   );
@@ -132,7 +163,11 @@ export function register(invite: Command, ctx: Context): void {
         'exits 130 after the summary; a second one leaves at once.',
     )
     .option('--email <address>', 'recipient e-mail address')
-    .option('--school-id <id>', 'school the invitation is for (with --file: for rows without one)')
+    .option(
+      '--school-id <id>',
+      'school the invitation is for: its sourcedId, or its name or identifier (with --file: for rows without one)',
+    )
+    .option('--refresh-schools', "read the district's schools again instead of using the day-old cache")
     .option('--student-count <n>', 'number of students (default 1)')
     .option('--scope <scope>', 'scope for the guest token, repeatable (default fillEnrollment)', collect)
     .option('--interest-form-submission-id <id>', 'interest form submission id')
@@ -163,6 +198,7 @@ export function register(invite: Command, ctx: Context): void {
   examples(command, [
     'roster invite send --email parent@example.org --school-id sch-001 --sent-by-user-id usr-42',
     'roster invite send --email parent@example.org --school-id sch-001 --student-count 2 --dry-run',
+    'roster invite send --email parent@example.org --school-id "Alder Elementary School" --dry-run',
     'roster invite send --file invites.csv --sent-by-user-id usr-42 --concurrency 8',
     'roster invite send --file invites.csv --yes --json > report.json',
   ]);

@@ -50,7 +50,13 @@ export const SCHOOLS: readonly SchoolInfo[] = [
   },
   { sourcedId: 'org-sch-4', name: 'Dogwood Middle School', identifier: '360001000004', grades: [6, 7, 8] },
   { sourcedId: 'org-sch-5', name: 'Elm High School', identifier: '360001000005', grades: [9, 10, 11, 12] },
+  // Two campuses of one K-8 program, reported under one name as SIS exports often do: a school name that
+  // matches two schools (roster's --school-id resolution must refuse it). Neither has students or staff.
+  { sourcedId: 'org-sch-6', name: 'Fir Grove School', identifier: '360001000006', grades: [] },
+  { sourcedId: 'org-sch-7', name: 'Fir Grove School', identifier: '360001000007', grades: [] },
 ];
+/** Schools with grades come first in SCHOOLS; only they have students, classes and teachers. */
+const TEACHING_SCHOOLS = SCHOOLS.filter((s) => s.grades.length > 0).length;
 
 export interface SessionInfo {
   sourcedId: string;
@@ -257,9 +263,10 @@ export function buildDistrict(seed: number, studentCount: number): District {
         }
       });
     }
-    // Every school has at least one teacher, even in a tiny district with no classes.
+    // Every school with grades has at least one teacher, even in a tiny district with no classes.
     const schoolClasses = classes.length - schoolClassStart[s]!;
-    const teachers = Math.max(1, Math.ceil(schoolClasses / CLASSES_PER_TEACHER));
+    const teachers =
+      school.grades.length === 0 ? 0 : Math.max(1, Math.ceil(schoolClasses / CLASSES_PER_TEACHER));
     for (let t = 0; t < teachers; t++) {
       teacherSchool.push(s);
       const start = schoolClassStart[s]! + t * CLASSES_PER_TEACHER;
@@ -315,5 +322,5 @@ export function classStudents(d: District, c: number): number[] {
 
 /** About one teacher in twenty also works at a second school (a secondary role in 1.2, a second org in 1.1). */
 export function teacherSecondarySchool(d: District, t: number): number | undefined {
-  return hash32(d.seed, 77, t) % 20 === 0 ? (d.teacherSchool[t]! + 1) % SCHOOLS.length : undefined;
+  return hash32(d.seed, 77, t) % 20 === 0 ? (d.teacherSchool[t]! + 1) % TEACHING_SCHOOLS : undefined;
 }

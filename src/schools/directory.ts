@@ -1,0 +1,165 @@
+// The district's schools for commands that take a school: `invite send --school-id` (flag, CSV column,
+// picker) and, later, campaigns. The list comes from the cache while it is a day old at most, else from
+// OneRoster `schools` (through the pager, like every read). A value not found in a cached list makes one
+// fresh read before it is refused, so a school added today resolves. When the list cannot be read (a
+// client without the OneRoster scope, a server without OneRoster), values are sent as given, with a warning.
+import type { Context } from '../context.js';
+import { RosterError, UsageError } from '../errors.js';
+import { Pager } from '../oneroster/pager.js';
+import { onerosterService, pageSender } from '../oneroster/service.js';
+import type { Session } from '../session.js';
+import { printable } from '../values.js';
+import {
+  isFresh,
+  readSchoolsCache,
+  type SchoolsKey,
+  schoolFrom,
+  schoolsCachePath,
+  schoolsKey,
+  writeSchoolsCache,
+} from './cache.js';
+import { matchSchool, refusal, type School, type SchoolMatch } from './match.js';
+
+/** A match, or `unchecked` when no list could be read and the value goes as given. */
+export type Resolution = SchoolMatch | { kind: 'unchecked' };
+
+export class SchoolDirectory {
+  private schools?: School[];
+  private loaded = false;
+  /** The list in hand was read from the server during this run. */
+  private readNow = false;
+  private readonly key: SchoolsKey;
+
+  constructor(
+    private readonly ctx: Context,
+    readonly session: Session,
+    /** --refresh-schools: never answer from the cache. */
+    private readonly refresh = false,
+  ) {
+    this.key = schoolsKey(session.settings, session.baseUrl);
+  }
+
+  get cachePath(): string {
+    return schoolsCachePath(this.ctx.paths.cacheDir, this.key);
+  }
+
+  /** The list: a fresh cache, else the server, else a stale cache; undefined when none can be had. */
+  async list(): Promise<School[] | undefined> {
+    if (this.loaded) return this.schools;
+    this.loaded = true;
+    const cached = this.refresh ? undefined : await readSchoolsCache(this.ctx.paths.cacheDir, this.key);
+    if (cached && isFresh(cached, this.ctx.now())) {
+      this.ctx.log.debug(`schools: ${cached.schools.length} from the cache ${this.cachePath}`);
+      this.schools = cached.schools;
+      return this.schools;
+    }
+    const read = await this.read();
+    if (typeof read === 'string') {
+      this.ctx.log.warn(
+        cached
+          ? `could not read the district's schools (${read}); using the list read ${new Date(cached.readAt).toISOString()}.`
+          : `could not read the district's schools to check school ids (${read}); values are sent as given.`,
+      );
+    }
+    this.schools = typeof read === 'string' ? cached?.schools : read;
+    return this.schools;
+  }
+
+  /** Reads the list again, once per run; false when it was already read now or cannot be read. */
+  async reread(): Promise<boolean> {
+    if (this.readNow) return false;
+    const read = await this.read();
+    if (typeof read === 'string') {
+      this.ctx.log.warn(`could not read the district's schools again (${read}); using the cached list.`);
+      return false;
+    }
+    this.schools = read;
+    return true;
+  }
+
+  /** Resolves each value, reading the list again once if a cached list does not know one of them. */
+  async resolveAll(values: readonly string[]): Promise<Map<string, Resolution>> {
+    const match = (schools: School[] | undefined) =>
+      new Map<string, Resolution>(
+        values.map((v) => [v, schools ? matchSchool(v, schools) : { kind: 'unchecked' }]),
+      );
+    let result = match(await this.list());
+    const missed = [...result.values()].some((r) => r.kind === 'ambiguous' || r.kind === 'unknown');
+    if (missed && (await this.reread())) result = match(this.schools);
+    return result;
+  }
+
+  /** A synchronous lookup over the list in hand, for many values at once (a CSV's rows); undefined without one. */
+  async lookup(): Promise<((value: string) => SchoolMatch) | undefined> {
+    const schools = await this.list();
+    return schools && ((value) => matchSchool(value, schools));
+  }
+
+  /** The name of a school of the list in hand, for confirmations. */
+  nameOf(sourcedId: string): string | undefined {
+    return this.schools?.find((s) => s.sourcedId === sourcedId)?.name || undefined;
+  }
+
+  async resolve(value: string): Promise<Resolution> {
+    return (await this.resolveAll([value])).get(value) ?? { kind: 'unchecked' };
+  }
+
+  /** A flag's value as the sourcedId to send; a usage error (nothing sent) when it names no one school. */
+  async sourcedIdFor(flag: string, value: string): Promise<string> {
+    const resolution = await this.resolve(value);
+    if (resolution.kind === 'unchecked') return value;
+    if (resolution.kind === 'school') {
+      if (resolution.by !== 'sourcedId') {
+        this.ctx.log.info(
+          `${flag} "${printable(value.trim(), 80)}" is ${printable(resolution.school.name, 80)}: sourcedId ${printable(resolution.school.sourcedId, 60)}.`,
+        );
+      }
+      return resolution.school.sourcedId;
+    }
+    throw schoolUsageError(`${flag} "${printable(value.trim(), 80)}"`, resolution);
+  }
+
+  /** The list from the server (and saved), or why it could not be read. */
+  private async read(): Promise<School[] | string> {
+    this.readNow = true;
+    const service = onerosterService(this.session);
+    const pager = new Pager({
+      send: pageSender(service, "Reading the district's schools"),
+      baseUrl: service.baseUrl,
+      path: `${service.prefix}/schools`,
+      query: { limit: 1000 },
+      wrapper: 'orgs',
+      all: true,
+      concurrency: 4,
+      what: 'schools',
+      warn: (line) => this.ctx.log.warn(line),
+      debug: (line) => this.ctx.log.debug(line),
+    });
+    const schools: School[] = [];
+    try {
+      for await (const page of pager.pages())
+        schools.push(...page.records.flatMap((r) => schoolFrom(r) ?? []));
+    } catch (error) {
+      if (!(error instanceof RosterError) || error.code === 'usage' || error.code === 'interrupted')
+        throw error;
+      return error.message.replace(/\.$/, '');
+    }
+    await writeSchoolsCache(this.ctx.paths.cacheDir, this.key, { readAt: this.ctx.now(), schools }).catch(
+      (error: Error) => this.ctx.log.warn(`could not save the schools cache: ${error.message}`),
+    );
+    this.ctx.log.debug(`schools: ${schools.length} read from the server, saved in ${this.cachePath}`);
+    return schools;
+  }
+}
+
+export function schoolUsageError(
+  what: string,
+  refused: Exclude<SchoolMatch, { kind: 'school' }>,
+): UsageError {
+  return new UsageError(
+    `${what} ${refusal(refused)}.`,
+    refused.kind === 'ambiguous'
+      ? 'Give its identifier or sourcedId instead; nothing was sent.'
+      : '`roster roster schools` lists the schools; nothing was sent.',
+  );
+}
