@@ -213,7 +213,7 @@ describe('a hostile schools list', () => {
     const result = await send('hostile@example.org', 'E1');
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
-      'Error: Invalid invitation: --school-id "E1" is the school with sourcedId "org?[2Jevil", which must not contain control characters.',
+      'Error: Invalid invitation: --school-id "E1" is the school with sourcedId "org\\u001b[2Jevil", which contains a control character (U+001B at character 4). Nothing was sent.',
     );
     expect(result.stderr).not.toContain('\u001b');
     // An id too long to be one is dropped from the list: its identifier names no school.
@@ -231,7 +231,7 @@ describe('a hostile schools list', () => {
     const result = await roster(['invite', 'send', '--file', file, ...sender]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
-      '  line 2: schoolId "E1" is the school with sourcedId "org?[2Jevil", which must not contain control characters',
+      '  line 2: schoolId "E1" is the school with sourcedId "org\\u001b[2Jevil", which contains a control character (U+001B at character 4)',
     );
     expect(invitationPosts()).toHaveLength(0);
   });

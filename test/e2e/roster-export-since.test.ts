@@ -87,7 +87,7 @@ describe('roster roster export --since', () => {
     expect(first.code).toBe(0);
     expect(first.stderr).toContain('this first --since last export holds every record');
     expect(manifest(out)['file.orgs']).toBe('delta');
-    expect(csvIds(out, 'orgs.csv')).toHaveLength(6);
+    expect(csvIds(out, 'orgs.csv')).toHaveLength(8); // the district and its 7 schools;
 
     const quiet = await roster(['export', '--out', out, '--since', 'last'], env);
     expect(quiet.code).toBe(0);

@@ -24,8 +24,32 @@ export interface Hostile {
   close(): Promise<void>;
 }
 
-export async function startHostile(handler?: Handler): Promise<Hostile> {
+export interface HostileOptions {
+  /**
+   * The district's schools, answered to GET …/schools (recorded like every request) whatever the handler:
+   * `invite send` reads them to resolve --school-id, and tests about the invitation POST script only that.
+   */
+  schools?: { sourcedId: string; name: string }[];
+}
+
+export async function startHostile(handler?: Handler, options: HostileOptions = {}): Promise<Hostile> {
   let current: Handler = handler ?? ((_, res) => res.writeHead(404).end());
+  const { schools } = options;
+  const district: Handler = (request, res) =>
+    schools && request.method === 'GET' && request.path.endsWith('/schools')
+      ? json(
+          res,
+          200,
+          {
+            // One page: past it, nothing (a pager asks on while pages come back full).
+            orgs:
+              Number(request.query.get('offset') ?? 0) > 0
+                ? []
+                : schools.map((s) => ({ ...s, status: 'active', type: 'school' })),
+          },
+          { 'x-total-count': String(schools.length) },
+        )
+      : current(request, res);
   const requests: SeenRequest[] = [];
   const sockets = new Set<Socket>();
   const server: Server = createServer((req, res) => {
@@ -43,7 +67,7 @@ export async function startHostile(handler?: Handler): Promise<Hostile> {
       requests.push(seen);
       // A client that hangs up mid-answer is what several tests expect: never an unhandled error.
       res.on('error', () => {});
-      Promise.resolve(current(seen, res)).catch(() => res.destroy());
+      Promise.resolve(district(seen, res)).catch(() => res.destroy());
     });
   });
   server.on('connection', (socket) => {

@@ -178,7 +178,7 @@ describe('commands that need no network load no HTTP library', () => {
           url.includes('/dist/chunks/') &&
           readFileSync(new URL(url), 'utf8').includes('Invalid Closing Quote'),
       );
-    const send = ['invite', 'send', '--school-id', 's1', '--sent-by-user-id', 'u1', '--dry-run'];
+    const send = ['invite', 'send', '--school-id', 'org-sch-1', '--sent-by-user-id', 'u1', '--dry-run'];
     const one = await traced([...send, '--email', 'a@example.org'], credentials());
     expect(one.code).toBe(0);
     expect(csvParse(one.loaded)).toEqual([]);

@@ -202,7 +202,7 @@ describe('invite send --file: a journal or state folder planted by another user 
   const rows = ['planted-1@example.org', 'planted-2@example.org'];
   function csvFile(): string {
     const path = join(tempDir(), 'invites.csv');
-    writeFileSync(path, `email,schoolId,studentCount\n${rows.map((e) => `${e},sch-001,1`).join('\n')}\n`);
+    writeFileSync(path, `email,schoolId,studentCount\n${rows.map((e) => `${e},org-sch-1,1`).join('\n')}\n`);
     return path;
   }
   /** The journal another user seeds so that every row looks sent already (and is silently skipped). */
@@ -221,12 +221,12 @@ describe('invite send --file: a journal or state folder planted by another user 
       createdAt: at,
     };
     const entries = rows.map((email, i) => ({
-      key: invitationKey(email, 'sch-001'),
+      key: invitationKey(email, 'org-sch-1'),
       line: i + 2,
       state: 'sent',
       at,
       email,
-      schoolId: 'sch-001',
+      schoolId: 'org-sch-1',
     }));
     writeFileSync(path, [header, ...entries].map((o) => `${JSON.stringify(o)}\n`).join(''), { mode: 0o600 });
     return path;
@@ -283,7 +283,7 @@ describe('invite send --file: a journal or state folder planted by another user 
 describe('invite send --file: the failed-rows CSV', () => {
   it('a link planted at --failed-csv is replaced by the file; what it pointed at is untouched', async () => {
     const csv = join(tempDir(), 'invites.csv');
-    writeFileSync(csv, 'email,schoolId,studentCount\nfailing@example.org,sch-001,1\n');
+    writeFileSync(csv, 'email,schoolId,studentCount\nfailing@example.org,org-sch-1,1\n');
     sandbox.injectFault({
       match: (req) => req.method === 'POST' && req.path.endsWith(INVITATIONS_PATH),
       status: 400,

@@ -68,7 +68,7 @@ describe('matchSchool', () => {
 
   it('prints hostile server text safely', () => {
     expect(describeSchool(school('x\u001b[31m', 'Evil\u001b]0;title\u0007', 'id\n2'))).toBe(
-      'Evil?]0;title? (identifier id?2, sourcedId x?[31m)',
+      'Evil\\u001b]0;title\\u0007 (identifier id\\n2, sourcedId x\\u001b[31m)',
     );
   });
 });

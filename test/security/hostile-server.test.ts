@@ -16,7 +16,8 @@ let server: Hostile;
 let home: string;
 
 beforeAll(async () => {
-  server = await startHostile();
+  // Its district has the one school the invitations name, so --school-id s1 resolves without a warning.
+  server = await startHostile(undefined, { schools: [{ sourcedId: 's1', name: 'Hostile Elementary' }] });
 });
 afterAll(() => server.close());
 beforeEach(() => {
