@@ -24,11 +24,8 @@ import { journalPath } from '../../src/invite/journal.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
+import { asRoot, expectOwnPrivate, expectUntouched, ME, NOBODY, victim } from '../helpers/planted.js';
 import { demoEnv } from '../helpers/sandbox.js';
-
-const ME = process.getuid?.() ?? 0;
-const asRoot = ME === 0;
-const NOBODY = asRoot ? Number(execFileSync('id', ['-u', 'nobody']).toString().trim()) : -1;
 
 let sandbox: Sandbox;
 let home: string;
@@ -51,33 +48,9 @@ const oneLine = (stderr: string) => {
 };
 
 /** A file outside every folder roster uses, that a planted link points at: it must never change. */
-function victim(): string {
-  const path = join(tempDir(), 'victim.txt');
-  writeFileSync(path, 'the victim\n', { mode: 0o644 });
-  return path;
-}
-const untouched = (path: string) => {
-  expect(readFileSync(path, 'utf8')).toBe('the victim\n');
-  expect(statSync(path).mode & 0o777).toBe(0o644);
-};
 /** Every entry of the folder is a regular file of the user's, 0600, with one link. */
 function allOwnPrivate(dir: string): void {
-  for (const name of readdirSync(dir)) {
-    const s = lstatSync(join(dir, name));
-    expect({
-      name,
-      file: s.isFile(),
-      mode: (s.mode & 0o777).toString(8),
-      uid: s.uid,
-      links: s.nlink,
-    }).toEqual({
-      name,
-      file: true,
-      mode: '600',
-      uid: ME,
-      links: 1,
-    });
-  }
+  for (const name of readdirSync(dir)) expectOwnPrivate(join(dir, name));
 }
 
 describe('roster roster export: never writes through a planted file', () => {
@@ -94,7 +67,7 @@ describe('roster roster export: never writes through a planted file', () => {
 
     const result = await roster(['roster', 'export', '--out', out, '--zip']);
     expect(result.code, result.stderr).toBe(0);
-    for (const target of [...targets, sameDisk]) untouched(target);
+    for (const target of [...targets, sameDisk]) expectUntouched(target);
     allOwnPrivate(out);
     expect(readFileSync(join(out, 'users.csv'), 'utf8')).toMatch(/^sourcedId,/);
   });
@@ -275,7 +248,7 @@ describe('invite send --file: a journal or state folder planted by another user 
     expect(oneLine(result.stderr)).toMatch(
       /^Error: Cannot open .*\.jsonl: it is a symbolic link, which roster does not follow here/,
     );
-    untouched(target);
+    expectUntouched(target);
     expect(posts()).toEqual([]);
   });
 });
@@ -307,7 +280,7 @@ describe('invite send --file: the failed-rows CSV', () => {
     } finally {
       sandbox.clearFaults();
     }
-    untouched(target);
+    expectUntouched(target);
     expect(lstatSync(failed).isFile()).toBe(true);
     expect(statSync(failed).mode & 0o777).toBe(0o600);
     expect(readFileSync(failed, 'utf8')).toContain('failing@example.org');

@@ -26,6 +26,7 @@ import {
   writePrivateFile,
 } from '../../src/files.js';
 import { tempDir } from '../helpers/context.js';
+import { asRoot, expectOwnPrivate, expectUntouched, ME, NOBODY, victim } from '../helpers/planted.js';
 
 describe('writePrivateFile', () => {
   it('creates missing directories (0700) and the file (0600), replacing it whole', async () => {
@@ -65,30 +66,6 @@ describe('readPrivateFile', () => {
 
 // Files and folders planted by someone else: real links, FIFOs, devices, and (as root, as CI runs) files
 // owned by `nobody`.
-const ME = process.getuid?.() ?? 0;
-const asRoot = ME === 0;
-const NOBODY = asRoot ? Number(execFileSync('id', ['-u', 'nobody']).toString().trim()) : -1;
-
-/** A file outside the folder that a planted link points at: it must never change. */
-function victim(): string {
-  const path = join(tempDir(), 'victim.txt');
-  writeFileSync(path, 'the victim\n', { mode: 0o644 });
-  return path;
-}
-const untouched = (path: string) => {
-  expect(readFileSync(path, 'utf8')).toBe('the victim\n');
-  expect(statSync(path).mode & 0o777).toBe(0o644);
-};
-const ownPrivate = (path: string) => {
-  const s = lstatSync(path);
-  expect({ file: s.isFile(), mode: (s.mode & 0o777).toString(8), uid: s.uid, links: s.nlink }).toEqual({
-    file: true,
-    mode: '600',
-    uid: ME,
-    links: 1,
-  });
-};
-
 describe('createFresh', () => {
   it('replaces a symbolic link planted at the name, never writing through it', async () => {
     const target = victim();
@@ -97,8 +74,8 @@ describe('createFresh', () => {
     const handle = await createFresh(path);
     await handle.writeFile('secret rows\n');
     await handle.close();
-    untouched(target);
-    ownPrivate(path);
+    expectUntouched(target);
+    expectOwnPrivate(path);
     expect(readFileSync(path, 'utf8')).toBe('secret rows\n');
   });
 
@@ -111,8 +88,8 @@ describe('createFresh', () => {
     const handle = await createFresh(path);
     await handle.writeFile('secret rows\n');
     await handle.close();
-    untouched(target);
-    ownPrivate(path);
+    expectUntouched(target);
+    expectOwnPrivate(path);
   });
 
   it.skipIf(!asRoot)(
@@ -128,7 +105,7 @@ describe('createFresh', () => {
       const handle = await createFresh(path);
       await handle.writeFile('secret rows\n');
       await handle.close();
-      ownPrivate(path);
+      expectOwnPrivate(path);
       expect(readFileSync(theirs, 'utf8')).toBe('planted\n');
     },
   );
@@ -146,8 +123,8 @@ describe('writePrivateFile through planted links', () => {
     const path = join(tempDir(), 'manifest.csv');
     symlinkSync(target, path);
     await writePrivateFile(path, 'rows\n');
-    untouched(target);
-    ownPrivate(path);
+    expectUntouched(target);
+    expectOwnPrivate(path);
   });
 });
 
@@ -204,7 +181,7 @@ describe('openOwnAppendable (journals)', () => {
     await second.appendFile('b\n');
     await second.close();
     expect(readFileSync(path, 'utf8')).toBe('a\nb\n');
-    ownPrivate(path);
+    expectOwnPrivate(path);
   });
 
   it('refuses a symbolic link (the file it points at is untouched) and a file others can write', async () => {
@@ -213,7 +190,7 @@ describe('openOwnAppendable (journals)', () => {
     const link = join(dir, 'j.jsonl');
     symlinkSync(target, link);
     await expect(openOwnAppendable(link)).rejects.toThrow(`${link}: it is a symbolic link`);
-    untouched(target);
+    expectUntouched(target);
     const open = join(dir, 'open.jsonl');
     writeFileSync(open, '');
     chmodSync(open, 0o620);
