@@ -20,3 +20,24 @@ export function demoEnv(
     ...extra,
   };
 }
+
+/** `roster login` of a demo client into the opt-in credentials file (no keychain needed), its secret on stdin. */
+export function insecureLogin(
+  sandbox: Sandbox,
+  extra: string[] = [],
+  clientId = 'demo-allowed',
+): { args: string[]; input: string } {
+  return {
+    args: [
+      'login',
+      '--base-url',
+      sandbox.baseUrl,
+      '--client-id',
+      clientId,
+      '--client-secret-stdin',
+      '--insecure-storage',
+      ...extra,
+    ],
+    input: demoClient(sandbox, clientId).clientSecret,
+  };
+}

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
+import { insecureLogin } from '../helpers/sandbox.js';
 
 const TRACER = `
 import { appendFileSync, writeFileSync } from 'node:fs';
@@ -140,20 +141,8 @@ describe('commands that need no network load no HTTP library', () => {
 
   it('node:crypto loads only where a hash is computed: not for the cached token of a saved profile', async () => {
     const fresh = tempDir();
-    const client = sandbox.clients.find((c) => c.clientId === 'demo-allowed');
-    const login = await runCli(
-      [
-        'login',
-        '--base-url',
-        sandbox.baseUrl,
-        '--client-id',
-        'demo-allowed',
-        '--client-secret-stdin',
-        '--insecure-storage',
-      ],
-      fresh,
-      { input: client?.clientSecret ?? '' },
-    );
+    const { args, input } = insecureLogin(sandbox);
+    const login = await runCli(args, fresh, { input });
     expect(login.code).toBe(0);
     expect((await traced(['token'], {}, fresh)).code).toBe(0); // caches the token
     const cached = await traced(['token'], {}, fresh);

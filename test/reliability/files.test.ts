@@ -9,10 +9,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
+import { insecureLogin } from '../helpers/sandbox.js';
 
 let sandbox: Sandbox;
 let home: string;
-const SECRET = 'riverside-secret-2024';
 /** Saved-profile runs: no environment credentials, no keychain (the opt-in 0600 file instead). */
 const saved = { ROSTER_CLIENT_ID: undefined, ROSTER_CLIENT_SECRET: undefined, ROSTER_BASE_URL: undefined };
 const configDir = () => join(home, '.config', 'roster');
@@ -34,23 +34,8 @@ const dirsBelow = (dir: string) => [
 ];
 
 function login(profile = 'default') {
-  return runCli(
-    [
-      'login',
-      '--profile',
-      profile,
-      '--base-url',
-      sandbox.baseUrl,
-      '--client-id',
-      'demo-allowed',
-      '--client-secret-stdin',
-      '--insecure-storage',
-      '--sent-by-user-id',
-      'adm-1',
-    ],
-    home,
-    { input: SECRET, env: saved },
-  );
+  const { args, input } = insecureLogin(sandbox, ['--profile', profile, '--sent-by-user-id', 'adm-1']);
+  return runCli(args, home, { input, env: saved });
 }
 const roster = (args: string[]) => runCli(args, home, { env: saved, timeoutMs: 30_000 });
 

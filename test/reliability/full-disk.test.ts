@@ -9,7 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
-import { demoEnv } from '../helpers/sandbox.js';
+import { demoEnv, insecureLogin } from '../helpers/sandbox.js';
 
 /** Mounts a tmpfs of `size` at `dir`; false where this machine does not let us (not root, a container). */
 function mountTmpfs(dir: string, size: string): boolean {
@@ -144,21 +144,9 @@ describe('a config, credentials file or token cache that is not a file', () => {
 
   for (const [what, make, reason] of kinds) {
     it(`credentials.json (login --insecure-storage) is ${what}: one line, exit 1`, async () => {
-      const secret = demoEnv(sandbox).ROSTER_CLIENT_SECRET ?? '';
       // A saved profile, its secret in the opt-in file: no environment credentials.
-      const login = await runCli(
-        [
-          'login',
-          '--base-url',
-          sandbox.baseUrl,
-          '--client-id',
-          'demo-allowed',
-          '--client-secret-stdin',
-          '--insecure-storage',
-        ],
-        home,
-        { input: secret },
-      );
+      const { args, input } = insecureLogin(sandbox);
+      const login = await runCli(args, home, { input });
       expect(login.code, login.stderr).toBe(0);
       const file = join(configDir(), 'credentials.json');
       rmSync(file);
