@@ -1,7 +1,12 @@
 // The OAuth 2.0 client-credentials grant (spec §4.1–4.3, §5). The only module that ever sends client
 // credentials, and only ever to a token endpoint.
 import type { ClientAuth, TokenEndpointName } from '../auth/config.js';
-import { type CachedToken, DEFAULT_TOKEN_LIFETIME_S, MAX_TOKEN_LIFETIME_S } from '../auth/token-cache.js';
+import {
+  type CachedToken,
+  DEFAULT_TOKEN_LIFETIME_S,
+  isBearerToken,
+  MAX_TOKEN_LIFETIME_S,
+} from '../auth/token-cache.js';
 import { AuthError, RosterError } from '../errors.js';
 import { isRecord, messageOf, parseJson } from './errors.js';
 import type { HttpResponse, Transport } from './transport.js';
@@ -78,14 +83,6 @@ export function parseTokenResponse(
     expiresAt: now + expiresIn * 1000,
     scope: typeof scope === 'string' ? scope : requestedScope,
   };
-}
-
-/**
- * A token as RFC 6750 §2.1 writes one (b64token): it goes into headers, scripts and terminals, so a token
- * with anything else (a space, an escape sequence) is refused, never cached or printed.
- */
-export function isBearerToken(token: string): boolean {
-  return /^[A-Za-z0-9\-._~+/]+=*$/.test(token);
 }
 
 /**
