@@ -32,7 +32,17 @@ const INLINE = new Set([src('commands/token.ts')]);
  * node:stream). These, which a run with a cached token or a plain-http request never uses, load on first
  * property access instead of when got (or our code) is evaluated.
  */
-const ON_FIRST_USE = new Set(['https', 'tls', 'crypto', 'zlib', 'http2', 'perf_hooks', 'timers/promises']);
+const ON_FIRST_USE = new Set([
+  'https',
+  'tls',
+  'crypto',
+  'zlib',
+  'http2',
+  'perf_hooks',
+  'timers/promises',
+  // commander requires it at load for executable subcommands, which roster has none of.
+  'child_process',
+]);
 /** Functions passed around as values (got hands tls's to every request): a forwarder, not a getter. */
 const FORWARDED = { tls: ['checkServerIdentity'] };
 const requireBuiltin = createRequire(import.meta.url);

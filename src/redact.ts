@@ -8,22 +8,21 @@
 const MIN_LENGTH = 4; // shorter values would redact ordinary words
 
 export class Redactor {
-  private readonly patterns = new Map<string, RegExp>();
+  private readonly patterns = new Map<string, RegExp | undefined>();
 
+  /** Registers a secret; its pattern is built when text is first redacted (most runs never write any). */
   add(secret: string | undefined): void {
     if (!secret || secret.length < MIN_LENGTH || this.patterns.has(secret)) return;
-    const chars = [...secret].map(anyEncoding);
-    // A message or trace cut short (at "…" or the end of the text) may end inside the secret: its
-    // beginning is redacted too, from MIN_LENGTH characters on.
-    let rest = '';
-    for (let i = chars.length - 1; i >= MIN_LENGTH; i--) rest = `(?:${chars[i]}${rest})?`;
-    const cut = `${chars.slice(0, MIN_LENGTH).join('')}${rest}(?=…|$)`;
-    this.patterns.set(secret, new RegExp(`${chars.join('')}|${cut}`, 'g'));
+    this.patterns.set(secret, undefined);
   }
 
   redact(text: string): string {
     let out = text;
-    for (const pattern of this.patterns.values()) out = out.replace(pattern, '[redacted]');
+    for (const [secret, pattern] of this.patterns) {
+      const built = pattern ?? secretPattern(secret);
+      this.patterns.set(secret, built);
+      out = out.replace(built, '[redacted]');
+    }
     // Whatever was not registered: any Authorization value and any token-looking JSON field.
     return out
       .replace(
@@ -34,6 +33,17 @@ export class Redactor {
       .replace(/("(?:access_token|client_secret|refresh_token)"\s*:\s*)"[^"]*"/g, '$1"[redacted]"')
       .replace(/\b(client_secret|access_token)=[^&\s]*/g, '$1=[redacted]');
   }
+}
+
+/** The secret in any encoding, or its beginning where the text was cut short. */
+function secretPattern(secret: string): RegExp {
+  const chars = [...secret].map(anyEncoding);
+  // A message or trace cut short (at "…" or the end of the text) may end inside the secret: its
+  // beginning is redacted too, from MIN_LENGTH characters on.
+  let rest = '';
+  for (let i = chars.length - 1; i >= MIN_LENGTH; i--) rest = `(?:${chars[i]}${rest})?`;
+  const cut = `${chars.slice(0, MIN_LENGTH).join('')}${rest}(?=…|$)`;
+  return new RegExp(`${chars.join('')}|${cut}`, 'g');
 }
 
 /** A pattern for one character of a secret: itself or any encoding of it in transit or in JSON. */

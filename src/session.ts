@@ -1,7 +1,8 @@
 // Everything a command needs to talk to the API, built from Settings: the token provider (with the
 // right token endpoint per purpose), the transport and the resource client. Built on first use, so
 // commands that fail validation never touch the keychain or the network.
-import { createHash } from 'node:crypto';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { ApiClient, type Authenticator } from './api/client.js';
 import { requestToken, TOKEN_ENDPOINTS } from './api/oauth.js';
 import { createGotTransport, type Transport } from './api/transport.js';
@@ -126,9 +127,13 @@ export class Session implements Authenticator {
   }
 }
 
+/**
+ * @noble/hashes (audited, no dependencies), not node:crypto: loading node:crypto costs a run with a cached
+ * token about 3 ms of CPU (OpenSSL and 15 internal modules), a tenth of Node's own start-up; this costs
+ * nothing measurable (test/bench/startup.js).
+ */
 function fingerprint(clientId: string, secret: string): string {
-  // node:crypto loads on this first use (esbuild.config.mjs), so only runs with environment credentials pay for it.
-  return createHash('sha256').update(`roster-token-cache\0${clientId}\0${secret}`).digest('hex').slice(0, 12);
+  return bytesToHex(sha256(utf8ToBytes(`roster-token-cache\0${clientId}\0${secret}`))).slice(0, 12);
 }
 
 export function endpointPath(endpoint: string): string {

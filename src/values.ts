@@ -1,7 +1,7 @@
 // Values the user typed: echoed safely in one line of an error, ids checked for hidden characters, and
 // whole numbers read from flags.
 import { UsageError } from './errors.js';
-import { showControls } from './output/safe-text.js';
+import { lazyPattern, showControls } from './output/safe-text.js';
 
 /** A user-supplied value, safe to echo in one line of an error message: controls shown as \n, \u001b… */
 export function printable(value: string, max = 80): string {
@@ -15,18 +15,22 @@ export function printable(value: string, max = 80): string {
  * "sch-1" and "sch-1\u200b" look the same, would be two schools to the server and would dodge
  * duplicate detection.
  */
-const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/u;
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+const HIDDEN = lazyPattern('[\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\p{Default_Ignorable_Code_Point}]', 'u');
+const CONTROL = lazyPattern('\\p{Cc}', 'u');
 
 /**
  * The first hidden character of a typed id, described for a message ("a control character (U+000A at
  * character 12)", "an invisible character (U+200B at character 4)"), or undefined when there is none.
  */
 export function hiddenCharacter(value: string): string | undefined {
-  const found = HIDDEN.exec(value);
+  // Printable ASCII (nearly every id) holds none: no need to build the Unicode-property pattern.
+  if (PRINTABLE_ASCII.test(value)) return undefined;
+  const found = HIDDEN().exec(value);
   if (!found) return undefined;
   const [char] = found;
   const code = (char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0');
-  const kind = /\p{Cc}/u.test(char) ? 'a control character' : 'an invisible character';
+  const kind = CONTROL().test(char) ? 'a control character' : 'an invisible character';
   return `${kind} (U+${code} at character ${[...value.slice(0, found.index)].length + 1})`;
 }
 

@@ -9,8 +9,19 @@
 // Applied where output is written (the logger, the renderers, the record writers, the error printer),
 // never at each call site.
 
+/**
+ * A pattern built on first use. V8 checks every regular expression literal when it parses a file, and a
+ * Unicode property (\p{…}) costs ICU a millisecond of set-building there: in dist/cli.js that would be paid
+ * by every run, even one that writes nothing (test/bench/startup.js).
+ */
+export function lazyPattern(source: string, flags: string): () => RegExp {
+  let pattern: RegExp | undefined;
+  return () => (pattern ??= new RegExp(source, flags));
+}
+
 /** Controls (C0, DEL, C1), format characters (bidi, zero-width, tags…), line and paragraph separators. */
-const UNSAFE = /(?![\u200c\u200d])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+const UNSAFE = lazyPattern('(?![\\u200c\\u200d])[\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}]', 'gu');
+const CONTROLS = lazyPattern('[\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}]', 'gu');
 const LAYOUT = /^[\t\n\v\f\r]$/;
 const SHORT: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
@@ -24,14 +35,14 @@ function escaped(char: string): string {
 
 /** One line for a table cell or a tab-separated field: tabs and line breaks become spaces. */
 export function displayText(text: string): string {
-  return text.replace(UNSAFE, (char) => (LAYOUT.test(char) ? ' ' : escaped(char)));
+  return text.replace(UNSAFE(), (char) => (LAYOUT.test(char) ? ' ' : escaped(char)));
 }
 
 /** Messages and traces: line breaks (CRLF too) and tabs kept, every other control shown escaped. */
 export function displayLines(text: string): string {
   return text
     .replace(/\r\n/g, '\n')
-    .replace(UNSAFE, (char) => (char === '\n' || char === '\t' ? char : escaped(char)));
+    .replace(UNSAFE(), (char) => (char === '\n' || char === '\t' ? char : escaped(char)));
 }
 
 /**
@@ -39,11 +50,11 @@ export function displayLines(text: string): string {
  * too ("parent@example.org\n", "sch-1\u200d").
  */
 export function showControls(text: string): string {
-  return text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, escaped);
+  return text.replace(CONTROLS(), escaped);
 }
 
 /** The same JSON value, with what JSON.stringify leaves raw (DEL, C1, format characters) as \u escapes. */
-const JSON_UNSAFE = /(?![\u200c\u200d])[\u007f-\u009f\p{Cf}\p{Zl}\p{Zp}]/gu;
+const JSON_UNSAFE = lazyPattern('(?![\\u200c\\u200d])[\\u007f-\\u009f\\p{Cf}\\p{Zl}\\p{Zp}]', 'gu');
 
 const unitEscape = (unit: string) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
@@ -53,5 +64,5 @@ const unitEscape = (unit: string) => `\\u${unit.charCodeAt(0).toString(16).padSt
  */
 export function jsonText(json: string): string {
   // By UTF-16 unit: a character beyond the BMP (a tag) is written as its surrogate pair, as JSON must.
-  return json.replace(JSON_UNSAFE, (char) => char.split('').map(unitEscape).join(''));
+  return json.replace(JSON_UNSAFE(), (char) => char.split('').map(unitEscape).join(''));
 }

@@ -4,7 +4,6 @@ import {
   chownSync,
   existsSync,
   linkSync,
-  lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
