@@ -10,9 +10,9 @@
 // token (CPU time of the process, median of 60 interleaved pairs, 95% CI; Node 20.20 / 24.21, 2 shared
 // cores, Nov 2026). Kept (>= 3 ms), guarded by test/perf/stubs.test.ts: http2-wrapper +45 / +15 ms;
 // Intl.ListFormat +20 / +11 ms; cacheable-request +3.0 [0.7..6.0] / +5.5 [1.2..8.4] ms; got's request id
-// (node:crypto) +1.4 / +3.9 ms with a saved profile (~0 with environment credentials, whose fingerprint
-// loads node:crypto anyway). Dropped: cacheable-lookup +1.9 [-1.6..3.9] / -0.3 ms; commander's
-// node:child_process +0.3 / +0.5 ms (token: +0.9 / +1.1 ms).
+// (node:crypto) +1.4 / +3.9 ms. Dropped: cacheable-lookup +1.9 [-1.6..3.9] / -0.3 ms; commander's
+// node:child_process stand-in +0.3 / +0.5 ms (token: +0.9 / +1.1 ms), now simply one of the built-ins
+// loaded on first use (ON_FIRST_USE below), which costs no stand-in.
 
 import { rmSync } from 'node:fs';
 import { createRequire, isBuiltin } from 'node:module';
