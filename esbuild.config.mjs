@@ -14,9 +14,10 @@
 // node:child_process stand-in +0.3 / +0.5 ms (token: +0.9 / +1.1 ms), now simply one of the built-ins
 // loaded on first use (ON_FIRST_USE below), which costs no stand-in.
 
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { createRequire, isBuiltin } from 'node:module';
 import { relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 
 const root = import.meta.dirname;
@@ -106,7 +107,7 @@ const common = {
  * and re-exporting the hot modules that lazy code imports (`shared`).
  */
 async function hotBuild(lazy, shared, lazyPath, write) {
-  const lines = ["export { run } from './src/cli.ts';"];
+  const lines = ["export { listCommands, run } from './src/cli.ts';"];
   for (const file of shared) lines.push(`export * from ${JSON.stringify(`./${relative(root, file)}`)};`);
   return esbuild.build({
     ...common,
@@ -181,5 +182,10 @@ for (const [file, meta] of Object.entries(chunks.metafile.outputs)) {
 // 3. The hot part, importing the lazy entries by their built names.
 await hotBuild(new Set(), [...shared].sort(), (file) => output.get(file), true);
 
-// 4. The demo runs in its own process: one self-contained file.
+// 4. The commands as `roster --help` lists them, taken from the built program: that help then loads no
+// command module (src/main.ts).
+const { listCommands } = await import(pathToFileURL(resolve(root, 'dist/cli.js')).href);
+writeFileSync(resolve(root, 'dist/commands.json'), `${JSON.stringify(await listCommands(), null, 2)}\n`);
+
+// 5. The demo runs in its own process: one self-contained file.
 await esbuild.build({ ...common, entryPoints: ['src/demo.ts'], outfile: 'dist/demo.js' });

@@ -4,9 +4,14 @@ import { isatty } from 'node:tty';
 import type { Context } from './context.js';
 import { createLogger, Redactor } from './context.js';
 import type { IO } from './io.js';
-import { main } from './main.js';
+import { type CommandListing, commandListing, createProgram, loadCommands, main } from './main.js';
 import { resolvePaths } from './paths.js';
 import { VERSION } from './version.js';
+
+/** Every command as `roster --help` lists it: the build writes it to dist/commands.json (src/main.ts). */
+export async function listCommands(): Promise<CommandListing[]> {
+  return commandListing(createProgram(createContext(), await loadCommands()));
+}
 
 export async function run(argv: string[]): Promise<number> {
   // Scripts call `roster --version` to probe for the tool: answer before loading the program.
@@ -14,13 +19,17 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(`${VERSION}\n`);
     return 0;
   }
-  const env = process.env;
-  const secrets = new Redactor();
   // `roster … | head` closes the pipe early: that is the reader's choice, not an error.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code !== 'EPIPE') throw error;
     process.exit(0);
   });
+  return main(argv, createContext());
+}
+
+function createContext(): Context {
+  const env = process.env;
+  const secrets = new Redactor();
   const io: IO = {
     stdout: process.stdout,
     stderr: process.stderr,
@@ -45,7 +54,7 @@ export async function run(argv: string[]): Promise<number> {
     }
     return interrupt.signal;
   };
-  const ctx: Context = {
+  return {
     io,
     env,
     paths: resolvePaths(env),
@@ -60,5 +69,4 @@ export async function run(argv: string[]): Promise<number> {
       (await import('./prompter.js')).createInquirerPrompter(process.stdin, process.stderr),
     trapInterrupt,
   };
-  return main(argv, ctx);
 }

@@ -1,4 +1,5 @@
 // Builds the program and is the one place that turns errors into exit codes.
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import type { Context } from './context.js';
 import { exitCodeFor, RosterError } from './errors.js';
@@ -123,11 +124,66 @@ export function commandsFor(program: Command, argv: readonly string[]): string[]
   return all;
 }
 
+/** How `roster --help` lists one top-level command. */
+export interface CommandListing {
+  name: string;
+  term: string;
+  description: string;
+}
+
+/** The commands of a whole program as its help lists them (the build writes it to dist/commands.json). */
+export function commandListing(program: Command): CommandListing[] {
+  const help = program.createHelp();
+  return help.visibleCommands(program).map((command) => ({
+    name: command.name(),
+    term: help.subcommandTerm(command),
+    description: help.subcommandDescription(command),
+  }));
+}
+
+/**
+ * The listing the build wrote beside the bundle, for a command line that only shows the top-level help
+ * (`roster`, `roster --help`): printed from it, no command module loads (a third of the start-up).
+ * Anything else, or no listing (running from src/), builds the program as usual.
+ */
+function builtListing(argv: readonly string[]): CommandListing[] | undefined {
+  if (argv.length > 1 || (argv.length === 1 && argv[0] !== '--help' && argv[0] !== '-h')) return undefined;
+  try {
+    const listing: unknown = JSON.parse(readFileSync(new URL('./commands.json', import.meta.url), 'utf8'));
+    const valid =
+      Array.isArray(listing) &&
+      listing.length > 0 &&
+      listing.every((c) => ['name', 'term', 'description'].every((k) => typeof c?.[k] === 'string'));
+    return valid ? (listing as CommandListing[]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The program with stand-ins for its commands, listed as the whole program would list them. `help` is
+ * the real one (a few hundred bytes): it also adds the help topics to the program's own help.
+ */
+async function listedProgram(ctx: Context, listing: readonly CommandListing[]): Promise<Command> {
+  const program = baseProgram(ctx);
+  const [registerHelp] = await loadCommands(['help']);
+  const terms = new Map(listing.map((c) => [c.name, c.term]));
+  for (const { name, description } of listing) {
+    if (name === 'help' && registerHelp) registerHelp(program, ctx);
+    else program.command(name).description(description);
+  }
+  return program.configureHelp({ subcommandTerm: (command) => terms.get(command.name()) ?? command.name() });
+}
+
 export async function main(argv: string[], ctx: Context): Promise<number> {
   let program: Command;
   try {
-    program = baseProgram(ctx);
-    addCommands(program, ctx, await loadCommands(commandsFor(program, argv)));
+    const listing = builtListing(argv);
+    if (listing) program = await listedProgram(ctx, listing);
+    else {
+      program = baseProgram(ctx);
+      addCommands(program, ctx, await loadCommands(commandsFor(program, argv)));
+    }
   } catch (error) {
     return report(ctx, error);
   }

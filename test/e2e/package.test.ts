@@ -65,7 +65,9 @@ describe('the npm package', () => {
     expect(files).toContain('README.md');
     expect(files).toContain('package.json');
     const chunks = readdirSync(join(ROOT, 'dist', 'chunks')).map((name) => `dist/chunks/${name}`);
-    expect(files).toEqual(['README.md', 'bin/roster.js', ...chunks, 'dist/cli.js', 'package.json'].sort());
+    expect(files).toEqual(
+      ['README.md', 'bin/roster.js', ...chunks, 'dist/cli.js', 'dist/commands.json', 'package.json'].sort(),
+    );
     expect(files.filter((f) => /\.map$|\.ts$|^test\/|^src\/|demo/.test(f))).toEqual([]);
   });
 

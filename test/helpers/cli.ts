@@ -16,6 +16,8 @@ export interface CliOptions {
   timeoutMs?: number;
   /** Working directory of the process (default: the test's). */
   cwd?: string;
+  /** The CLI to run (default: this checkout's bin/roster.js). */
+  bin?: string;
 }
 
 /** Environment for a CLI run: only what the test gives, plus PATH and a private HOME. */
@@ -45,7 +47,7 @@ export function startCli(
   home: string,
   options: CliOptions = {},
 ): { child: ChildProcess; done: Promise<CliResult> } {
-  const child = spawn(process.execPath, [ROSTER_BIN, ...args], {
+  const child = spawn(process.execPath, [options.bin ?? ROSTER_BIN, ...args], {
     env: cliEnv(home, options.env),
     ...(options.cwd !== undefined && { cwd: options.cwd }),
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -86,6 +86,14 @@ describe('commands that need no network load no HTTP library', () => {
       expect(run.code).toBe(0);
       expect(run.http).toEqual([]);
     }
+    // The top-level help comes from the build's listing (dist/commands.json): of the commands' modules
+    // only help's own loads, where the whole program loads them all.
+    const commandModules = (loaded: string[]) =>
+      loaded.filter((url) =>
+        /\/chunks\/(login|logout|status|check|index|doctor|profiles|sandbox|completion)-/.test(url),
+      );
+    expect(commandModules((await traced(['--help'])).loaded)).toEqual([]);
+    expect(commandModules((await traced(['help'])).loaded).length).toBeGreaterThanOrEqual(9);
   });
 
   it('usage errors (no command at all prints the help as one)', async () => {
