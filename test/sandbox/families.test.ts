@@ -264,8 +264,10 @@ describe.each(['both', 'students', 'guardians'] as const)(
         const families = new Map<string, string[]>();
         let current = '';
         for (const c of changes) {
-          if (c.change === 'new-student') families.set((current = c.sourcedId), []);
-          else if (c.change === 'new-guardian' || c.change === 'new-child')
+          if (c.change === 'new-student') {
+            current = c.sourcedId;
+            families.set(current, []);
+          } else if (c.change === 'new-guardian' || c.change === 'new-child')
             families.get(current)!.push(c.sourcedId);
           else current = '';
         }
