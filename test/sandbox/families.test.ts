@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChurnChange } from '../../src/sandbox/oneroster/churn.js';
 import type { OneRosterSandboxOptions } from '../../src/sandbox/oneroster/index.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, startCli, until } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
 import { bearer, getToken } from './helpers.js';
 import { enc } from './oneroster-helpers.js';
@@ -172,7 +172,7 @@ describe.each([
   });
 
   it.each(['1.1', '1.2'] as const)(
-    'keeps links on %s records only, the same links (OneRoster %s)',
+    'keeps the links on that side only, the same links as a two-sided server (OneRoster %s)',
     async (version) => {
       const full = await both.users(version);
       const onlyOne = await one.users(version);
@@ -341,6 +341,52 @@ describe('determinism and scale', () => {
 });
 
 describe('roster sandbox options', () => {
+  it('--agents guardians --refuse fields --schools 3: the process serves what the options say', async () => {
+    const { child, done } = startCli(
+      [
+        'sandbox',
+        '--port',
+        '0',
+        '--quiet',
+        '--students',
+        '30',
+        '--schools',
+        '3',
+        '--agents',
+        'guardians',
+        '--refuse',
+        'fields',
+      ],
+      tempDir(),
+    );
+    let out = '';
+    child.stdout?.on('data', (chunk) => (out += chunk));
+    try {
+      await until(() => /Sandbox listening on (\S+)/.test(out));
+      const baseUrl = /Sandbox listening on (\S+)/.exec(out)![1]!;
+      const token = async (prefix: string) => {
+        const res = await fetch(`${baseUrl}${prefix}/token`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+          body: 'grant_type=client_credentials&client_id=demo-allowed&client_secret=riverside-secret-2024',
+        });
+        return ((await res.json()) as { access_token: string }).access_token;
+      };
+      const get = async (prefix: string, path: string) =>
+        fetch(`${baseUrl}${prefix}${path}`, { headers: bearer(await token(prefix)) });
+      const student = (await (await get(PREFIX['1.1'], '/users/stu-000001')).json()) as { user: User };
+      expect(student.user.agents).toEqual([]);
+      const parent = (await (await get(PREFIX['1.1'], '/users/gdn-000001')).json()) as { user: User };
+      expect(parent.user.agents.map((a) => a.sourcedId)).toEqual(['stu-000001', 'stu-000002']);
+      expect((await get(PREFIX['1.2'], '/users?fields=sourcedId')).status).toBe(400);
+      const schools = (await (await get(PREFIX['1.1'], '/schools')).json()) as { orgs: unknown[] };
+      expect(schools.orgs).toHaveLength(5); // 3 teaching schools and the two Fir Grove campuses
+    } finally {
+      child.kill('SIGINT');
+      await done;
+    }
+  });
+
   it.each([
     ['--agents', 'parents'],
     ['--agents', ''],
