@@ -90,7 +90,7 @@ export function register(program: Command, ctx: Context): void {
     .option('--schools <n>', 'teaching schools in the demo district (default 5, up to 100)')
     .option(
       '--agents <side>',
-      "OneRoster: student-guardian links on both records (default), only on students' or only on guardians'",
+      'OneRoster: which records carry student-guardian agents: both (default), students or guardians',
     )
     .option(
       '--refuse <what>',
@@ -108,7 +108,7 @@ export function register(program: Command, ctx: Context): void {
     .option('--outbox <dir>', 'also write invitation e-mails as .eml files here')
     .option(
       '--churn <n>',
-      'OneRoster: change n records a minute (edits, new students and enrollments, tobedeleted); POST /__sandbox/churn?n=K makes K at once',
+      'OneRoster: change n records a minute (edits, new students with their families and enrollments, tobedeleted); POST /__sandbox/churn?n=K makes K at once',
     )
     .option('--quiet', 'do not log requests')
     .action(async (options: SandboxCommandOptions) => {
