@@ -1,7 +1,8 @@
 // A district that changes, for rehearsing delta reads (`roster sandbox --churn N`, POST /__sandbox/churn):
 // name and grade edits, new students with their families (1-2 new guardians, or a known one when a sibling
-// joins) and their enrollments, records set to tobedeleted, each stamped with a fresh dateLastModified. The seeded district stays derived on demand; changes are an overlay
-// (field overrides per record) plus new records appended after the seeded index space of their kind.
+// joins) and their enrollments, records set to tobedeleted, each stamped with a fresh dateLastModified. The
+// seeded district stays derived on demand; changes are an overlay (field overrides per record, new children
+// of known guardians) plus new records appended after the seeded index space of their kind.
 import { type District, GRADES, SUBJECT_COUNT, SUBJECTS } from './district.js';
 import type { IndexList } from './lists.js';
 import { FAMILY_NAMES, GIVEN_NAMES } from './names.js';
@@ -71,6 +72,7 @@ export class Churn {
   private readonly subjectsOf: number[] = [];
   /** New students linked to known guardians (user index -> new student user indices). */
   private readonly newChildren = new Map<number, number[]>();
+  private addedGuardians = 0;
   private readonly rng: Rng;
 
   constructor(
@@ -194,8 +196,6 @@ export class Churn {
     }
     return changes;
   }
-
-  private addedGuardians = 0;
 
   /** Appends a new user; returns its user index. */
   private addUser(rec: NewRecord): number {
