@@ -8,6 +8,9 @@ export interface SandboxCommandOptions {
   port: string;
   host: string;
   students?: string;
+  schools?: string;
+  agents?: string;
+  refuse?: string;
   tokenTtl?: string;
   latency?: string;
   jitter?: string;
@@ -44,6 +47,16 @@ export function sandboxOptions(o: SandboxCommandOptions) {
   if (o.link !== undefined && !['angle', 'bare', 'none'].includes(o.link)) {
     throw new UsageError(`Invalid --link "${o.link.slice(0, 20)}": expected angle, bare or none.`);
   }
+  if (o.agents !== undefined && !['both', 'students', 'guardians'].includes(o.agents)) {
+    throw new UsageError(
+      `Invalid --agents "${o.agents.slice(0, 20)}": expected both, students or guardians.`,
+    );
+  }
+  const refused = o.refuse === undefined ? [] : o.refuse.split(',').map((s) => s.trim());
+  const unknown = refused.find((r) => r !== 'fields');
+  if (unknown !== undefined) {
+    throw new UsageError(`Invalid --refuse "${unknown.slice(0, 20)}": expected fields.`);
+  }
   return {
     host: o.host,
     port: number('--port', o.port, 0, 65535),
@@ -58,6 +71,9 @@ export function sandboxOptions(o: SandboxCommandOptions) {
     churnPerMinute: number('--churn', o.churn, 0, 100_000),
     oneroster: {
       students: number('--students', o.students, 0, 200_000),
+      schools: number('--schools', o.schools, 1, 100),
+      agents: o.agents as 'both' | 'students' | 'guardians' | undefined,
+      ...(refused.includes('fields') ? { refuseFields: true } : {}),
       pageCap: number('--page-cap', o.pageCap, 1, 100_000),
       link: o.link as 'angle' | 'bare' | 'none' | undefined,
     },
@@ -71,6 +87,15 @@ export function register(program: Command, ctx: Context): void {
     .option('--port <n>', 'port to listen on', '4010')
     .option('--host <address>', 'loopback address to listen on', '127.0.0.1')
     .option('--students <n>', 'students in the demo district (default 1200, up to 200000)')
+    .option('--schools <n>', 'teaching schools in the demo district (default 5, up to 100)')
+    .option(
+      '--agents <side>',
+      'OneRoster: which records carry student-guardian agents: both (default), students or guardians',
+    )
+    .option(
+      '--refuse <what>',
+      'OneRoster 1.2: answer 400 to these query parameters, as some servers do: fields',
+    )
     .option('--token-ttl <seconds>', 'access token lifetime', undefined)
     .option('--latency <ms>', 'delay every response')
     .option('--jitter <ms>', 'random extra delay up to this much')
@@ -83,7 +108,7 @@ export function register(program: Command, ctx: Context): void {
     .option('--outbox <dir>', 'also write invitation e-mails as .eml files here')
     .option(
       '--churn <n>',
-      'OneRoster: change n records a minute (edits, new students and enrollments, tobedeleted); POST /__sandbox/churn?n=K makes K at once',
+      'OneRoster: change n records a minute (edits, new students with their families and enrollments, tobedeleted); POST /__sandbox/churn?n=K makes K at once',
     )
     .option('--quiet', 'do not log requests')
     .action(async (options: SandboxCommandOptions) => {
@@ -121,6 +146,8 @@ export function register(program: Command, ctx: Context): void {
     'roster sandbox --port 8080 --students 5000 --latency 50',
     'roster sandbox --fail-rate 0.1 --drop-rate 0.05 --rate-limit 20/s',
     'roster sandbox --churn 30   # then: roster roster changes --since last',
+    'roster sandbox --agents students --refuse fields   # links on one side only; a stricter 1.2 server',
+    'roster sandbox --students 50000 --schools 25',
     '# In a script (a rehearsal against the sandbox, stopped afterwards)',
     'roster sandbox --quiet & pid=$!; sleep 1; ROSTER_BASE_URL=http://127.0.0.1:4010/v1 ROSTER_CLIENT_ID=demo-allowed ROSTER_CLIENT_SECRET=riverside-secret-2024 roster doctor; kill $pid',
   ]);

@@ -83,6 +83,17 @@ function expectedRows(version: Version, mode: 'bulk' | 'delta'): Record<string, 
     users++;
     roles++;
   }
+  // Parents, guardians and relatives: one role per school their children attend.
+  const fam = d.families;
+  for (let g = 0; g < fam.guardianCount; g++) {
+    if (mode === 'bulk' && fam.guardianDeleted[g]) continue;
+    const f = fam.guardianFamily[g]!;
+    const schools = new Set<number>();
+    for (let i = fam.familyStudentStart[f]!; i < fam.familyStudentStart[f + 1]!; i++)
+      schools.add(d.studentSchool[i]!);
+    users++;
+    roles += schools.size;
+  }
   const rows: Record<string, number> = {
     'orgs.csv': countOf(d, 'org'),
     'academicSessions.csv': countOf(d, 'academicSession'),
@@ -260,7 +271,7 @@ describe('roster roster export', () => {
       'zoe.akesson1@students.riverside.example',
       expect.any(String),
       '',
-      '',
+      'gdn-000001,gdn-000002', // agents: her parents
       expect.any(String),
       expect.any(String),
     ]);

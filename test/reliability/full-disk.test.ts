@@ -61,8 +61,9 @@ describe.skipIf(!canMount)('a disk that fills up during roster roster export', (
   const grow = (dir: string) => execFileSync('mount', ['-o', 'remount,size=4m', dir]);
 
   it('mid-file: one line naming the file and what to do, exit 1, nothing partial left; with room, the re-run resumes', async () => {
-    // 128 KiB: orgs, sessions, courses, classes and users fit (~100 KiB); enrollments (~180 KiB) does not.
-    const out = disk('128k');
+    // 256 KiB: orgs, sessions, courses, classes and users (with the families) fit (~180 KiB); enrollments
+    // (~180 KiB) does not.
+    const out = disk('256k');
     const first = await roster(['roster', 'export', '--out', out]);
     expect(first.code).toBe(1);
     expect(oneLine(first.stderr)).toBe(
@@ -89,8 +90,8 @@ describe.skipIf(!canMount)('a disk that fills up during roster roster export', (
   });
 
   it('while writing the ZIP: one line naming it, exit 1, every CSV kept; with room, the re-run only writes the ZIP', async () => {
-    // Every CSV fits (~330 KiB in 4 KiB pages); the ~31 KiB ZIP does not.
-    const out = disk('344k');
+    // Every CSV fits (~400 KiB in 4 KiB pages); the ~45 KiB ZIP does not.
+    const out = disk('416k');
     const first = await roster(['roster', 'export', '--out', out, '--zip']);
     expect(first.code).toBe(1);
     expect(oneLine(first.stderr)).toBe(

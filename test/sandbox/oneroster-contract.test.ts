@@ -190,6 +190,19 @@ describe('contract details', () => {
     expect(errors.filter((e) => !/\.enabledUser: expected boolean, got string$/.test(e))).toEqual([]);
   });
 
+  it.each(['1.1', '1.2'] as const)(
+    'the families validate too: a guardian and a student with agents (%s)',
+    async (version) => {
+      const get = client(version, { students: STUDENTS, enabledUser11: 'boolean' });
+      const ref = version === '1.1' ? 'SingleUser.Type' : 'SingleUserDType';
+      for (const id of ['gdn-000001', 'gdn-000013', 'stu-000001']) {
+        const res = await get(`/users/${id}`);
+        expect((res.body.user as { agents: unknown[] }).agents.length, id).toBeGreaterThan(0);
+        expect(validate(SPECS[version], { $ref: `#/components/schemas/${ref}` }, res.body), id).toEqual([]);
+      }
+    },
+  );
+
   it('1.2 records carry only properties the 1.2 schema declares (additionalProperties: false)', async () => {
     const get = client('1.2', { students: STUDENTS });
     for (const [path, ref] of [

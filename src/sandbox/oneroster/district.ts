@@ -1,7 +1,8 @@
 // The seeded district's structure, stored compactly (typed arrays, no per-student objects): who is in
 // which school, grade, class. Everything per-record (names, e-mails, dates) is derived on demand in
 // people.ts from (seed, index), so 200,000 students cost a few megabytes.
-import { hash32, rngFor } from './prng.js';
+import { buildFamilies, type Families } from './families.js';
+import { hash32, KIND, rngFor } from './prng.js';
 
 export const GRADES = ['KG', '01', '02', '03', '04', '05', '06', '07', '08', '09', '10', '11', '12'] as const;
 
@@ -29,34 +30,92 @@ export interface SchoolInfo {
 export const DISTRICT_ID = 'org-district';
 export const DISTRICT_NAME = 'Riverside Unified School District';
 
-export const SCHOOLS: readonly SchoolInfo[] = [
-  {
-    sourcedId: 'org-sch-1',
-    name: 'Alder Elementary School',
-    identifier: '360001000001',
-    grades: [0, 1, 2, 3, 4, 5],
-  },
-  {
-    sourcedId: 'org-sch-2',
-    name: 'Birch Elementary School',
-    identifier: '360001000002',
-    grades: [0, 1, 2, 3, 4, 5],
-  },
-  {
-    sourcedId: 'org-sch-3',
-    name: 'Cedar Elementary School',
-    identifier: '360001000003',
-    grades: [0, 1, 2, 3, 4, 5],
-  },
-  { sourcedId: 'org-sch-4', name: 'Dogwood Middle School', identifier: '360001000004', grades: [6, 7, 8] },
-  { sourcedId: 'org-sch-5', name: 'Elm High School', identifier: '360001000005', grades: [9, 10, 11, 12] },
-  // Two campuses of one K-8 program, reported under one name as SIS exports often do: a school name that
-  // matches two schools (roster's --school-id resolution must refuse it). Neither has students or staff.
-  { sourcedId: 'org-sch-6', name: 'Fir Grove School', identifier: '360001000006', grades: [] },
-  { sourcedId: 'org-sch-7', name: 'Fir Grove School', identifier: '360001000007', grades: [] },
+/** Teaching schools of the demo district unless --schools says otherwise. */
+export const DEFAULT_SCHOOLS = 5;
+export const MAX_SCHOOLS = 100;
+
+// School names: a tree per school, in order (never "Fir": the two Fir Grove campuses below share that name).
+const TREES = [
+  'Alder',
+  'Birch',
+  'Cedar',
+  'Dogwood',
+  'Elm',
+  'Hawthorn',
+  'Juniper',
+  'Laurel',
+  'Maple',
+  'Oak',
+  'Pine',
+  'Redwood',
+  'Spruce',
+  'Sycamore',
+  'Willow',
+  'Aspen',
+  'Hickory',
+  'Magnolia',
+  'Poplar',
+  'Walnut',
+  'Chestnut',
+  'Cypress',
+  'Hemlock',
+  'Linden',
+  'Sequoia',
 ];
-/** Schools with grades come first in SCHOOLS; only they have students, classes and teachers. */
-const TEACHING_SCHOOLS = SCHOOLS.filter((s) => s.grades.length > 0).length;
+const ELEMENTARY = [0, 1, 2, 3, 4, 5];
+const MIDDLE = [6, 7, 8];
+const HIGH = [9, 10, 11, 12];
+
+/** How many elementary, middle and high schools n teaching schools are: 5 is the seeded 3/1/1; otherwise in
+ *  proportion to the grades each level serves (6:3:4), so schools of every level have about as many students. */
+function levels(n: number): [elementary: number, middle: number, high: number] {
+  if (n === DEFAULT_SCHOOLS) return [3, 1, 1];
+  const shares = [6, 3, 4].map((g) => (n * g) / GRADES.length);
+  const counts = shares.map((x) => Math.max(1, Math.floor(x)));
+  const order = [0, 1, 2].sort(
+    (a, b) => shares[b]! - Math.floor(shares[b]!) - (shares[a]! - Math.floor(shares[a]!)),
+  );
+  for (let k = 0; counts[0]! + counts[1]! + counts[2]! < n; k++) counts[order[k % 3]!]!++;
+  return counts as [number, number, number];
+}
+
+/**
+ * The district's schools: n teaching schools (elementary, then middle, then high; one K-12 school when n is
+ * 1, K-5 and 6-12 when n is 2), then two campuses of one K-8 program reported under one name, as SIS exports
+ * often do: a school name that matches two schools (roster's --school-id resolution must refuse it). The
+ * campuses have no students or staff. n = 5 is the seeded district that tests and the demo know by name.
+ */
+export function schoolLayout(n: number = DEFAULT_SCHOOLS): SchoolInfo[] {
+  const plan: { grades: number[]; kind: string }[] = [];
+  if (n === 1) plan.push({ grades: [...ELEMENTARY, ...MIDDLE, ...HIGH], kind: 'School' });
+  else if (n === 2) {
+    plan.push({ grades: ELEMENTARY, kind: 'Elementary School' });
+    plan.push({ grades: [...MIDDLE, ...HIGH], kind: 'Secondary School' });
+  } else {
+    const [e, m, h] = levels(n);
+    for (let k = 0; k < e; k++) plan.push({ grades: ELEMENTARY, kind: 'Elementary School' });
+    for (let k = 0; k < m; k++) plan.push({ grades: MIDDLE, kind: 'Middle School' });
+    for (let k = 0; k < h; k++) plan.push({ grades: HIGH, kind: 'High School' });
+  }
+  const schools: SchoolInfo[] = plan.map((p, s) => {
+    const round = Math.floor(s / TREES.length);
+    return {
+      sourcedId: `org-sch-${s + 1}`,
+      name: `${TREES[s % TREES.length]} ${p.kind}${round ? ` No. ${round + 1}` : ''}`,
+      identifier: `3600010${pad(s + 1, 5)}`,
+      grades: p.grades,
+    };
+  });
+  for (let k = 1; k <= 2; k++) {
+    schools.push({
+      sourcedId: `org-sch-${n + k}`,
+      name: 'Fir Grove School',
+      identifier: `3600010${pad(n + k, 5)}`,
+      grades: [],
+    });
+  }
+  return schools;
+}
 
 export interface SessionInfo {
   sourcedId: string;
@@ -159,11 +218,14 @@ export interface ClassInfo {
 export const ADMIN_COUNT = 3;
 const CLASS_SIZE = 25;
 const CLASSES_PER_TEACHER = 5;
-/** PRNG stream kinds (one per record kind, so streams never collide). */
-export const KIND = { student: 1, teacher: 2, admin: 3, demographics: 4, layout: 5 } as const;
+
+export { KIND };
 
 export interface District {
   seed: number;
+  /** Teaching schools first (only they have students, classes and teachers), then the Fir Grove campuses. */
+  schools: readonly SchoolInfo[];
+  teachingSchools: number;
   studentCount: number;
   teacherCount: number;
   studentSchool: Uint8Array;
@@ -183,34 +245,42 @@ export interface District {
   /** First class index of each teacher (a teacher teaches up to 5 consecutive classes of one school). */
   teacherClassStart: Uint32Array;
   teacherClassEnd: Uint32Array;
-  /** First teacher index of each school (length SCHOOLS.length + 1). */
+  /** First teacher index of each school (length schools.length + 1). */
   schoolTeacherStart: Uint32Array;
   schoolClassStart: Uint32Array;
+  families: Families;
 }
 
 export const groupOf = (school: number, grade: number): number => school * GRADES.length + grade;
 
-const pad = (n: number, width: number): string => String(n).padStart(width, '0');
+export const pad = (n: number, width: number): string => String(n).padStart(width, '0');
 export const studentId = (i: number): string => `stu-${pad(i + 1, 6)}`;
 export const teacherId = (t: number): string => `tch-${pad(t + 1, 5)}`;
 export const adminId = (a: number): string => `adm-${pad(a + 1, 3)}`;
 
-/** Grade and school of student i: the first draws of its layout stream (stable whatever N is). */
-function placeStudent(seed: number, i: number): [school: number, grade: number] {
-  const rng = rngFor(seed, KIND.layout, i);
-  const grade = rng.int(GRADES.length);
-  if (grade <= 5) return [rng.int(3), grade];
-  return [grade <= 8 ? 3 : 4, grade];
+/** School indices serving each grade. */
+function schoolsByGrade(schools: readonly SchoolInfo[]): number[][] {
+  return GRADES.map((_, grade) => schools.flatMap((s, k) => (s.grades.includes(grade) ? [k] : [])));
 }
 
-export function buildDistrict(seed: number, studentCount: number): District {
-  const groups = SCHOOLS.length * GRADES.length;
+/** Grade and school of student i: the first draws of its layout stream (stable whatever N is). */
+function placeStudent(seed: number, i: number, byGrade: number[][]): [school: number, grade: number] {
+  const rng = rngFor(seed, KIND.layout, i);
+  const grade = rng.int(GRADES.length);
+  const options = byGrade[grade]!;
+  return [options[options.length === 1 ? 0 : rng.int(options.length)]!, grade];
+}
+
+export function buildDistrict(seed: number, studentCount: number, schoolCount = DEFAULT_SCHOOLS): District {
+  const schools = schoolLayout(schoolCount);
+  const byGrade = schoolsByGrade(schools);
+  const groups = schools.length * GRADES.length;
   const studentSchool = new Uint8Array(studentCount);
   const studentGrade = new Uint8Array(studentCount);
   const studentRank = new Uint32Array(studentCount);
   const groupCount = new Uint32Array(groups);
   for (let i = 0; i < studentCount; i++) {
-    const [school, grade] = placeStudent(seed, i);
+    const [school, grade] = placeStudent(seed, i, byGrade);
     studentSchool[i] = school;
     studentGrade[i] = grade;
     const g = groupOf(school, grade);
@@ -228,12 +298,12 @@ export function buildDistrict(seed: number, studentCount: number): District {
   const courses: CourseInfo[] = [];
   const classes: ClassInfo[] = [];
   const courseIndex = new Int32Array(groups * SUBJECT_COUNT).fill(-1);
-  const schoolClassStart = new Uint32Array(SCHOOLS.length + 1);
-  const schoolTeacherStart = new Uint32Array(SCHOOLS.length + 1);
+  const schoolClassStart = new Uint32Array(schools.length + 1);
+  const schoolTeacherStart = new Uint32Array(schools.length + 1);
   const teacherSchool: number[] = [];
   const teacherClassStart: number[] = [];
   const teacherClassEnd: number[] = [];
-  SCHOOLS.forEach((school, s) => {
+  schools.forEach((school, s) => {
     schoolClassStart[s] = classes.length;
     schoolTeacherStart[s] = teacherSchool.length;
     for (const grade of school.grades) {
@@ -274,11 +344,13 @@ export function buildDistrict(seed: number, studentCount: number): District {
       teacherClassEnd.push(Math.min(start + CLASSES_PER_TEACHER, classes.length));
     }
   });
-  schoolClassStart[SCHOOLS.length] = classes.length;
-  schoolTeacherStart[SCHOOLS.length] = teacherSchool.length;
+  schoolClassStart[schools.length] = classes.length;
+  schoolTeacherStart[schools.length] = teacherSchool.length;
 
   return {
     seed,
+    schools,
+    teachingSchools: schoolCount,
     studentCount,
     teacherCount: teacherSchool.length,
     studentSchool,
@@ -296,6 +368,7 @@ export function buildDistrict(seed: number, studentCount: number): District {
     teacherClassEnd: Uint32Array.from(teacherClassEnd),
     schoolTeacherStart,
     schoolClassStart,
+    families: buildFamilies(seed, studentCount),
   };
 }
 
@@ -322,5 +395,5 @@ export function classStudents(d: District, c: number): number[] {
 
 /** About one teacher in twenty also works at a second school (a secondary role in 1.2, a second org in 1.1). */
 export function teacherSecondarySchool(d: District, t: number): number | undefined {
-  return hash32(d.seed, 77, t) % 20 === 0 ? (d.teacherSchool[t]! + 1) % TEACHING_SCHOOLS : undefined;
+  return hash32(d.seed, 77, t) % 20 === 0 ? (d.teacherSchool[t]! + 1) % d.teachingSchools : undefined;
 }

@@ -3,18 +3,33 @@
 // errors, plus switches that reproduce what real vendors do (clamped pages, bare or missing Link headers).
 import type { Caller, ResourceRoute, SandboxRequest, SandboxResponse } from '../types.js';
 import { Churn } from './churn.js';
-import { buildDistrict, type District } from './district.js';
+import { buildDistrict, DEFAULT_SCHOOLS, type District, MAX_SCHOOLS } from './district.js';
 import { errorResponse, OneRosterError, statusInfo } from './errors.js';
 import { fieldsOf, isKnownPath } from './fields.js';
 import { checkFilterFields, matches, parseFilter, valuesAt } from './filter.js';
 import { type IndexList, Indices, resolve, WRAPPER } from './lists.js';
 import { type LinkStyle, linkHeader, pageOffsets } from './paging.js';
 import { decodeQuery, parseReadQuery } from './query.js';
-import { countOf, type Kind, type Rec, type RenderContext, sourcedIdOf, type Version } from './records.js';
+import {
+  AGENTS_SIDES,
+  type AgentsSide,
+  countOf,
+  type Kind,
+  type Rec,
+  type RenderContext,
+  sourcedIdOf,
+  type Version,
+} from './records.js';
 
 export interface OneRosterSandboxOptions {
   /** Number of students in the seeded district (default about 1,200; up to 200,000). */
   students?: number;
+  /** Teaching schools (default 5: the seeded Alder … Elm; up to 100, names generated beyond those). */
+  schools?: number;
+  /** Which side of a student-guardian link carries `agents`: both (default), students' or guardians' records. */
+  agents?: AgentsSide;
+  /** 1.2 answers 400 to any `fields=` selection, as some servers do (1.2 always refuses a filter on roles). */
+  refuseFields?: boolean;
   /** Silently clamp `limit` to this many rows, as some vendors do. */
   pageCap?: number;
   /** How the `Link` header is written: `<url>; rel="next"` (angle), `url; rel="next"` (bare) or not at all. */
@@ -62,8 +77,15 @@ export function createOneRosterService(options: OneRosterSandboxOptions = {}): {
   if (options.pageCap !== undefined && (!Number.isInteger(options.pageCap) || options.pageCap < 1)) {
     throw new RangeError(`pageCap must be a positive integer, got ${options.pageCap}`);
   }
+  const schools = options.schools ?? DEFAULT_SCHOOLS;
+  if (!Number.isInteger(schools) || schools < 1 || schools > MAX_SCHOOLS) {
+    throw new RangeError(`schools must be an integer from 1 to ${MAX_SCHOOLS}, got ${schools}`);
+  }
+  if (options.agents !== undefined && !AGENTS_SIDES.includes(options.agents)) {
+    throw new RangeError(`agents must be one of ${AGENTS_SIDES.join(', ')}, got ${String(options.agents)}`);
+  }
   const seed = options.seed ?? DEFAULT_SEED;
-  const d = buildDistrict(seed, students);
+  const d = buildDistrict(seed, students, schools);
   const churn = new Churn(d, seed);
   const server = new OneRosterServer(d, options, churn);
   return { route: (req, caller) => server.handle(req, caller), churn };
@@ -71,7 +93,11 @@ export function createOneRosterService(options: OneRosterSandboxOptions = {}): {
 
 /** The district a route with these options serves (for tests and the demo: known ids and names). */
 export function seededDistrict(options: OneRosterSandboxOptions = {}): District {
-  return buildDistrict(options.seed ?? DEFAULT_SEED, options.students ?? DEFAULT_STUDENTS);
+  return buildDistrict(
+    options.seed ?? DEFAULT_SEED,
+    options.students ?? DEFAULT_STUDENTS,
+    options.schools ?? DEFAULT_SCHOOLS,
+  );
 }
 
 class OneRosterServer {
@@ -144,6 +170,7 @@ class OneRosterServer {
       base: `${serviceBase}/ims/oneroster/${version === '1.1' ? 'v1p1' : 'v1p2'}`,
       enabledUser11: this.options.enabledUser11 ?? 'mixed',
       nulls: this.options.nulls ?? false,
+      agents: this.options.agents ?? 'both',
     };
     const warnings: Record<string, unknown>[] = [];
     const select = this.selection(version, target.kind, query.fields, warnings);
@@ -156,6 +183,11 @@ class OneRosterServer {
 
     const filter = query.filter === undefined ? undefined : parseFilter(query.filter);
     if (filter) checkFilterFields(filter, version, target.kind);
+    // Several 1.2 servers cannot filter on the roles array; the sandbox refuses it the same way.
+    const roles = filter?.clauses.find((c) => c.field === 'roles' || c.field.startsWith('roles.'));
+    if (version === '1.2' && roles) {
+      throw new OneRosterError(`Filtering on '${roles.field}' is not supported`, 'invalid_filter_field');
+    }
     let sort = query.sort;
     if (sort !== undefined && !isKnownPath(version, target.kind, sort)) {
       // The standard: an unknown sort field sorts by sourcedId (1.1 adds a warning).
@@ -228,6 +260,12 @@ class OneRosterServer {
     warnings: Record<string, unknown>[],
   ): (rec: Rec) => Rec {
     if (!fields) return (rec) => rec;
+    if (version === '1.2' && this.options.refuseFields) {
+      throw new OneRosterError(
+        'Field selection (fields=) is not supported by this server',
+        'invalid_selection_field',
+      );
+    }
     const known = fieldsOf(version, kind);
     const unknown = fields.filter((f) => !Object.hasOwn(known, f));
     if (unknown.length) {

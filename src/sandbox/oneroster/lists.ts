@@ -5,7 +5,6 @@ import {
   classStudents,
   type District,
   groupOf,
-  SCHOOLS,
   SESSIONS,
   SUBJECT_COUNT,
   studentClass,
@@ -82,8 +81,8 @@ export const COLLECTIONS: Record<string, CollectionDef> = {
     all: (d) => new Range(0, d.studentCount),
   },
   enrollments: { kind: 'enrollment', noun: 'enrollment', all: (d) => new Range(0, countOf(d, 'enrollment')) },
-  orgs: { kind: 'org', noun: 'org', all: () => new Range(0, 1 + SCHOOLS.length) },
-  schools: { kind: 'org', noun: 'school', all: () => new Range(1, 1 + SCHOOLS.length) },
+  orgs: { kind: 'org', noun: 'org', all: (d) => new Range(0, 1 + d.schools.length) },
+  schools: { kind: 'org', noun: 'school', all: (d) => new Range(1, 1 + d.schools.length) },
   students: { kind: 'user', noun: 'student', all: (d) => new Range(0, d.studentCount) },
   teachers: { kind: 'user', noun: 'teacher', all: TEACHERS },
   users: { kind: 'user', noun: 'user', all: (d) => new Range(0, countOf(d, 'user')) },
@@ -170,7 +169,7 @@ function teacherClasses(d: District, u: number): IndexList {
 
 function schoolStudents(d: District, school: number): IndexList {
   const out: number[] = [];
-  for (const grade of SCHOOLS[school]!.grades) {
+  for (const grade of d.schools[school]!.grades) {
     const g = groupOf(school, grade);
     for (let r = d.groupStart[g]!; r < d.groupStart[g + 1]!; r++) out.push(d.groupMembers[r]!);
   }

@@ -1,8 +1,9 @@
 // Per-person attributes derived on demand from (seed, kind, index): nothing per person is stored, which is
 // what lets the sandbox hold 200,000 students in a few megabytes.
-import { ADMIN_COUNT, KIND } from './district.js';
+import { ADMIN_COUNT, type District, KIND, pad } from './district.js';
+import { EMAIL, type GuardianRole, ROLES } from './families.js';
 import { BIRTH_PLACES, FAMILY_NAMES, GIVEN_NAMES, MIDDLE_NAMES, NICKNAMES, PRONOUNS } from './names.js';
-import { type Rng, rngFor } from './prng.js';
+import { hash32, type Rng, rngFor } from './prng.js';
 
 export interface Person {
   givenName: string;
@@ -124,6 +125,15 @@ export function person(seed: number, kind: PersonKind, index: number): Person {
   return p;
 }
 
+/** Student i's family name alone (the second draw of its stream, as person() draws it): cheap for guardians. */
+export function studentFamilyName(seed: number, index: number): string {
+  const fixed = FIXED_STUDENTS[index];
+  if (fixed) return fixed[1];
+  const rng = rngFor(seed, KIND.student, index);
+  rng.pick(GIVEN_NAMES);
+  return rng.pick(FAMILY_NAMES);
+}
+
 export interface Demographic {
   birthDate: string;
   sex: 'male' | 'female' | 'other' | 'unspecified';
@@ -170,4 +180,74 @@ export function demographic(seed: number, index: number, grade: number, sex: 'ma
   }
   if (rng.chance(0.5)) d.residence = '01652';
   return d;
+}
+
+export interface Guardian {
+  givenName: string;
+  familyName: string;
+  role: GuardianRole;
+  /** As the record writes it (maybe with spaces, another case, a display name), or absent. */
+  email?: string;
+  phone?: string;
+  sms?: string;
+  status: 'active' | 'tobedeleted';
+  dateLastModified: string;
+}
+
+const DOMAINS = ['example.com', 'example.net', 'example.org', 'mail.example.com'];
+
+export const guardianId = (g: number): string => `gdn-${pad(g + 1, 6)}`;
+
+/** The family's shared address, from the first child's family name (e.g. garcia.family12@example.com). */
+function familyAddress(d: District, f: number): string {
+  const first = d.families.familyStudentStart[f]!;
+  return `${asciiName(studentFamilyName(d.seed, first))}.family${f + 1}@${DOMAINS[hash32(d.seed, f) % DOMAINS.length]}`;
+}
+
+/** Guardian g of the district: names and contact derived from its own stream; role and traps from families. */
+export function guardian(d: District, g: number): Guardian {
+  const fam = d.families;
+  const f = fam.guardianFamily[g]!;
+  const rng = rngFor(d.seed, KIND.guardian, g);
+  const [givenName] = rng.pick(GIVEN_NAMES);
+  const drawnFamily = rng.pick(FAMILY_NAMES);
+  // Most guardians share the first child's family name; some do not (a step-parent, a grandparent).
+  const familyName = rng.chance(0.8) ? studentFamilyName(d.seed, fam.familyStudentStart[f]!) : drawnFamily;
+  const p: Guardian = {
+    givenName,
+    familyName,
+    role: ROLES[fam.guardianRole[g]!]!,
+    status: fam.guardianDeleted[g] ? 'tobedeleted' : 'active',
+    dateLastModified: modifiedAt(rng),
+  };
+  const own = `${asciiName(givenName)}.${asciiName(familyName)}${g + 1}@${rng.pick(DOMAINS)}`;
+  switch (fam.guardianEmail[g]) {
+    case EMAIL.own:
+      p.email = own;
+      break;
+    case EMAIL.shared:
+      p.email = familyAddress(d, f);
+      break;
+    case EMAIL.sharedCase:
+      p.email = familyAddress(d, f).replace(
+        /(^|[.@])([a-z])/g,
+        (_, sep: string, c: string) => sep + c.toUpperCase(),
+      );
+      break;
+    case EMAIL.sharedSpaces:
+      p.email = `  ${familyAddress(d, f)} `;
+      break;
+    case EMAIL.localhost:
+      p.email = own.replace(/@.*$/, '@localhost');
+      break;
+    case EMAIL.displayName:
+      p.email = `"${givenName} ${familyName}" <${own}>`;
+      break;
+    case EMAIL.sameAsFirst:
+      p.email = guardian(d, 0).email;
+      break;
+  }
+  p.phone = `+1-555-03${String(rng.int(100)).padStart(2, '0')}`;
+  if (rng.chance(0.3)) p.sms = `+1-555-04${String(rng.int(100)).padStart(2, '0')}`;
+  return p;
 }

@@ -48,3 +48,14 @@ export class Rng {
 export function rngFor(seed: number, kind: number, index: number): Rng {
   return new Rng(hash32(seed, kind, index));
 }
+
+/** Stream kinds (one per record kind, so streams never collide; new kinds get new numbers, keeping old data). */
+export const KIND = {
+  student: 1,
+  teacher: 2,
+  admin: 3,
+  demographics: 4,
+  layout: 5,
+  family: 6,
+  guardian: 7,
+} as const;

@@ -8,7 +8,6 @@ import {
   type District,
   GRADES,
   SCHOOL_YEAR,
-  SCHOOLS,
   SESSIONS,
   SUBJECT_COUNT,
   SUBJECTS,
@@ -17,7 +16,8 @@ import {
   teacherId,
   teacherSecondarySchool,
 } from './district.js';
-import { demographic, type Person, person, RACE_FIELDS } from './people.js';
+import { danglingRank } from './families.js';
+import { demographic, guardian, guardianId, type Person, person, RACE_FIELDS } from './people.js';
 import { hash32 } from './prng.js';
 
 export type Version = '1.1' | '1.2';
@@ -33,7 +33,12 @@ export interface RenderContext {
   enabledUser11: 'mixed' | 'boolean' | 'string';
   /** Write absent optional 1.1 user fields as null (off by default: the official schemas reject nulls). */
   nulls: boolean;
+  /** Which side of a student-guardian link carries `agents` (the standard asks for both; servers vary). */
+  agents: AgentsSide;
 }
+
+export type AgentsSide = 'both' | 'students' | 'guardians';
+export const AGENTS_SIDES: readonly AgentsSide[] = ['both', 'students', 'guardians'];
 
 const COLLECTION_OF: Record<Kind, string> = {
   org: 'orgs',
@@ -59,11 +64,15 @@ function structuralModified(kind: number, i: number): string {
   return new Date(Date.UTC(2025, 6, 1) + (h % (60 * 86400)) * 1000).toISOString();
 }
 
-// ---- index spaces: users are [students | teachers | admins]; orgs [district | schools];
+// ---- index spaces: users are [students | teachers | admins | guardians]; orgs [district | schools];
 // ---- enrollments [6 per student | 1 per class for its teacher]; demographics = students.
 
-export function userCount(d: District): number {
+/** First user index of the guardians (after students, teachers and administrators). */
+export function guardianBase(d: District): number {
   return d.studentCount + d.teacherCount + ADMIN_COUNT;
+}
+export function userCount(d: District): number {
+  return guardianBase(d) + d.families.guardianCount;
 }
 export function enrollmentCount(d: District): number {
   return d.studentCount * SUBJECT_COUNT + d.classes.length;
@@ -71,7 +80,7 @@ export function enrollmentCount(d: District): number {
 export function countOf(d: District, kind: Kind): number {
   switch (kind) {
     case 'org':
-      return 1 + SCHOOLS.length;
+      return 1 + d.schools.length;
     case 'academicSession':
       return SESSIONS.length;
     case 'course':
@@ -90,7 +99,8 @@ export function countOf(d: District, kind: Kind): number {
 export function userSourcedId(d: District, u: number): string {
   if (u < d.studentCount) return studentId(u);
   if (u < d.studentCount + d.teacherCount) return teacherId(u - d.studentCount);
-  return adminId(u - d.studentCount - d.teacherCount);
+  if (u < guardianBase(d)) return adminId(u - d.studentCount - d.teacherCount);
+  return guardianId(u - guardianBase(d));
 }
 
 function enrollmentSourcedId(d: District, e: number): string {
@@ -104,7 +114,7 @@ function enrollmentSourcedId(d: District, e: number): string {
 export function sourcedIdOf(d: District, kind: Kind, i: number): string {
   switch (kind) {
     case 'org':
-      return i === 0 ? DISTRICT_ID : SCHOOLS[i - 1]!.sourcedId;
+      return i === 0 ? DISTRICT_ID : d.schools[i - 1]!.sourcedId;
     case 'academicSession':
       return SESSIONS[i]!.sourcedId;
     case 'course':
@@ -125,7 +135,7 @@ export function indexOf(d: District, kind: Kind, id: string): number {
   switch (kind) {
     case 'org': {
       if (id === DISTRICT_ID) return 0;
-      const s = SCHOOLS.findIndex((x) => x.sourcedId === id);
+      const s = d.schools.findIndex((x) => x.sourcedId === id);
       return s < 0 ? -1 : s + 1;
     }
     case 'academicSession':
@@ -159,6 +169,8 @@ function userIndex(d: District, id: string): number {
   if (t >= 0) return t < d.teacherCount ? d.studentCount + t : -1;
   const a = numbered(id, 'adm-', 3);
   if (a >= 0) return a < ADMIN_COUNT ? d.studentCount + d.teacherCount + a : -1;
+  const g = numbered(id, 'gdn-', 6);
+  if (g >= 0) return g < d.families.guardianCount ? guardianBase(d) + g : -1;
   return -1;
 }
 
@@ -208,10 +220,10 @@ function renderOrg(ctx: RenderContext, i: number): Rec {
       name: DISTRICT_NAME,
       type: 'district',
       identifier: '3600010',
-      children: SCHOOLS.map((s) => ref(ctx, 'org', s.sourcedId)),
+      children: ctx.d.schools.map((s) => ref(ctx, 'org', s.sourcedId)),
     };
   }
-  const school = SCHOOLS[i - 1]!;
+  const school = ctx.d.schools[i - 1]!;
   return {
     ...base,
     name: school.name,
@@ -254,7 +266,7 @@ function renderCourse(ctx: RenderContext, i: number): Rec {
     courseCode: `${subject.code}-${GRADES[c.grade]}`,
     grades: [GRADES[c.grade]!],
     subjects: [subject.name],
-    org: ref(ctx, 'org', SCHOOLS[c.school]!.sourcedId),
+    org: ref(ctx, 'org', ctx.d.schools[c.school]!.sourcedId),
     subjectCodes: [`${subject.sced}0${c.grade % 10}`],
   };
 }
@@ -277,7 +289,7 @@ function renderClass(ctx: RenderContext, i: number): Rec {
     grades: [GRADES[c.grade]!],
     subjects: [subject.name],
     course: ref(ctx, 'course', c.sourcedId),
-    school: ref(ctx, 'org', SCHOOLS[c.school]!.sourcedId),
+    school: ref(ctx, 'org', ctx.d.schools[c.school]!.sourcedId),
     terms: cls.terms.map((t) => ref(ctx, 'academicSession', SESSIONS[t]!.sourcedId)),
     subjectCodes: [`${subject.sced}0${c.grade % 10}`],
     // 1.1 writes periods as one string, 1.2 as a list.
@@ -332,10 +344,11 @@ function userFacts(d: District, u: number): UserFacts {
 }
 
 function renderUser(ctx: RenderContext, u: number): Rec {
+  if (u >= guardianBase(ctx.d)) return renderGuardian(ctx, u - guardianBase(ctx.d));
   const f = userFacts(ctx.d, u);
   const { p } = f;
   const sourcedId = userSourcedId(ctx.d, u);
-  const orgIds = f.schools.length ? f.schools.map((s) => SCHOOLS[s]!.sourcedId) : [DISTRICT_ID];
+  const orgIds = f.schools.length ? f.schools.map((s) => ctx.d.schools[s]!.sourcedId) : [DISTRICT_ID];
   const username = p.email ? p.email.slice(0, p.email.indexOf('@')) : sourcedId;
   const rec: Rec = { sourcedId, status: p.status, dateLastModified: p.dateLastModified };
   if (p.metadata) rec.metadata = p.metadata;
@@ -380,10 +393,82 @@ function renderUser(ctx: RenderContext, u: number): Rec {
   if (p.sms !== undefined) rec.sms = p.sms;
   else if (ctx.nulls && ctx.version === '1.1') rec.sms = null;
   if (p.phone !== undefined) rec.phone = p.phone;
-  rec.agents = [];
+  rec.agents = f.role === 'student' && ctx.agents !== 'guardians' ? studentAgents(ctx, u) : [];
   if (ctx.version === '1.1') rec.orgs = orgIds.map((org) => ref(ctx, 'org', org));
   if (f.grades) rec.grades = f.grades;
   if (p.password !== undefined) rec.password = p.password;
+  return rec;
+}
+
+/** A student's guardians (relatives too), and the id of one the API does not return in a dangling family. */
+function studentAgents(ctx: RenderContext, student: number): Rec[] {
+  const fam = ctx.d.families;
+  const f = fam.studentFamily[student]!;
+  const out: Rec[] = [];
+  for (let g = fam.familyGuardianStart[f]!; g < fam.familyGuardianStart[f + 1]!; g++)
+    out.push(ref(ctx, 'user', guardianId(g)));
+  const rank = danglingRank(fam, f);
+  if (rank >= 0) out.push(ref(ctx, 'user', guardianId(fam.guardianCount + rank)));
+  return out;
+}
+
+/** A parent, guardian or relative: a user of the children's schools (1.1 orgs, 1.2 roles), linked to them. */
+function renderGuardian(ctx: RenderContext, g: number): Rec {
+  const d = ctx.d;
+  const fam = d.families;
+  const f = fam.guardianFamily[g]!;
+  const p = guardian(d, g);
+  const sourcedId = guardianId(g);
+  const first = fam.familyStudentStart[f]!;
+  const end = fam.familyStudentStart[f + 1]!;
+  const orgIds: string[] = [];
+  for (let i = first; i < end; i++) {
+    const org = d.schools[d.studentSchool[i]!]!.sourcedId;
+    if (!orgIds.includes(org)) orgIds.push(org);
+  }
+  const identifier = `P${String(g + 1).padStart(6, '0')}`;
+  const trimmed = p.email?.trim();
+  const username =
+    trimmed && /^[^\s"<>@]+@/.test(trimmed) ? trimmed.slice(0, trimmed.indexOf('@')) : sourcedId;
+  const rec: Rec = { sourcedId, status: p.status, dateLastModified: p.dateLastModified };
+  const userIds = [{ type: 'guardianId', identifier }];
+  if (ctx.version === '1.1') {
+    const asString = ctx.enabledUser11 === 'string' || (ctx.enabledUser11 === 'mixed' && g % 3 === 0);
+    Object.assign(rec, {
+      username,
+      userIds,
+      enabledUser: asString ? 'true' : true,
+      givenName: p.givenName,
+      familyName: p.familyName,
+      role: p.role,
+      identifier,
+    });
+  } else {
+    Object.assign(rec, {
+      userMasterIdentifier: `RUSD-${identifier}`,
+      username,
+      userIds,
+      enabledUser: 'true',
+      givenName: p.givenName,
+      familyName: p.familyName,
+      roles: orgIds.map((org, k) => ({
+        roleType: k === 0 ? 'primary' : 'secondary',
+        role: p.role,
+        org: ref(ctx, 'org', org),
+      })),
+      primaryOrg: ref(ctx, 'org', orgIds[0] ?? DISTRICT_ID),
+      identifier,
+    });
+  }
+  if (p.email !== undefined) rec.email = p.email;
+  if (p.sms !== undefined) rec.sms = p.sms;
+  if (p.phone !== undefined) rec.phone = p.phone;
+  const agents: Rec[] = [];
+  if (ctx.agents !== 'students')
+    for (let i = first; i < end; i++) agents.push(ref(ctx, 'user', studentId(i)));
+  rec.agents = agents;
+  if (ctx.version === '1.1')
+    rec.orgs = (orgIds.length ? orgIds : [DISTRICT_ID]).map((org) => ref(ctx, 'org', org));
   return rec;
 }
 
@@ -405,7 +490,7 @@ function renderEnrollment(ctx: RenderContext, e: number): Rec {
     dateLastModified: structuralModified(14, e),
     user: ref(ctx, 'user', userId),
     class: ref(ctx, 'class', cls.sourcedId),
-    school: ref(ctx, 'org', SCHOOLS[course.school]!.sourcedId),
+    school: ref(ctx, 'org', d.schools[course.school]!.sourcedId),
     role: isStudent ? 'student' : 'teacher',
     primary: ctx.version === '1.1' ? primary : String(primary),
     beginDate: first.startDate,
