@@ -1,7 +1,7 @@
 // Values the user typed: echoed safely in one line of an error, ids checked for hidden characters, and
 // whole numbers read from flags.
 import { UsageError } from './errors.js';
-import { lazyPattern, showControls } from './output/safe-text.js';
+import { isPrintableAscii, lazyPattern, showControls } from './output/safe-text.js';
 
 /** A user-supplied value, safe to echo in one line of an error message: controls shown as \n, \u001b… */
 export function printable(value: string, max = 80): string {
@@ -15,7 +15,6 @@ export function printable(value: string, max = 80): string {
  * "sch-1" and "sch-1\u200b" look the same, would be two schools to the server and would dodge
  * duplicate detection.
  */
-const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 const HIDDEN = lazyPattern('[\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\p{Default_Ignorable_Code_Point}]', 'u');
 const CONTROL = lazyPattern('\\p{Cc}', 'u');
 
@@ -25,7 +24,7 @@ const CONTROL = lazyPattern('\\p{Cc}', 'u');
  */
 export function hiddenCharacter(value: string): string | undefined {
   // Printable ASCII (nearly every id) holds none: no need to build the Unicode-property pattern.
-  if (PRINTABLE_ASCII.test(value)) return undefined;
+  if (isPrintableAscii(value)) return undefined;
   const found = HIDDEN().exec(value);
   if (!found) return undefined;
   const [char] = found;

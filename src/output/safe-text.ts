@@ -23,6 +23,12 @@ export function lazyPattern(source: string, flags: string): () => RegExp {
 const UNSAFE = lazyPattern('(?![\\u200c\\u200d])[\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}]', 'gu');
 const CONTROLS = lazyPattern('[\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}]', 'gu');
 const LAYOUT = /^[\t\n\v\f\r]$/;
+// Most text is plain ASCII: checked first, it never needs the Unicode patterns (nor ICU to build them).
+const PRINTABLE = /^[\x20-\x7e]*$/;
+/** Printable ASCII only (no control, no line break, nothing beyond ~). */
+export const isPrintableAscii = (text: string): boolean => PRINTABLE.test(text);
+const PRINTABLE_LINES = /^[\x20-\x7e\n\t]*$/;
+const ASCII = /^[\x00-\x7e]*$/;
 const SHORT: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 /** One character as a visible escape: \n, \r, \t, \u001b, or \u{e0041} beyond the BMP. */
@@ -35,11 +41,13 @@ function escaped(char: string): string {
 
 /** One line for a table cell or a tab-separated field: tabs and line breaks become spaces. */
 export function displayText(text: string): string {
+  if (PRINTABLE.test(text)) return text;
   return text.replace(UNSAFE(), (char) => (LAYOUT.test(char) ? ' ' : escaped(char)));
 }
 
 /** Messages and traces: line breaks (CRLF too) and tabs kept, every other control shown escaped. */
 export function displayLines(text: string): string {
+  if (PRINTABLE_LINES.test(text)) return text;
   return text
     .replace(/\r\n/g, '\n')
     .replace(UNSAFE(), (char) => (char === '\n' || char === '\t' ? char : escaped(char)));
@@ -50,6 +58,7 @@ export function displayLines(text: string): string {
  * too ("parent@example.org\n", "sch-1\u200d").
  */
 export function showControls(text: string): string {
+  if (PRINTABLE.test(text)) return text;
   return text.replace(CONTROLS(), escaped);
 }
 
@@ -63,6 +72,8 @@ const unitEscape = (unit: string) => `\\u${unit.charCodeAt(0).toString(16).padSt
  * ASCII, so any such character is inside a string, where a \u escape means the same character.
  */
 export function jsonText(json: string): string {
+  // JSON.stringify escapes C0 controls itself: only DEL and beyond need looking at.
+  if (ASCII.test(json)) return json;
   // By UTF-16 unit: a character beyond the BMP (a tag) is written as its surrogate pair, as JSON must.
   return json.replace(JSON_UNSAFE(), (char) => char.split('').map(unitEscape).join(''));
 }

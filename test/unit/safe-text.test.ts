@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { displayLines, displayText, jsonText, showControls } from '../../src/output/safe-text.js';
 
@@ -35,5 +36,25 @@ describe('text for a person', () => {
     expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200b\u202e\u2028\u{e0041}]/u);
     expect(JSON.parse(text)).toEqual(value);
     expect(text).toContain('\\udb40\\udc41'); // a tag, as the surrogate pair JSON needs
+  });
+
+  it('any text, ASCII or not (the plain-ASCII shortcut and the full check agree): nothing a terminal obeys', () => {
+    const obeyed = /(?![\u200c\u200d])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
+    const text = fc.oneof(
+      fc.string({ unit: 'binary' }),
+      fc.string({ unit: fc.integer({ min: 0, max: 0x7f }).map((c) => String.fromCharCode(c)) }),
+    );
+    fc.assert(
+      fc.property(text, (t) => {
+        expect(displayText(t)).not.toMatch(obeyed);
+        expect(displayLines(t).replace(/[\n\t]/g, '')).not.toMatch(obeyed);
+        expect(showControls(t)).not.toMatch(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u);
+        const json = jsonText(JSON.stringify(t));
+        expect(json).not.toMatch(/(?![\u200c\u200d])[\u007f-\u009f\p{Cf}\p{Zl}\p{Zp}]/u);
+        expect(JSON.parse(json)).toBe(t);
+        if (/^[\x20-\x7e]*$/.test(t)) expect(displayText(t)).toBe(t);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
