@@ -5,10 +5,13 @@ import { ApiError, ForeignAnswerError, RosterError } from '../errors.js';
 import { invitationKey } from './invitation.js';
 import type { PlannedRow } from './invite-file.js';
 import { bodyHash, type Journal } from './journal.js';
+import type { SentEntry, SentRecord } from './sent-record.js';
 
 export type RowResult =
   | { state: 'sent'; message: string }
-  | { state: 'failed' | 'in-doubt'; reason: string; status?: number };
+  | { state: 'failed' | 'in-doubt'; reason: string; status?: number }
+  /** Not sent: roster's record shows it sent by another run at `sentAt` (after the file was saved). */
+  | { state: 'elsewhere'; sentAt: string };
 
 export interface RunCounts {
   sent: number;
@@ -20,6 +23,10 @@ export interface RunCounts {
 export interface RunnerOptions {
   rows: PlannedRow[];
   journal: Journal;
+  /** roster's record of sent invitations for this destination: every row confirmed sent is added. */
+  record?: SentRecord;
+  /** Asked just before each request: when another run has sent this row meanwhile, when it did. */
+  sentElsewhere?(row: PlannedRow): string | undefined;
   concurrency: number;
   signal: AbortSignal;
   /** Keys of rows that were in doubt and are sent again on purpose (--resend-in-doubt). */
@@ -57,6 +64,12 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
       const row = rows[next++]!;
       const key = invitationKey(row.body.email, row.body.schoolId);
       counts.remaining--;
+      const sentAt = options.sentElsewhere?.(row);
+      if (sentAt !== undefined) {
+        results.set(key, { state: 'elsewhere', sentAt });
+        options.onProgress({ ...counts });
+        continue;
+      }
       // On disk before the request leaves: a crash from here on leaves the row in doubt, never forgotten.
       await journal.record([
         {
@@ -65,7 +78,7 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
           ...(options.resending.has(key) && { resend: true }),
         },
       ]);
-      let result: RowResult;
+      let result: Exclude<RowResult, { state: 'elsewhere' }>;
       try {
         result = { state: 'sent', message: (await options.send(row)).message };
       } catch (error) {
@@ -84,6 +97,7 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
               ...(result.status !== undefined && { status: result.status }),
             },
       ]);
+      if (result.state === 'sent') await options.record?.add([sentEntry(row, options.now())]);
       results.set(key, result);
       if (result.state === 'sent') counts.sent++;
       else if (result.state === 'failed') counts.failed++;
@@ -98,6 +112,16 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
   const broken = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (broken) throw broken.reason;
   return { results, ...(stoppedBy && { stoppedBy }) };
+}
+
+/** A row confirmed sent, as roster's record of sent invitations keeps it. */
+export function sentEntry(row: PlannedRow, at: Date): SentEntry {
+  return {
+    email: row.body.email,
+    schoolId: row.body.schoolId,
+    ...(row.body.schoolYearId !== undefined && { schoolYearId: row.body.schoolYearId }),
+    sentAt: at.toISOString(),
+  };
 }
 
 /**

@@ -18,14 +18,31 @@ export interface PlannedRow {
   /** Line of the file where the row starts: how the user finds it. */
   line: number;
   body: InvitationBody;
+  /** The row's informational cells (a campaign plan's), carried into the report and never sent. */
+  info?: Info;
 }
+
+/**
+ * Columns a campaign plan (`roster invite plan`) adds for the people reading it: plain text, carried into the
+ * report and the failed-rows CSV, never sent. Any other unknown column is still refused (a typo must not pass).
+ */
+export const INFO_COLUMNS = ['guardianNames', 'studentIds', 'schoolName', 'studentNames'] as const;
+export type InfoColumn = (typeof INFO_COLUMNS)[number];
+export type Info = Partial<Record<InfoColumn, string>>;
 
 export interface RowProblem {
   line: number;
   reason: string;
 }
 
-export type InviteFile = { ok: true; rows: PlannedRow[] } | { ok: false; problems: RowProblem[] };
+export type InviteFile =
+  | {
+      ok: true;
+      rows: PlannedRow[];
+      /** The file's informational columns, in its order (absent when it has none). */
+      info?: InfoColumn[];
+    }
+  | { ok: false; problems: RowProblem[] };
 
 /** A row's schoolId as the sourcedId to send, or why it names no one school (see src/schools/). */
 export type SchoolOf = (value: string) => { sourcedId: string } | { problem: string };
@@ -36,6 +53,7 @@ const FIELD_BY_HEADER = new Map<string, FieldName>([
   ...FIELDS.map((f) => [normal(f.name), f.name] as [string, FieldName]),
   ['scope', 'scopes'],
 ]);
+const INFO_BY_HEADER = new Map<string, InfoColumn>(INFO_COLUMNS.map((c) => [normal(c), c]));
 
 /**
  * `fill` holds the per-run values (flags, profile default, built-in defaults): they stand in for a column the
@@ -53,19 +71,23 @@ export async function readInviteFile(
   if (!header) return { ok: false, problems: [...problems, { line: 1, reason: 'the file is empty' }] };
 
   const columns: (FieldName | undefined)[] = [];
-  const seen = new Set<FieldName>();
+  const infoAt: (InfoColumn | undefined)[] = [];
+  const seen = new Set<FieldName | InfoColumn>();
   header.fields.forEach((cell, index) => {
     const field = FIELD_BY_HEADER.get(normal(cell));
-    if (field === undefined) {
+    const info = field ? undefined : INFO_BY_HEADER.get(normal(cell));
+    if (field === undefined && info === undefined) {
       problems.push({
         line: header.line,
-        reason: `unknown column "${cell.trim()}" (column ${index + 1}); expected the spec's field names: ${FIELDS.map((f) => f.name).join(', ')}`,
+        reason: `unknown column "${cell.trim()}" (column ${index + 1}); expected the spec's field names: ${FIELDS.map((f) => f.name).join(', ')} (and, not sent: ${INFO_COLUMNS.join(', ')})`,
       });
-    } else if (seen.has(field)) {
-      problems.push({ line: header.line, reason: `column ${field} appears twice` });
+    } else if (seen.has((field ?? info) as FieldName | InfoColumn)) {
+      problems.push({ line: header.line, reason: `column ${field ?? info} appears twice` });
     }
     if (field) seen.add(field);
+    if (info) seen.add(info);
     columns.push(field);
+    infoAt.push(info);
   });
   if (!seen.has('email')) problems.push({ line: header.line, reason: 'no email column' });
   // A required field with neither a column nor a per-run value: said once, not on every row.
@@ -94,9 +116,12 @@ export async function readInviteFile(
       continue;
     }
     const draft: InvitationDraft = { ...rowFill };
+    const info: Info = {};
     row.fields.forEach((cell, index) => {
       const field = columns[index];
       if (field && cell.trim() !== '') draft[field] = cell;
+      const column = infoAt[index];
+      if (column) info[column] = cell;
     });
     const result = withSchool(draft, validateInvitation(draft), schoolOf);
     if (!result.ok) {
@@ -116,10 +141,11 @@ export async function readInviteFile(
       continue;
     }
     firstLineOf.set(key, row.line);
-    planned.push({ line: row.line, body: result.body });
+    planned.push({ line: row.line, body: result.body, ...(Object.keys(info).length > 0 && { info }) });
   }
   if (problems.length > 0) return { ok: false, problems: problems.sort((a, b) => a.line - b.line) };
-  return { ok: true, rows: planned };
+  const info = infoAt.filter((c): c is InfoColumn => c !== undefined);
+  return { ok: true, rows: planned, ...(info.length > 0 && { info }) };
 }
 
 /** A valid row with its schoolId as the sourcedId `schoolOf` resolves it to (checked again: school-id.ts). */
@@ -131,13 +157,25 @@ function withSchool(draft: InvitationDraft, checked: Validation, schoolOf: Schoo
   return school.sourcedId === typed ? checked : withResolvedSchool(draft, typed, school.sourcedId);
 }
 
-/** Rows as a CSV with the spec's field names, to be fed back to `roster invite send --file`. */
-export function inviteCsv(bodies: InvitationBody[]): string {
+/**
+ * Rows as a CSV with the spec's field names, to be fed back to `roster invite send --file`; then the
+ * informational `columns`, from each row's `infos` entry.
+ */
+export function inviteCsv(
+  bodies: InvitationBody[],
+  columns: readonly InfoColumn[] = [],
+  infos: readonly (Info | undefined)[] = [],
+): string {
   const names = FIELDS.map((f) => f.name);
   const cell = (body: InvitationBody, name: FieldName): string => {
     const value = body[name];
     if (value === undefined) return '';
     return Array.isArray(value) ? value.join(' ') : String(value);
   };
-  return [names, ...bodies.map((b) => names.map((n) => cell(b, n)))].map(csvLine).join('');
+  return [
+    [...names, ...columns],
+    ...bodies.map((b, i) => [...names.map((n) => cell(b, n)), ...columns.map((c) => infos[i]?.[c] ?? '')]),
+  ]
+    .map(csvLine)
+    .join('');
 }

@@ -12,7 +12,10 @@ export interface ReportRow {
   line: number;
   email: string;
   schoolId: string;
-  /** sent: by this run; skipped: sent by an earlier run; not-started: interrupted before its turn. */
+  /**
+   * sent: by this run; skipped: sent by an earlier run of this file, or (sentElsewhere) by another run after
+   * the file was saved; not-started: interrupted before its turn.
+   */
   result: FinalState;
   reason?: string;
   status?: number;
@@ -22,6 +25,13 @@ export interface ReportRow {
   earlier?: boolean;
   /** A skipped row whose fields were edited after it was sent: the edit was not sent. */
   changed?: boolean;
+  /** A skipped row that roster's record shows sent by another run at this time, after the file was saved. */
+  sentElsewhere?: string;
+  /** The row's informational cells (guardianNames, studentIds, schoolName, studentNames), as in the file. */
+  guardianNames?: string;
+  studentIds?: string;
+  schoolName?: string;
+  studentNames?: string;
 }
 
 export interface Counts {
@@ -53,11 +63,12 @@ export function finalRows(
   before: Map<string, JournalEntry>,
   results: Map<string, RowResult>,
 ): ReportRow[] {
-  return planned.map(({ line, body }) => {
-    const base = { line, email: body.email, schoolId: body.schoolId };
+  return planned.map(({ line, body, info }) => {
+    const base = { line, email: body.email, schoolId: body.schoolId, ...info };
     const key = invitationKey(body.email, body.schoolId);
     const result = results.get(key);
     if (result?.state === 'sent') return { ...base, result: 'sent', message: result.message };
+    if (result?.state === 'elsewhere') return { ...base, result: 'skipped', sentElsewhere: result.sentAt };
     if (result) {
       return {
         ...base,
@@ -112,7 +123,17 @@ export function summaryLines(report: BulkReport, fileName: string): string[] {
       : `Sent ${counts.sent} of ${counts.total} invitation${counts.total === 1 ? '' : 's'} from ${fileName}` +
         `${report.interrupted ? ' before the interrupt' : ''}.`,
   ];
-  if (counts.skipped > 0) lines.push(`  Skipped ${counts.skipped} already sent by an earlier run.`);
+  const elsewhere = report.rows.filter((r) => r.sentElsewhere !== undefined);
+  if (counts.skipped > elsewhere.length)
+    lines.push(`  Skipped ${counts.skipped - elsewhere.length} already sent by an earlier run.`);
+  if (elsewhere.length > 0) {
+    lines.push(
+      `  Skipped ${elsewhere.length} that another roster run sent after ${fileName} was saved (never e-mailed twice; to send them again, save the file again and re-run):`,
+    );
+    for (const r of elsewhere.slice(0, 20))
+      lines.push(`    line ${r.line}: ${r.email} (${r.schoolId}): sent ${r.sentElsewhere}`);
+    if (elsewhere.length > 20) lines.push(`    … and ${elsewhere.length - 20} more (--json lists them all)`);
+  }
   const changed = report.rows.filter((r) => r.changed);
   if (changed.length > 0) {
     lines.push(`    ${changed.length} of them edited in the file since; the edits were not sent:`);

@@ -4,15 +4,16 @@
 // The journal follows the file's path and destination, not its content, and rows are matched by e-mail and
 // school: fixing failed rows, adding or reordering rows in the same file and re-running never re-sends a row
 // already sent (even one whose other fields were edited since), and never re-sends one in doubt by accident.
-import { readFile, rm } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { INVITATIONS_PATH, sendInvitation } from '../../api/enrollment.js';
 import type { Context } from '../../context.js';
 import { RosterError, UsageError } from '../../errors.js';
 import { privateFolder, writePrivateFile } from '../../files.js';
-import { sendRows } from '../../invite/bulk-runner.js';
+import { sendRows, sentEntry } from '../../invite/bulk-runner.js';
 import { type InvitationDraft, invitationKey } from '../../invite/invitation.js';
 import {
+  type InfoColumn,
   type InviteFile,
   inviteCsv,
   type PlannedRow,
@@ -28,6 +29,7 @@ import {
   locateJournal,
 } from '../../invite/journal.js';
 import { type BulkReport, countRows, finalRows, summaryLines } from '../../invite/report.js';
+import { invitationIdentity, SentRecord } from '../../invite/sent-record.js';
 import { startProgress } from '../../output/progress.js';
 import { printJson, printNdjsonLine } from '../../output/render.js';
 import { Session } from '../../session.js';
@@ -40,21 +42,35 @@ interface Plan {
   toSend: PlannedRow[];
   skipped: PlannedRow[];
   inDoubt: PlannedRow[];
+  /** Rows that roster's record shows sent by another run after the file was last saved: by key, when. */
+  elsewhere: Map<string, string>;
   /** Keys of in-doubt rows sent again because of --resend-in-doubt. */
   resending: Set<string>;
 }
+
+/** When roster's record shows the row sent after the file was last saved (by another run), else undefined. */
+type SentElsewhere = (row: PlannedRow) => string | undefined;
 
 const keyOf = (row: PlannedRow) => invitationKey(row.body.email, row.body.schoolId);
 
 /**
  * By row identity, whatever else changed: sent stays skipped, failed (or never tried) is sent with the
- * current values, in doubt stays in doubt unless --resend-in-doubt.
+ * current values unless another run sent it after the file was saved, in doubt stays in doubt unless
+ * --resend-in-doubt.
  */
-function plan(rows: PlannedRow[], states: Map<string, JournalEntry>, resendInDoubt: boolean): Plan {
-  const result: Plan = { toSend: [], skipped: [], inDoubt: [], resending: new Set() };
+function plan(
+  rows: PlannedRow[],
+  states: Map<string, JournalEntry>,
+  resendInDoubt: boolean,
+  sentElsewhere: SentElsewhere,
+): Plan {
+  const result: Plan = { toSend: [], skipped: [], inDoubt: [], elsewhere: new Map(), resending: new Set() };
   for (const row of rows) {
     const state = states.get(keyOf(row))?.state;
+    const elsewhere = state === 'sent' ? undefined : sentElsewhere(row);
     if (state === 'sent') result.skipped.push(row);
+    else if (elsewhere !== undefined && !(resendInDoubt && (state === 'in-flight' || state === 'in-doubt')))
+      result.elsewhere.set(keyOf(row), elsewhere);
     else if (state === 'in-flight' || state === 'in-doubt') {
       if (resendInDoubt) {
         result.toSend.push(row);
@@ -72,6 +88,8 @@ export async function runBulk(options: SendOptions, ctx: Context, settings: Sett
   const concurrency = parseConcurrency(options.concurrency);
   const file = resolve(options.file ?? '');
   const content = await readInput(file, options.file ?? '');
+  // When the file was last saved: an invitation another run sent after that was unknown to its author.
+  const savedAt = (await stat(file)).mtimeMs;
 
   const fill = draftFromFlags(options, settings);
   // Every check that needs no request first: a bad file is refused before anything is read or sent.
@@ -90,7 +108,11 @@ export async function runBulk(options: SendOptions, ctx: Context, settings: Sett
   await privateFolder(dirname(path), ctx.paths.stateDir, { create: !options.dryRun });
   const sha256 = contentHash(content);
 
-  if (options.dryRun) return dryRun(ctx, session, rows, place.path, place.legacy, sha256, options);
+  if (options.dryRun) {
+    const record = await SentRecord.peek(ctx.paths.stateDir, destination);
+    const elsewhere = sentElsewhereBy(record, savedAt);
+    return dryRun(ctx, session, rows, place.path, place.legacy, sha256, elsewhere, options);
+  }
 
   const journal = await Journal.open(
     path,
@@ -98,14 +120,19 @@ export async function runBulk(options: SendOptions, ctx: Context, settings: Sett
     new Date(ctx.now()),
     place.legacy,
   );
+  let record: SentRecord | undefined;
   try {
+    record = await SentRecord.open(ctx.paths.stateDir, destination);
+    record.load();
+    await recordSentRows(record, rows, journal.states);
+    const sentElsewhere = sentElsewhereBy(record, savedAt);
     if (journal.carriedOver.length > 0)
       ctx.log.info(
         `Carried over the rows of ${journal.carriedOver.join(', ')} (an earlier spelling of this run).`,
       );
     const contentChanged = noteChanged(ctx, journal.header, sha256, options.file ?? file);
     const before = new Map(journal.states);
-    const work = plan(rows, before, Boolean(options.resendInDoubt));
+    const work = plan(rows, before, Boolean(options.resendInDoubt), sentElsewhere);
     if (work.toSend.length > 0 && ctx.interactive && !options.yes)
       await confirm(ctx, work, options.file ?? file);
     const fresh = work.toSend.filter((r) => !before.has(keyOf(r)));
@@ -136,9 +163,16 @@ export async function runBulk(options: SendOptions, ctx: Context, settings: Sett
       const signal = ctx.trapInterrupt();
       const progress = await startProgress(ctx, progressText(0, 0, 0, work.toSend.length));
       try {
+        const latest = record;
         outcome = await sendRows({
           rows: work.toSend,
           journal,
+          record,
+          // Looked up again just before each request: another run may be sending the same people right now.
+          sentElsewhere: (row) => {
+            latest.load();
+            return work.resending.has(keyOf(row)) ? undefined : sentElsewhere(row);
+          },
           concurrency,
           signal,
           resending: work.resending,
@@ -152,10 +186,11 @@ export async function runBulk(options: SendOptions, ctx: Context, settings: Sett
       interrupted = signal.aborted;
     }
 
+    for (const [key, sentAt] of work.elsewhere) outcome.results.set(key, { state: 'elsewhere', sentAt });
     const reportRows = finalRows(rows, before, outcome.results);
     // finalRows keeps the order of `rows`, so the two line up.
-    const failedBodies = rows.filter((_, i) => reportRows[i]?.result === 'failed');
-    const failedCsv = await writeFailed(failedBodies, options.failedCsv, path);
+    const failedRows = rows.filter((_, i) => reportRows[i]?.result === 'failed');
+    const failedCsv = await writeFailed(failedRows, checked.info ?? [], options.failedCsv, path);
     const report: BulkReport = {
       file,
       journal: path,
@@ -170,8 +205,42 @@ export async function runBulk(options: SendOptions, ctx: Context, settings: Sett
     for (const line of summaryLines(report, options.file ?? file)) ctx.log.info(line);
     throwForOutcome(report, outcome.stoppedBy);
   } finally {
+    await record?.close();
     await journal.close();
   }
+}
+
+const identityOf = (row: PlannedRow) =>
+  invitationIdentity(row.body.email, row.body.schoolId, row.body.schoolYearId);
+
+/**
+ * A row roster's record shows sent after the file was last saved, by a run other than this file's (whose
+ * own rows its journal governs): two admins sending overlapping files, or a file sent while a plan written
+ * earlier waited. A file saved after the sending, the user's deliberate re-send, is sent as written.
+ */
+function sentElsewhereBy(record: SentRecord, savedAt: number): SentElsewhere {
+  return (row) => {
+    const sentAt = record.sentAt(identityOf(row));
+    return sentAt !== undefined && Date.parse(sentAt) > savedAt ? sentAt : undefined;
+  };
+}
+
+/**
+ * Rows the journal says were sent and the record lacks (a run killed between the two writes, or sent by a
+ * release without the record) are added, so no campaign plan lists them again.
+ */
+async function recordSentRows(
+  record: SentRecord,
+  rows: PlannedRow[],
+  states: Map<string, JournalEntry>,
+): Promise<void> {
+  const missing = rows.flatMap((row) => {
+    const entry = states.get(keyOf(row));
+    return entry?.state === 'sent' && !record.has(identityOf(row))
+      ? [sentEntry(row, new Date(entry.at))]
+      : [];
+  });
+  await record.add(missing);
 }
 
 /** Every problem listed with its line (and in the --json report); the error to throw. */
@@ -278,6 +347,9 @@ async function confirm(ctx: Context, work: Plan, fileName: string): Promise<void
       ...(work.skipped.length
         ? [`  ${work.skipped.length} already sent by an earlier run will be skipped.`]
         : []),
+      ...(work.elsewhere.size
+        ? [`  ${work.elsewhere.size} sent by another roster run since the file was saved will be skipped.`]
+        : []),
       ...(work.resending.size
         ? [`  ${work.resending.size} in doubt will be sent AGAIN (--resend-in-doubt).`]
         : []),
@@ -300,17 +372,19 @@ async function dryRun(
   path: string,
   legacy: string[],
   sha256: string,
+  sentElsewhere: SentElsewhere,
   options: SendOptions,
 ): Promise<void> {
   const { header, states } = await Journal.peek(path, legacy);
   noteChanged(ctx, header, sha256, options.file ?? path);
-  const work = plan(rows, states, Boolean(options.resendInDoubt));
+  const work = plan(rows, states, Boolean(options.resendInDoubt), sentElsewhere);
   const url = session.api.url(INVITATIONS_PATH);
   for (const row of work.toSend)
     await printNdjsonLine(ctx, { line: row.line, method: 'POST', url, body: row.body });
   ctx.log.info(
     `Dry run: would send ${work.toSend.length} of ${rows.length} invitations` +
       `${work.skipped.length ? ` (${work.skipped.length} already sent)` : ''}` +
+      `${work.elsewhere.size ? ` (${work.elsewhere.size} sent by another run since the file was saved)` : ''}` +
       `${work.inDoubt.length ? ` (${work.inDoubt.length} in doubt, not re-sent)` : ''}; nothing was sent. Journal: ${path}`,
   );
 }
@@ -318,6 +392,7 @@ async function dryRun(
 /** Failed rows as a CSV to feed back in. A stale default one is removed so it can never be re-sent by mistake. */
 async function writeFailed(
   failed: PlannedRow[],
+  info: InfoColumn[],
   chosen: string | undefined,
   journal: string,
 ): Promise<string | null> {
@@ -326,7 +401,14 @@ async function writeFailed(
     if (!chosen) await rm(path, { force: true });
     return null;
   }
-  await writePrivateFile(path, inviteCsv(failed.map((r) => r.body)));
+  await writePrivateFile(
+    path,
+    inviteCsv(
+      failed.map((r) => r.body),
+      info,
+      failed.map((r) => r.info),
+    ),
+  );
   return path;
 }
 

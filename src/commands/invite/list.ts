@@ -1,7 +1,7 @@
 // `roster invite list`: GET /enrollment/invitations (spec §4.6). The spec names no query parameters; the
 // named flags are the sandbox's (page, perPage, schoolId, email, sentByUserId) and --param passes any other.
 import type { Command } from 'commander';
-import { listInvitations } from '../../api/enrollment.js';
+import { type InvitationPage, listInvitations } from '../../api/enrollment.js';
 import { isRecord } from '../../api/errors.js';
 import type { Context } from '../../context.js';
 import { RosterError, UsageError } from '../../errors.js';
@@ -79,18 +79,35 @@ export async function run(
   session: Session,
   onPage: (data: unknown[]) => Promise<void> = async () => {},
 ): Promise<ListResult> {
-  const query = buildQuery(options);
-  let page = Number(query.get('page') ?? 1);
   const data: unknown[] = [];
+  let last: (InvitationPage & { pages: number }) | undefined;
+  for await (const page of invitationPages(session, buildQuery(options), Boolean(options.all))) {
+    await onPage(page.data);
+    data.push(...page.data);
+    last = page;
+  }
+  // invitationPages yields at least one page.
+  const { meta, body, pages } = last as InvitationPage & { pages: number };
+  return { data, meta, body, pages };
+}
+
+/**
+ * The pages of GET /enrollment/invitations for `query`: the one page asked for, or with `all` every page from
+ * its `page` on, until meta.totalPages or an empty page. A page that repeats the previous one (a server that
+ * ignores the page parameter) is an error, never an endless loop.
+ */
+export async function* invitationPages(
+  session: Session,
+  query: URLSearchParams,
+  all: boolean,
+): AsyncGenerator<InvitationPage & { pages: number }> {
+  let page = Number(query.get('page') ?? 1);
   let previous: string | undefined;
   for (let pages = 1; ; pages++) {
-    if (options.all) query.set('page', String(page));
+    if (all) query.set('page', String(page));
     const result = await listInvitations(session.api, query);
-    await onPage(result.data);
-    data.push(...result.data);
-    if (!options.all || !hasMore(result.meta, page, result.data)) {
-      return { data, meta: result.meta, body: result.body, pages };
-    }
+    yield { ...result, pages };
+    if (!all || !hasMore(result.meta, page, result.data)) return;
     const fingerprint = JSON.stringify(result.data);
     if (fingerprint === previous || pages >= MAX_PAGES) {
       throw new RosterError(

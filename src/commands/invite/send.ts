@@ -14,6 +14,7 @@ import {
   validateInvitation,
 } from '../../invite/invitation.js';
 import { withResolvedSchool } from '../../invite/school-id.js';
+import type { SentRecord } from '../../invite/sent-record.js';
 import { printDone, printJson } from '../../output/render.js';
 import { colours } from '../../output/style.js';
 import type { SchoolDirectory } from '../../schools/directory.js';
@@ -68,8 +69,37 @@ export async function run(options: SendOptions, ctx: Context, settings: Settings
     return { body, dryRun: true };
   }
   if (ctx.interactive && !options.yes) await confirm(ctx, session, body, resolver.nameOf(body.schoolId));
-  const created = await sendInvitation(session.api, body);
-  return { body, dryRun: false, response: created.body, message: created.message };
+  // Opened before sending: a state folder another user controls is refused while nothing is sent yet.
+  const { SentRecord } = await import('../../invite/sent-record.js');
+  const record = await SentRecord.open(ctx.paths.stateDir, {
+    baseUrl: session.baseUrl,
+    clientId: settings.clientId ?? '',
+  });
+  try {
+    const created = await sendInvitation(session.api, body);
+    await noteSent(ctx, record, body);
+    return { body, dryRun: false, response: created.body, message: created.message };
+  } finally {
+    await record.close();
+  }
+}
+
+/** The invitation went out: failing to note it must not read as a failure to send (which invites a re-send). */
+async function noteSent(ctx: Context, record: SentRecord, body: InvitationBody): Promise<void> {
+  try {
+    await record.add([
+      {
+        email: body.email,
+        schoolId: body.schoolId,
+        ...(body.schoolYearId !== undefined && { schoolYearId: body.schoolYearId }),
+        sentAt: new Date(ctx.now()).toISOString(),
+      },
+    ]);
+  } catch (error) {
+    ctx.log.warn(
+      `The invitation was sent, but roster could not note it in its record of sent invitations (${(error as Error).message.replace(/\.$/, '')}); a campaign plan may list it again.`,
+    );
+  }
 }
 
 async function promptMissing(

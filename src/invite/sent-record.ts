@@ -1,0 +1,326 @@
+// roster's record of the invitations it has seen confirmed sent, one file per destination (canonical base URL
+// and client id): `<state>/sent/<host>-<hash>.jsonl`, a header line then one JSON object per invitation.
+// Every single send and every row of `invite send --file` that the server confirmed (spec §2.5) is appended,
+// so a campaign plan can leave out whoever roster already invited, whichever file or command invited them.
+//
+// - Private like the journals: the folders are roster's own (0700, refused when another user owns one or
+//   others can write to it), the file is created 0600 and opened without following a link, and only the
+//   user's own file that nobody else can write is trusted (a planted record of "sent" rows would silently
+//   leave families out).
+// - Several roster processes append at once: each batch is written under the trust work's lock file
+//   (lock.ts), after cutting a torn last line a killed writer left (so it can never swallow the next entry),
+//   in one write and one fsync. Readers take no lock: they ignore a torn last line.
+// - Read in one pass: hundreds of thousands of entries load in a fraction of a second (test/bench).
+import { createHash } from 'node:crypto';
+import { fstatSync, readSync } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { RosterError } from '../errors.js';
+import { fileError, openOwnAppendable, privateFolder, readPrivateFile } from '../files.js';
+import { canonicalBaseUrl, type Destination } from './journal.js';
+import { acquireLock, LockHeld, releaseLock } from './lock.js';
+
+/** An invitation roster saw confirmed sent. */
+export interface SentEntry {
+  email: string;
+  schoolId: string;
+  schoolYearId?: string;
+  /** When the server confirmed it (ISO 8601). */
+  sentAt: string;
+}
+
+interface RecordHeader {
+  record: 'roster sent invitations';
+  version: 1;
+  /** The canonical base URL and the client id: what the file is for, for a human reading the folder. */
+  destination: Destination;
+  createdAt: string;
+}
+
+const KIND = 'roster sent invitations';
+
+/**
+ * The identity of an invitation: the e-mail trimmed and in lower case, the school and the school year
+ * (trimmed; '' when none), as one string. JSON keeps the three apart whatever they hold (ids may hold
+ * spaces), so two different invitations never share an identity.
+ */
+export function invitationIdentity(email: string, schoolId: string, schoolYearId?: string | null): string {
+  return JSON.stringify([email.trim().toLowerCase(), schoolId.trim(), (schoolYearId ?? '').trim()]);
+}
+
+/** `<state>/sent/<host>-<16 hex of the canonical base URL and client id>.jsonl`. */
+export function sentRecordPath(stateDir: string, destination: Destination): string {
+  const baseUrl = canonicalBaseUrl(destination.baseUrl);
+  const hash = createHash('sha256').update(baseUrl).update('\0').update(destination.clientId).digest('hex');
+  let host = 'service';
+  try {
+    host = new URL(baseUrl).host;
+  } catch {}
+  return join(
+    stateDir,
+    'sent',
+    `${host.replace(/[^A-Za-z0-9.-]/g, '_').slice(0, 60)}-${hash.slice(0, 16)}.jsonl`,
+  );
+}
+
+/** How long an append waits for another process's append (each holds the lock for one write and fsync). */
+const LOCK_WAIT_MS = 30_000;
+/** Bytes read from the end to find a torn line: one entry is far smaller. */
+const TAIL = 64 * 1024;
+
+export class SentRecord {
+  /** Identity → when it was (last) confirmed sent; filled by load(). */
+  private readonly sent = new Map<string, string>();
+  /** Bytes of the file read so far (a later load() reads only what was appended since). */
+  private offset = 0;
+  /** Lines of the file read so far (for a message naming a damaged one). */
+  private lines = 0;
+  private queue: { text: string; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  private writing = false;
+
+  private constructor(
+    readonly path: string,
+    /** Undefined for a record only read (peek). */
+    private readonly handle: FileHandle | undefined,
+    private readonly destination: Destination,
+  ) {}
+
+  /**
+   * Reads the record without creating anything or taking a lock (for a dry run or a plan that sends
+   * nothing); a missing record is an empty one. add() is refused.
+   */
+  static async peek(stateDir: string, destination: Destination): Promise<SentRecord> {
+    const path = sentRecordPath(stateDir, destination);
+    await privateFolder(join(stateDir, 'sent'), stateDir, { create: false });
+    const text = await readPrivateFile(path, { own: true, followLinks: false });
+    const record = new SentRecord(path, undefined, canonical(destination));
+    if (text !== undefined) record.ingest(Buffer.from(text, 'utf8'));
+    return record;
+  }
+
+  /** Opens (creating privately if absent) the record of a destination; refuses folders or a file others control. */
+  static async open(stateDir: string, destination: Destination): Promise<SentRecord> {
+    const path = sentRecordPath(stateDir, destination);
+    // roster's state folder down to sent/: another user's folder could hold a record seeded with "sent" rows.
+    await privateFolder(join(stateDir, 'sent'), stateDir);
+    const handle = await openOwnAppendable(path);
+    return new SentRecord(path, handle, canonical(destination));
+  }
+
+  /**
+   * Reads what was appended since the last load (all of it the first time); a torn last line is left for
+   * later. Synchronous: cheap when nothing was appended (one fstat), and callers checking a row just before
+   * sending it keep their order.
+   */
+  load(): void {
+    if (!this.handle) return;
+    const { fd } = this.handle;
+    try {
+      const { size } = fstatSync(fd);
+      if (size <= this.offset) return;
+      const bytes = Buffer.alloc(size - this.offset);
+      const read = readSync(fd, bytes, 0, bytes.length, this.offset);
+      this.ingest(bytes.subarray(0, read));
+    } catch (error) {
+      throw fileError(error, this.path, 'read');
+    }
+  }
+
+  /** Takes in the whole lines of `bytes` (what follows this.offset); a torn last line is not counted. */
+  private ingest(bytes: Buffer): void {
+    // A torn last line is either being written now or was cut by a kill: the next writer removes it.
+    const end = bytes.lastIndexOf(10) + 1;
+    if (end === 0) return;
+    const first = this.offset === 0;
+    const lines = bytes.toString('utf8', 0, end).split('\n');
+    lines.pop(); // '' after the last \n
+    lines.forEach((line, index) => {
+      if (first && index === 0) {
+        this.checkHeader(line);
+        return;
+      }
+      const entry = parseEntry(line);
+      if (!entry) {
+        throw new RosterError(
+          'failure',
+          `The record of sent invitations ${this.path} is damaged at line ${this.lines + index + 1}.`,
+          'Move it aside only if you are sure: invitations it recorded could be sent again.',
+        );
+      }
+      this.note(entry);
+    });
+    this.offset += end;
+    this.lines += lines.length;
+  }
+
+  private note(entry: SentEntry): void {
+    const identity = invitationIdentity(entry.email, entry.schoolId, entry.schoolYearId);
+    const known = this.sent.get(identity);
+    if (known === undefined || known < entry.sentAt) this.sent.set(identity, entry.sentAt);
+  }
+
+  private checkHeader(line: string): void {
+    let header: Partial<RecordHeader> | undefined;
+    try {
+      header = JSON.parse(line) as Partial<RecordHeader>;
+    } catch {}
+    const same =
+      header?.record === KIND &&
+      header.version === 1 &&
+      header.destination?.clientId === this.destination.clientId &&
+      typeof header.destination.baseUrl === 'string' &&
+      canonicalBaseUrl(header.destination.baseUrl) === this.destination.baseUrl;
+    if (!same) {
+      throw new RosterError(
+        'failure',
+        `${this.path} is not roster's record of invitations sent to ${this.destination.baseUrl} as ${this.destination.clientId}.`,
+        'Move it aside and run the command again.',
+      );
+    }
+  }
+
+  /** True when roster recorded this identity (invitationIdentity) as sent; after load(). */
+  has(identity: string): boolean {
+    return this.sent.has(identity);
+  }
+
+  /** When the identity was last recorded as sent (ISO 8601), or undefined; after load(). */
+  sentAt(identity: string): string | undefined {
+    return this.sent.get(identity);
+  }
+
+  /** Identities known (after load()). */
+  get size(): number {
+    return this.sent.size;
+  }
+
+  /**
+   * Appends invitations confirmed sent; resolves once they are on disk. Calls made while a batch is being
+   * written are written together (one lock, one write, one fsync). They count for has() at once.
+   */
+  add(entries: SentEntry[]): Promise<void> {
+    if (entries.length === 0) return Promise.resolve();
+    if (!this.handle) return Promise.reject(new Error(`${this.path} was opened to be read only.`));
+    for (const e of entries) this.note(e);
+    const text = entries
+      .map((e) =>
+        JSON.stringify({
+          email: e.email,
+          schoolId: e.schoolId,
+          ...(e.schoolYearId ? { schoolYearId: e.schoolYearId } : {}),
+          sentAt: e.sentAt,
+        }),
+      )
+      .map((line) => `${line}\n`)
+      .join('');
+    return new Promise((resolve, reject) => {
+      this.queue.push({ text, resolve, reject });
+      if (!this.writing) void this.flush();
+    });
+  }
+
+  async close(): Promise<void> {
+    while (this.writing) await sleep(5);
+    await this.handle?.close();
+  }
+
+  private async flush(): Promise<void> {
+    this.writing = true;
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0);
+      try {
+        await this.append(batch.map((b) => b.text).join(''));
+        for (const b of batch) b.resolve();
+      } catch (error) {
+        const failure =
+          error instanceof RosterError
+            ? error
+            : new RosterError(
+                'failure',
+                `Could not write the record of sent invitations ${this.path}: ${(error as Error).message}.`,
+              );
+        for (const b of batch) b.reject(failure);
+      }
+    }
+    this.writing = false;
+  }
+
+  /** One write under the lock: the header first if the file is new, a torn last line cut off first. */
+  private async append(text: string): Promise<void> {
+    const handle = this.handle as FileHandle;
+    const lockPath = `${this.path}.lock`;
+    const token = await waitForLock(lockPath);
+    try {
+      const { size } = await handle.stat();
+      const whole = await this.wholeLength(handle, size);
+      if (whole < size) await handle.truncate(whole);
+      const header: RecordHeader = {
+        record: KIND,
+        version: 1,
+        destination: this.destination,
+        createdAt: new Date().toISOString(),
+      };
+      const head = whole === 0 ? `${JSON.stringify(header)}\n` : '';
+      await handle.appendFile(head + text);
+      await handle.sync();
+    } catch (error) {
+      throw fileError(error, this.path, 'write');
+    } finally {
+      await releaseLock(lockPath, token);
+    }
+  }
+
+  /** The length of the file up to its last complete line (a kill -9 mid-write can leave a torn one). */
+  private async wholeLength(handle: FileHandle, size: number): Promise<number> {
+    if (size === 0) return 0;
+    const from = Math.max(0, size - TAIL);
+    const tail = Buffer.alloc(size - from);
+    await handle.read(tail, 0, tail.length, from);
+    const newline = tail.lastIndexOf(10);
+    if (newline === tail.length - 1) return size;
+    if (newline < 0 && from > 0) {
+      throw new RosterError('failure', `The record of sent invitations ${this.path} is damaged at its end.`);
+    }
+    return from + newline + 1;
+  }
+}
+
+const canonical = (destination: Destination): Destination => ({
+  baseUrl: canonicalBaseUrl(destination.baseUrl),
+  clientId: destination.clientId,
+});
+
+function parseEntry(line: string): SentEntry | undefined {
+  try {
+    const value = JSON.parse(line) as Partial<SentEntry>;
+    if (
+      typeof value.email === 'string' &&
+      typeof value.schoolId === 'string' &&
+      typeof value.sentAt === 'string' &&
+      (value.schoolYearId === undefined || typeof value.schoolYearId === 'string')
+    )
+      return value as SentEntry;
+  } catch {}
+  return undefined;
+}
+
+/** The record's lock: held for one append by whichever process holds it, so waited for (never a failure). */
+async function waitForLock(path: string): Promise<string> {
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (let delay = 2; ; delay = Math.min(delay * 2, 100)) {
+    try {
+      return await acquireLock(path);
+    } catch (error) {
+      if (!(error instanceof LockHeld)) throw fileError(error, path, 'create');
+      if (Date.now() > deadline) {
+        throw new RosterError(
+          'failure',
+          `Could not write the record of sent invitations: pid ${error.owner.pid} has held ${path} for ${LOCK_WAIT_MS / 1000} s.`,
+          `If no roster runs any more, delete ${path}.`,
+        );
+      }
+      await sleep(delay + Math.random() * delay);
+    }
+  }
+}

@@ -1,0 +1,307 @@
+// roster's record of sent invitations: identities, reading back, real processes appending at once (and one
+// killed with kill -9 mid-way), a torn last line, and records or folders planted by someone else.
+import { execFileSync, spawn } from 'node:child_process';
+import {
+  appendFileSync,
+  chmodSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
+import { build } from 'esbuild';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { invitationIdentity, SentRecord, sentRecordPath } from '../../src/invite/sent-record.js';
+import { tempDir } from '../helpers/context.js';
+import { asRoot, expectOwnPrivate, expectUntouched, ME, NOBODY, victim } from '../helpers/planted.js';
+
+const destination = { baseUrl: 'http://127.0.0.1:8080/v1', clientId: 'district-42' };
+const at = (i: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
+const entry = (email: string, i = 0, schoolYearId?: string) => ({
+  email,
+  schoolId: 'sch-1',
+  ...(schoolYearId !== undefined && { schoolYearId }),
+  sentAt: at(i),
+});
+
+async function reopened(state: string): Promise<SentRecord> {
+  const record = await SentRecord.open(state, destination);
+  record.load();
+  return record;
+}
+
+describe('invitationIdentity', () => {
+  it('one identity per e-mail (trimmed, any case), school and school year (trimmed; none is "")', () => {
+    const one = invitationIdentity('Parent@Example.org', 'sch-1', '2026');
+    expect(invitationIdentity('  parent@example.ORG ', ' sch-1 ', ' 2026 ')).toBe(one);
+    expect(invitationIdentity('parent@example.org', 'sch-1', '2027')).not.toBe(one);
+    expect(invitationIdentity('parent@example.org', 'SCH-1', '2026')).not.toBe(one); // ids are exact
+    expect(invitationIdentity('parent@example.org', 'sch-1')).toBe(
+      invitationIdentity('parent@example.org', 'sch-1', ''),
+    );
+    expect(invitationIdentity('parent@example.org', 'sch-1', null)).toBe(
+      invitationIdentity('parent@example.org', 'sch-1', '  '),
+    );
+    expect(invitationIdentity('parent@example.org', 'sch-1')).not.toBe(one);
+  });
+
+  it('never joins two different invitations into one (ids may hold spaces)', () => {
+    expect(invitationIdentity('a@x.org', 'Alder School', '2026')).not.toBe(
+      invitationIdentity('a@x.org', 'Alder', 'School 2026'),
+    );
+    expect(invitationIdentity('a@x.org', 'a","b', '')).not.toBe(invitationIdentity('a@x.org', 'a', 'b'));
+  });
+});
+
+describe('SentRecord', () => {
+  it('keeps what was added across processes’ lifetimes: one private file per destination, however spelled', async () => {
+    const state = tempDir();
+    const record = await SentRecord.open(state, destination);
+    record.load();
+    expect(record.size).toBe(0);
+    await record.add([entry('A@x.org', 1), entry('b@x.org', 2, '2026')]);
+    expect(record.has(invitationIdentity('a@x.org', 'sch-1'))).toBe(true);
+    await record.close();
+
+    const path = sentRecordPath(state, destination);
+    expect(path).toBe(join(state, 'sent', `127.0.0.1_8080-${path.slice(-22, -6)}.jsonl`));
+    expectOwnPrivate(path);
+    expect((statSync(dirname(path)).mode & 0o777).toString(8)).toBe('700');
+    const lines = readFileSync(path, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines[0]).toMatchObject({ record: 'roster sent invitations', version: 1, destination });
+    expect(lines.slice(1)).toEqual([entry('A@x.org', 1), entry('b@x.org', 2, '2026')]);
+
+    // localhost for 127.0.0.1, a trailing slash, another case: the same service, the same record.
+    const again = await SentRecord.open(state, { ...destination, baseUrl: 'HTTP://localhost:8080/V1/' });
+    again.load();
+    expect(again.has(invitationIdentity(' a@X.org', 'sch-1', ''))).toBe(true);
+    expect(again.has(invitationIdentity('b@x.org', 'sch-1', '2026'))).toBe(true);
+    expect(again.has(invitationIdentity('b@x.org', 'sch-1'))).toBe(false);
+    expect(again.sentAt(invitationIdentity('b@x.org', 'sch-1', '2026'))).toBe(at(2));
+    await again.close();
+    // Another client of the same service is another record.
+    const other = await SentRecord.open(state, { ...destination, clientId: 'district-43' });
+    other.load();
+    expect(other.size).toBe(0);
+    await other.close();
+  });
+
+  it('peek reads without creating anything; a record that is not this destination’s is refused', async () => {
+    const state = join(tempDir(), 'state');
+    const peeked = await SentRecord.peek(state, destination);
+    expect(peeked.size).toBe(0);
+    await expect(peeked.add([entry('a@x.org')])).rejects.toThrow(/read only/);
+    expect(() => statSync(state)).toThrow(/ENOENT/);
+
+    const record = await SentRecord.open(state, destination);
+    await record.add([entry('a@x.org', 1)]);
+    await record.close();
+    expect((await SentRecord.peek(state, destination)).has(invitationIdentity('a@x.org', 'sch-1'))).toBe(
+      true,
+    );
+
+    // The file of one destination copied to another's name (or planted there): not taken for its record.
+    const elsewhere = { ...destination, clientId: 'other' };
+    writeFileSync(sentRecordPath(state, elsewhere), readFileSync(sentRecordPath(state, destination)), {
+      mode: 0o600,
+    });
+    await expect(SentRecord.peek(state, elsewhere)).rejects.toThrow(
+      /is not roster's record of invitations sent to/,
+    );
+  });
+
+  it('a torn last line (a writer killed mid-write) is not read, and the next append cuts it off before writing', async () => {
+    const state = tempDir();
+    const record = await SentRecord.open(state, destination);
+    await record.add([entry('a@x.org', 1)]);
+    await record.close();
+    const path = sentRecordPath(state, destination);
+    appendFileSync(path, '{"email":"torn@x.org","schoolId":"sch');
+
+    const reader = await reopened(state);
+    expect(reader.size).toBe(1);
+    await reader.add([entry('b@x.org', 2)]);
+    await reader.close();
+    const text = readFileSync(path, 'utf8');
+    expect(text).not.toContain('torn@x.org');
+    expect(text.endsWith('\n')).toBe(true);
+    const after = await reopened(state);
+    expect([
+      after.has(invitationIdentity('a@x.org', 'sch-1')),
+      after.has(invitationIdentity('b@x.org', 'sch-1')),
+    ]).toEqual([true, true]);
+    await after.close();
+  });
+
+  it('a damaged line in the middle is refused, not skipped (a forgotten invitation would be sent again)', async () => {
+    const state = tempDir();
+    const record = await SentRecord.open(state, destination);
+    await record.add([entry('a@x.org', 1)]);
+    await record.close();
+    const path = sentRecordPath(state, destination);
+    appendFileSync(path, 'garbage\n{"email":"b@x.org","schoolId":"sch-1","sentAt":"x"}\n');
+    await expect(reopened(state)).rejects.toThrow(
+      `The record of sent invitations ${path} is damaged at line 3.`,
+    );
+  });
+
+  it('load() reads only what was appended since, including other processes’ appends', async () => {
+    const state = tempDir();
+    const mine = await reopened(state);
+    const theirs = await reopened(state);
+    await theirs.add([entry('theirs@x.org', 1)]);
+    expect(mine.has(invitationIdentity('theirs@x.org', 'sch-1'))).toBe(false);
+    mine.load();
+    expect(mine.has(invitationIdentity('theirs@x.org', 'sch-1'))).toBe(true);
+    await Promise.all([mine.close(), theirs.close()]);
+  });
+});
+
+describe('SentRecord: real processes appending at once', () => {
+  let driver: string;
+  beforeAll(async () => {
+    // A small program that appends COUNT entries one add() at a time (the most lock traffic), bundled from
+    // the module under test.
+    driver = join(tempDir(), 'append.mjs');
+    await build({
+      stdin: {
+        contents: `
+          import { SentRecord } from './src/invite/sent-record.ts';
+          const [state, tag, count] = process.argv.slice(2);
+          const record = await SentRecord.open(state, ${JSON.stringify(destination)});
+          for (let i = 0; i < Number(count); i++)
+            await record.add([{ email: tag + '-' + i + '@x.org', schoolId: 'sch-1', sentAt: new Date().toISOString() }]);
+          await record.close();
+          process.stdout.write('done');`,
+        resolveDir: join(import.meta.dirname, '..', '..'),
+        loader: 'ts',
+      },
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      outfile: driver,
+      logLevel: 'error',
+    });
+  });
+
+  const run = (state: string, tag: string, count: number) => {
+    const child = spawn(process.execPath, [driver, state, tag, String(count)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    child.stderr.on('data', (d) => {
+      err += d;
+    });
+    const done = new Promise<{ code: number | null; err: string }>((resolve) =>
+      child.on('close', (code) => resolve({ code, err })),
+    );
+    return { child, done };
+  };
+
+  it('8 processes × 150 appends at once: every entry survives, each once, every line whole', async () => {
+    const state = tempDir();
+    const runs = Array.from({ length: 8 }, (_, p) => run(state, `p${p}`, 150));
+    const results = await Promise.all(runs.map((r) => r.done));
+    expect(results).toEqual(Array(8).fill({ code: 0, err: '' }));
+
+    const lines = readFileSync(sentRecordPath(state, destination), 'utf8').trimEnd().split('\n');
+    expect(lines).toHaveLength(1 + 8 * 150);
+    const emails = lines.slice(1).map((l) => (JSON.parse(l) as { email: string }).email);
+    expect(new Set(emails).size).toBe(8 * 150);
+    const record = await reopened(state);
+    expect(record.size).toBe(8 * 150);
+    await record.close();
+    expect(() => statSync(`${sentRecordPath(state, destination)}.lock`)).toThrow(/ENOENT/);
+  }, 60_000);
+
+  it('one process killed with kill -9 mid-way (perhaps holding the lock): the others’ appends all survive', async () => {
+    const state = tempDir();
+    const victimRun = run(state, 'killed', 100_000);
+    // Let it get going, then kill it wherever it is (inside a write, holding the lock, between the two).
+    const path = sentRecordPath(state, destination);
+    for (let i = 0; i < 200; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      try {
+        if (statSync(path).size > 20_000) break;
+      } catch {}
+    }
+    victimRun.child.kill('SIGKILL');
+    await victimRun.done;
+    const killedLines = readFileSync(path, 'utf8').split('\n').length;
+
+    const runs = Array.from({ length: 4 }, (_, p) => run(state, `after${p}`, 50));
+    expect((await Promise.all(runs.map((r) => r.done))).map((r) => r.code)).toEqual([0, 0, 0, 0]);
+    const record = await reopened(state);
+    for (let p = 0; p < 4; p++)
+      for (let i = 0; i < 50; i++)
+        expect(record.has(invitationIdentity(`after${p}-${i}@x.org`, 'sch-1'))).toBe(true);
+    expect(record.size).toBeGreaterThanOrEqual(killedLines - 2 + 200);
+    await record.close();
+  }, 60_000);
+});
+
+describe('SentRecord: planted files and folders are not trusted', () => {
+  it('a record that is a link to another file: refused, the file it points at untouched', async () => {
+    const state = tempDir();
+    const path = sentRecordPath(state, destination);
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    const target = victim();
+    symlinkSync(target, path);
+    await expect(SentRecord.open(state, destination)).rejects.toThrow(
+      /^Cannot open .*\.jsonl: it is a symbolic link, which roster does not follow here/,
+    );
+    await expect(SentRecord.peek(state, destination)).rejects.toThrow(/it is a symbolic link/);
+    expectUntouched(target);
+  });
+
+  it('a sent/ folder anyone can write to: refused with the chmod', async () => {
+    const state = tempDir();
+    mkdirSync(join(state, 'sent'), { mode: 0o700 });
+    chmodSync(join(state, 'sent'), 0o777);
+    await expect(SentRecord.open(state, destination)).rejects.toThrow(
+      `${join(state, 'sent')}: other users can write to it (mode 0777), so roster will not trust files in it`,
+    );
+    await expect(SentRecord.peek(state, destination)).rejects.toThrow(/other users can write to it/);
+  });
+
+  it('a record others can write to: refused', async () => {
+    const state = tempDir();
+    const record = await SentRecord.open(state, destination);
+    await record.add([entry('a@x.org')]);
+    await record.close();
+    chmodSync(sentRecordPath(state, destination), 0o666);
+    await expect(SentRecord.open(state, destination)).rejects.toThrow(
+      /other users can write to it \(mode 0666\), so roster will not trust it/,
+    );
+  });
+
+  it.skipIf(!asRoot)(
+    'a record of another user’s, or in a folder of another user’s, seeded with "sent" rows: refused',
+    async () => {
+      const state = tempDir();
+      const record = await SentRecord.open(state, destination);
+      await record.add([entry('a@x.org')]);
+      await record.close();
+      const path = sentRecordPath(state, destination);
+      execFileSync('chown', [`${NOBODY}:${NOBODY}`, path]);
+      await expect(SentRecord.open(state, destination)).rejects.toThrow(
+        `it belongs to another user (uid ${NOBODY})`,
+      );
+      await expect(SentRecord.peek(state, destination)).rejects.toThrow(
+        `it belongs to another user (uid ${NOBODY})`,
+      );
+      execFileSync('chown', [`${ME}:${ME}`, path]);
+      execFileSync('chown', [`${NOBODY}:${NOBODY}`, dirname(path)]);
+      await expect(SentRecord.open(state, destination)).rejects.toThrow(
+        `${dirname(path)}: it belongs to another user (uid ${NOBODY}), so roster will not trust files in it`,
+      );
+      rmSync(state, { recursive: true, force: true });
+    },
+  );
+});
