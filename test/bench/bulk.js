@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { benchEnv, ROSTER, row, startSandbox } from './lib.js';
+import { demoEnv, ROSTER, row, startSandbox } from './lib.js';
 
 const ROWS = Number(process.argv[2] ?? 1000);
 const LATENCY_MS = Number(process.argv[3] ?? 50);
@@ -17,11 +17,7 @@ const GOAL = 1.2;
 
 const sandbox = await startSandbox(['--latency', String(LATENCY_MS)]);
 try {
-  const env = benchEnv({
-    ROSTER_BASE_URL: sandbox.baseUrl,
-    ROSTER_CLIENT_ID: 'demo-allowed',
-    ROSTER_CLIENT_SECRET: 'riverside-secret-2024',
-  });
+  const env = demoEnv(sandbox.baseUrl);
   const dir = mkdtempSync(join(tmpdir(), 'roster-bulk-'));
   const send = (tag, rows) => {
     // Fresh addresses each run: rows already in a journal would be skipped, not sent.

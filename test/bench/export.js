@@ -12,7 +12,7 @@
 // The sandbox runs as its own process, so its memory is not counted.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { benchEnv, ROOT, ROSTER, row, startSandbox } from './lib.js';
+import { demoEnv, ROOT, ROSTER, row, startSandbox } from './lib.js';
 
 const argv = process.argv.slice(2);
 const flag = (name, fallback) => {
@@ -36,14 +36,6 @@ if (!existsSync(`${ROOT}/dist/cli.js`)) {
 const PRELOAD = `data:text/javascript,${encodeURIComponent(
   "import{writeSync}from'node:fs';process.on('exit',()=>{try{writeSync(3,String(process.resourceUsage().maxRSS))}catch{}});",
 )}`;
-
-function credentials(baseUrl) {
-  return benchEnv({
-    ROSTER_BASE_URL: baseUrl,
-    ROSTER_CLIENT_ID: 'demo-allowed',
-    ROSTER_CLIENT_SECRET: 'riverside-secret-2024',
-  });
-}
 
 /** Runs one export; resolves with records, milliseconds and peak RSS in MB. */
 function runExport(env, extra = []) {
@@ -115,7 +107,7 @@ async function memoryAndThroughput() {
   );
   const sandbox = await startSandbox(['--students', String(STUDENTS)]);
   try {
-    const env = credentials(sandbox.baseUrl);
+    const env = demoEnv(sandbox.baseUrl);
     await runExport(env); // warm-up: token, sandbox caches
     for (const concurrency of [1, 4]) {
       const { records, ms, peakMb } = await runExport(env, ['--concurrency', String(concurrency)]);
@@ -146,7 +138,7 @@ async function parallelAgainstCurl() {
     String(LATENCY_MS),
   ]);
   try {
-    const env = credentials(sandbox.baseUrl);
+    const env = demoEnv(sandbox.baseUrl);
     await runExport(env); // warm-up
     // Three interleaved rounds, medians: a busy moment then hits baseline and export alike.
     const times = { curl: [], sequential: [], parallel: [] };

@@ -37,6 +37,15 @@ export function benchEnv(extra = {}) {
   };
 }
 
+/** benchEnv with the sandbox's demo credentials in the environment (no login, nothing saved). */
+export function demoEnv(baseUrl) {
+  return benchEnv({
+    ROSTER_BASE_URL: baseUrl,
+    ROSTER_CLIENT_ID: 'demo-allowed',
+    ROSTER_CLIENT_SECRET: 'riverside-secret-2024',
+  });
+}
+
 /** Median wall time in ms of `runs` runs of a command (after one warm-up run). */
 export function medianMs(command, args, env, runs) {
   const times = [];

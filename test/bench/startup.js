@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { benchEnv, interleavedTimes, ROSTER, startSandbox } from './lib.js';
+import { demoEnv, interleavedTimes, ROSTER, startSandbox } from './lib.js';
 
 const rounds = Number(process.argv[2] ?? 20);
 const GOALS = { version: 1.3, token: 1.6, attendance: 2.0 };
@@ -40,11 +40,7 @@ for (const path of otherNodes()) {
 
 const sandbox = await startSandbox();
 try {
-  const env = benchEnv({
-    ROSTER_BASE_URL: sandbox.baseUrl,
-    ROSTER_CLIENT_ID: 'demo-allowed',
-    ROSTER_CLIENT_SECRET: 'riverside-secret-2024',
-  });
+  const env = demoEnv(sandbox.baseUrl);
   // Caches a token for the runs below.
   const token = JSON.parse(
     execFileSync(process.execPath, [ROSTER, 'token', '--json'], { env, encoding: 'utf8' }),

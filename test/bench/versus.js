@@ -9,7 +9,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { benchEnv, ROOT, startSandbox } from './lib.js';
+import { demoEnv, ROOT, startSandbox } from './lib.js';
 
 const [other, rounds = '40'] = process.argv.slice(2);
 if (!other) {
@@ -56,11 +56,7 @@ const hasValgrind = spawnSync('valgrind', ['--version']).status === 0;
 
 const sandbox = await startSandbox();
 try {
-  const env = benchEnv({
-    ROSTER_BASE_URL: sandbox.baseUrl,
-    ROSTER_CLIENT_ID: 'demo-allowed',
-    ROSTER_CLIENT_SECRET: 'riverside-secret-2024',
-  });
+  const env = demoEnv(sandbox.baseUrl);
   // Each checkout caches its own token (their cache keys may differ).
   for (const bin of Object.values(CHECKOUTS)) execFileSync(process.execPath, [bin, 'token'], { env });
   console.log(
