@@ -179,35 +179,20 @@ describe('invite send --file never e-mails twice what another run sent after the
   });
 
   it('a file saved after the sending is the user’s deliberate re-send: sent as written; so is a single send again', async () => {
-    expect(
-      (
-        await roster([
-          'invite',
-          'send',
-          '--email',
-          'again@example.org',
-          '--school-id',
-          'org-sch-1',
-          ...SENDER,
-        ])
-      ).code,
-    ).toBe(0);
+    const sendAgain = [
+      'invite',
+      'send',
+      '--email',
+      'again@example.org',
+      '--school-id',
+      'org-sch-1',
+      ...SENDER,
+    ];
+    expect((await roster(sendAgain)).code).toBe(0);
     const file = csvFile('later.csv', header, ['again@example.org,org-sch-1,1']);
     const run = await roster(['invite', 'send', '--file', file, ...SENDER]);
     expect(run.code, run.stderr).toBe(0);
-    expect(
-      (
-        await roster([
-          'invite',
-          'send',
-          '--email',
-          'again@example.org',
-          '--school-id',
-          'org-sch-1',
-          ...SENDER,
-        ])
-      ).code,
-    ).toBe(0);
+    expect((await roster(sendAgain)).code).toBe(0);
     expect(emailsTo('again@example.org')).toBe(3);
   });
 
