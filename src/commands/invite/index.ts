@@ -3,10 +3,13 @@ import type { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { examples } from '../common.js';
 import { register as registerList } from './list.js';
+import { register as registerPlan } from './plan.js';
 import { register as registerSend } from './send.js';
 
 export function register(program: Command, ctx: Context): void {
-  const invite = program.command('invite').summary('enrollment invitations: send (one or a CSV) and list');
+  const invite = program
+    .command('invite')
+    .summary('enrollment invitations: send (one or a CSV), list, and plan campaigns');
   examples(invite, [
     '# On a terminal',
     'roster invite send --email parent@example.org --school-id sch-001',
@@ -17,4 +20,5 @@ export function register(program: Command, ctx: Context): void {
   ]);
   registerSend(invite, ctx);
   registerList(invite, ctx);
+  registerPlan(invite, ctx);
 }

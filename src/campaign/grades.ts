@@ -1,0 +1,31 @@
+// Grades as `invite plan --grade` matches them: the server's own codes (CEDS `KG`, `01` … `12`), compared
+// without regard to case or a leading zero, and kindergarten as one alias group, because SIS exports
+// spell it `KG`, `K`, `00` or `Kindergarten`.
+import { UsageError } from '../errors.js';
+import { printable } from '../values.js';
+
+const KINDERGARTEN = new Set(['kg', 'k', '00', 'kindergarten']);
+
+/** The form two grade codes are compared in: `K`, `00` → `kg`; `1`, `01` → `1`; others lower-cased. */
+export function gradeKey(code: string): string {
+  const text = code.trim().toLowerCase();
+  if (KINDERGARTEN.has(text)) return 'kg';
+  return /^\d+$/.test(text) && text !== '0' ? String(Number(text)) : text;
+}
+
+/** `--grade KG,1,02`: the keys to match, or undefined for every grade. */
+export function parseGrades(values: readonly string[] | undefined): Set<string> | undefined {
+  if (values === undefined || values.length === 0) return undefined;
+  const codes = values.flatMap((v) => v.split(',')).map((v) => v.trim());
+  const bad = codes.find((c) => c === '' || !/^[\p{L}\p{N} _-]{1,40}$/u.test(c));
+  if (bad !== undefined)
+    throw new UsageError(
+      `Invalid --grade "${printable(bad, 40)}": give grade codes separated by commas, e.g. --grade KG,01,02.`,
+    );
+  return new Set(codes.map(gradeKey));
+}
+
+/** Whether a student with these grades is in a grade asked for (every student when none was asked). */
+export function inGrades(grades: readonly string[], wanted: Set<string> | undefined): boolean {
+  return wanted === undefined || grades.some((g) => wanted.has(gradeKey(g)));
+}

@@ -1,0 +1,71 @@
+// A OneRoster user as a campaign needs it, read from a record of either version (1.1 `role` and `orgs`;
+// 1.2 `roles[]` with an org and dates) and whatever the server left out. Only what the plan uses is
+// kept: a district holds tens of thousands of users and only a few matter.
+import { isRecord } from '../api/errors.js';
+
+export interface Person {
+  sourcedId: string;
+  name: string;
+  /** The e-mail as the server wrote it (trimmed); '' when absent. */
+  email: string;
+  /** Not `tobedeleted`. */
+  active: boolean;
+  /** Roles held now, each with its org (1.1: every org of the user). */
+  roles: { role: string; org?: string }[];
+  /** Roles whose 1.2 `endDate` has passed. */
+  endedRoles: string[];
+  grades: string[];
+  /** sourcedIds of the `agents` GUIDRefs. */
+  agents: string[];
+}
+
+const text = (value: unknown): string => (typeof value === 'string' ? value.trim() : '');
+const refId = (value: unknown): string => (isRecord(value) ? text(value.sourcedId) : '');
+const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+
+/**
+ * The person a record describes, or undefined when it has no sourcedId. `today` (YYYY-MM-DD) decides
+ * which 1.2 roles have ended: one whose endDate is before today.
+ */
+export function personOf(record: unknown, today: string): Person | undefined {
+  if (!isRecord(record)) return undefined;
+  const sourcedId = text(record.sourcedId);
+  if (sourcedId === '') return undefined;
+  const roles: Person['roles'] = [];
+  const endedRoles: string[] = [];
+  if (Array.isArray(record.roles)) {
+    for (const entry of record.roles) {
+      if (!isRecord(entry)) continue;
+      const role = text(entry.role).toLowerCase();
+      if (role === '') continue;
+      const end = text(entry.endDate).slice(0, 10);
+      if (end !== '' && end < today) endedRoles.push(role);
+      else roles.push({ role, org: refId(entry.org) || undefined });
+    }
+  }
+  const role11 = text(record.role).toLowerCase();
+  if (role11 !== '') {
+    const orgs = list(record.orgs).map(refId).filter(Boolean);
+    if (orgs.length === 0) roles.push({ role: role11 });
+    for (const org of orgs) roles.push({ role: role11, org });
+  }
+  return {
+    sourcedId,
+    name: [text(record.givenName), text(record.familyName)].filter(Boolean).join(' '),
+    email: text(record.email),
+    active: text(record.status).toLowerCase() !== 'tobedeleted',
+    roles,
+    endedRoles,
+    grades: list(record.grades).map(text).filter(Boolean),
+    agents: list(record.agents).map(refId).filter(Boolean),
+  };
+}
+
+/** The orgs where the person holds `role` now. */
+export function orgsAs(person: Person, role: string): string[] {
+  return person.roles.flatMap((r) => (r.role === role && r.org ? [r.org] : []));
+}
+
+export function holds(person: Person, roles: ReadonlySet<string>): boolean {
+  return person.roles.some((r) => roles.has(r.role));
+}

@@ -1,0 +1,324 @@
+// The campaign's plan from the people read: the school's students first (few), then the district's users
+// streamed past `offer`, which keeps only those linked to one of those students, through `agents` on either
+// side (the standard asks for both, servers often fill one). Then one invitation per (e-mail, school, school
+// year): the e-mail trimmed and compared case-insensitively, its children the union over everyone sharing
+// it. Everything left out is listed with its reason.
+import { validateInvitation } from '../invite/invitation.js';
+import { inGrades } from './grades.js';
+import { holds, orgsAs, type Person } from './people.js';
+
+export interface PlanScope {
+  /** The schools of the campaign: sourcedId → name. */
+  schools: ReadonlyMap<string, string>;
+  /** Grade keys asked for (grades.ts); undefined for every grade. */
+  grades?: Set<string>;
+  /** Roles that receive invitations (default parent, guardian). */
+  roles: ReadonlySet<string>;
+  /** `in-scope`: the children in scope; `school`: every child of theirs at that school. */
+  count: 'in-scope' | 'school';
+  schoolYearId?: string;
+}
+
+export interface Named {
+  sourcedId: string;
+  name: string;
+}
+
+/** Where an earlier invitation of the same identity was found. */
+export type InvitedBy = 'roster' | 'server';
+
+export interface Invitation {
+  email: string;
+  schoolId: string;
+  schoolYearId?: string;
+  studentCount: number;
+  guardians: Named[];
+  /** The children counted in studentCount. */
+  students: Named[];
+  /** Set with --include-invited on an invitation sent before. */
+  invitedBefore?: InvitedBy;
+}
+
+export interface Uncovered extends Named {
+  reason: string;
+}
+
+export interface Skipped {
+  email: string;
+  schoolId: string;
+  reason: string;
+}
+
+export interface SchoolSummary {
+  schoolId: string;
+  name: string;
+  invitations: number;
+  /** In-scope students reached by those invitations. */
+  students: number;
+  uncovered: number;
+  alreadyInvited: number;
+  refused: number;
+}
+
+export interface Plan {
+  invitations: Invitation[];
+  uncovered: Uncovered[];
+  skipped: Skipped[];
+  schools: SchoolSummary[];
+}
+
+/** Why a student in scope is left out: one phrase per linked person, in this order (README). */
+export const REASONS = {
+  noLink: 'no guardian linked',
+  dangling: 'linked guardian not returned by the API',
+  toBeDeleted: 'guardian to be deleted',
+  roleEnded: 'guardian role ended',
+  noEmail: 'guardian without e-mail',
+  refusedEmail: 'guardian e-mail invite send would refuse',
+} as const;
+const ORDER: string[] = Object.values(REASONS);
+export const notAsked = (role: string) => `linked ${role || 'user'} (not in --roles)`;
+export const alreadyInvited = (by: InvitedBy) =>
+  by === 'roster' ? "already invited (roster's record)" : "already invited (the server's invitation list)";
+
+interface Student extends Named {
+  /** Schools of the campaign where the student is enrolled now. */
+  schools: string[];
+  /** In a grade asked for (else kept only for --count school). */
+  inScope: boolean;
+  agents: string[];
+}
+
+interface Agent extends Named {
+  email: string;
+  active: boolean;
+  /** Holds one of the campaign's roles now. */
+  guardian: boolean;
+  /** Held one of them, ended (1.2 endDate). */
+  ended: boolean;
+  /** Its role when not a campaign one, for the reason. */
+  role: string;
+  students: Set<string>;
+}
+
+/** The identity of an invitation (as roster's record of sent invitations keys it). */
+export type Identity = (email: string, schoolId: string, schoolYearId?: string) => string;
+
+/** Why `invite send` would refuse this address, or undefined when it would take it. */
+export function emailProblem(email: string): string | undefined {
+  const checked = validateInvitation({
+    email,
+    schoolId: 'x',
+    scopes: 'fillEnrollment',
+    studentCount: '1',
+    sentByUserId: 'x',
+  });
+  return checked.ok ? undefined : checked.problems.find((p) => p.field === 'email')?.reason;
+}
+
+export class CampaignPlanner {
+  private readonly students = new Map<string, Student>();
+  /** Agent id → the students whose own records name it. */
+  private readonly named = new Map<string, string[]>();
+  private readonly agents = new Map<string, Agent>();
+
+  constructor(private readonly scope: PlanScope) {}
+
+  get studentCount(): number {
+    return this.students.size;
+  }
+
+  /** A student of the school(s) read: kept when active and enrolled now at one of the campaign's schools. */
+  addStudent(person: Person): void {
+    if (!person.active) return;
+    const schools = orgsAs(person, 'student').filter((org) => this.scope.schools.has(org));
+    if (schools.length === 0) return;
+    const inScope = inGrades(person.grades, this.scope.grades);
+    if (!inScope && this.scope.count !== 'school') return;
+    const known = this.students.get(person.sourcedId);
+    const student: Student = known ?? {
+      sourcedId: person.sourcedId,
+      name: person.name,
+      schools: [],
+      inScope,
+      agents: [],
+    };
+    for (const school of schools) if (!student.schools.includes(school)) student.schools.push(school);
+    for (const agent of person.agents) {
+      if (student.agents.includes(agent)) continue;
+      student.agents.push(agent);
+      const students = this.named.get(agent);
+      if (students) students.push(student.sourcedId);
+      else this.named.set(agent, [student.sourcedId]);
+    }
+    this.students.set(person.sourcedId, student);
+  }
+
+  /** A user of the district: kept (compactly) only when linked to a student kept, on either side. */
+  offer(person: Person): void {
+    const linked = new Set(this.named.get(person.sourcedId));
+    for (const id of person.agents) if (this.students.has(id)) linked.add(id);
+    if (linked.size === 0) return;
+    const known = this.agents.get(person.sourcedId);
+    if (known) {
+      for (const id of linked) known.students.add(id);
+      return;
+    }
+    const guardian = holds(person, this.scope.roles);
+    this.agents.set(person.sourcedId, {
+      sourcedId: person.sourcedId,
+      name: person.name,
+      email: person.email,
+      active: person.active,
+      guardian,
+      ended: !guardian && person.endedRoles.some((r) => this.scope.roles.has(r)),
+      role: person.roles[0]?.role ?? '',
+      students: linked,
+    });
+  }
+
+  plan(
+    identity: Identity,
+    invitedBy: (identity: string) => InvitedBy | undefined,
+    includeInvited: boolean,
+  ): Plan {
+    const { scope } = this;
+    const groups = new Map<string, Group>();
+    const refused = new Map<string, Skipped>();
+    const agents = [...this.agents.values()].sort((a, b) => compare(a.sourcedId, b.sourcedId));
+    for (const agent of agents) {
+      if (!agent.active || !agent.guardian || agent.email === '') continue;
+      const problem = emailProblem(agent.email);
+      for (const [schoolId, children] of this.childrenBySchool(agent)) {
+        const inScope = children.filter((id) => this.students.get(id)?.inScope);
+        if (inScope.length === 0) continue;
+        const key = identity(agent.email, schoolId, scope.schoolYearId);
+        if (problem !== undefined) {
+          if (!refused.has(key))
+            refused.set(key, { email: agent.email, schoolId, reason: `e-mail refused: ${problem}` });
+          continue;
+        }
+        let group = groups.get(key);
+        if (!group) {
+          group = {
+            key,
+            email: agent.email,
+            schoolId,
+            guardians: [],
+            inScope: new Set(),
+            atSchool: new Set(),
+          };
+          groups.set(key, group);
+        }
+        group.guardians.push(agent);
+        for (const id of inScope) group.inScope.add(id);
+        for (const id of children) group.atSchool.add(id);
+      }
+    }
+
+    const invitations: Invitation[] = [];
+    const skipped: Skipped[] = [...refused.values()];
+    const covered = new Set<string>();
+    const tally = new Map<string, SchoolSummary>(
+      [...scope.schools].map(([schoolId, name]) => [
+        schoolId,
+        { schoolId, name, invitations: 0, students: 0, uncovered: 0, alreadyInvited: 0, refused: 0 },
+      ]),
+    );
+    const reached = new Map<string, Set<string>>();
+    for (const r of refused.values()) tallyOf(tally, r.schoolId).refused++;
+    for (const group of [...groups.values()].sort(bySchoolThenKey(scope.schools))) {
+      for (const id of group.inScope) covered.add(id);
+      const by = invitedBy(group.key);
+      if (by !== undefined) tallyOf(tally, group.schoolId).alreadyInvited++;
+      if (by !== undefined && !includeInvited) {
+        skipped.push({ email: group.email, schoolId: group.schoolId, reason: alreadyInvited(by) });
+        continue;
+      }
+      const counted = [...(scope.count === 'school' ? group.atSchool : group.inScope)].sort(compare);
+      invitations.push({
+        email: group.email,
+        schoolId: group.schoolId,
+        ...(scope.schoolYearId !== undefined && { schoolYearId: scope.schoolYearId }),
+        studentCount: counted.length,
+        guardians: group.guardians.map(named),
+        students: counted.map((id) => named(this.students.get(id) as Student)),
+        ...(by !== undefined && { invitedBefore: by }),
+      });
+      tallyOf(tally, group.schoolId).invitations++;
+      const set = reached.get(group.schoolId) ?? new Set();
+      for (const id of group.inScope) set.add(id);
+      reached.set(group.schoolId, set);
+    }
+    for (const [schoolId, set] of reached) tallyOf(tally, schoolId).students = set.size;
+
+    const uncovered: Uncovered[] = [];
+    const byStudent = this.guardianSideLinks();
+    for (const student of [...this.students.values()].sort((a, b) => compare(a.sourcedId, b.sourcedId))) {
+      if (!student.inScope || covered.has(student.sourcedId)) continue;
+      uncovered.push({ ...named(student), reason: this.reasonFor(student, byStudent) });
+      for (const schoolId of student.schools) tallyOf(tally, schoolId).uncovered++;
+    }
+    return { invitations, uncovered, skipped, schools: [...tally.values()] };
+  }
+
+  /** An agent's children, by the campaign's school they attend. */
+  private childrenBySchool(agent: Agent): Map<string, string[]> {
+    const bySchool = new Map<string, string[]>();
+    for (const id of agent.students)
+      for (const school of this.students.get(id)?.schools ?? [])
+        bySchool.set(school, [...(bySchool.get(school) ?? []), id]);
+    return bySchool;
+  }
+
+  /** Student id → agents whose records name it. */
+  private guardianSideLinks(): Map<string, string[]> {
+    const links = new Map<string, string[]>();
+    for (const agent of this.agents.values())
+      for (const id of agent.students) links.set(id, [...(links.get(id) ?? []), agent.sourcedId]);
+    return links;
+  }
+
+  private reasonFor(student: Student, byStudent: Map<string, string[]>): string {
+    const linked = new Set([...student.agents, ...(byStudent.get(student.sourcedId) ?? [])]);
+    if (linked.size === 0) return REASONS.noLink;
+    const reasons = new Set<string>();
+    for (const id of linked) {
+      const agent = this.agents.get(id);
+      if (!agent) reasons.add(REASONS.dangling);
+      else if (!agent.guardian) reasons.add(agent.ended ? REASONS.roleEnded : notAsked(agent.role));
+      else if (!agent.active) reasons.add(REASONS.toBeDeleted);
+      else if (agent.email === '') reasons.add(REASONS.noEmail);
+      else if (emailProblem(agent.email) !== undefined) reasons.add(REASONS.refusedEmail);
+    }
+    return [...reasons].sort(byReason).join('; ');
+  }
+}
+
+interface Group {
+  key: string;
+  email: string;
+  schoolId: string;
+  guardians: Agent[];
+  inScope: Set<string>;
+  atSchool: Set<string>;
+}
+
+const named = ({ sourcedId, name }: Named): Named => ({ sourcedId, name });
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The fixed reasons in their order, then the "linked <role>" ones alphabetically. */
+function byReason(a: string, b: string): number {
+  const rank = (r: string) => (ORDER.includes(r) ? ORDER.indexOf(r) : ORDER.length);
+  return rank(a) - rank(b) || compare(a, b);
+}
+
+function bySchoolThenKey(schools: ReadonlyMap<string, string>) {
+  const order = [...schools.keys()];
+  return (a: Group, b: Group) =>
+    order.indexOf(a.schoolId) - order.indexOf(b.schoolId) || compare(a.key, b.key);
+}
+
+function tallyOf(tally: Map<string, SchoolSummary>, schoolId: string): SchoolSummary {
+  return tally.get(schoolId) as SchoolSummary;
+}

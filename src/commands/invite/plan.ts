@@ -1,0 +1,283 @@
+// `roster invite plan`: the invitations a campaign needs, from the families the roster already knows. The
+// school's students are read first, then the district's users streamed past the planner (src/campaign/),
+// which keeps only the guardians linked to them. The plan is reviewed (a table and a summary on a terminal,
+// a CSV, --json) and sent by `invite send --file`, the bulk sender with its journal: never by anything else.
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { alreadySent, invitationIdentity } from '../../campaign/already-sent.js';
+import { parseGrades } from '../../campaign/grades.js';
+import { planCsv, planJson, previewTable, summaryLines, uncoveredCsv } from '../../campaign/output.js';
+import { personOf } from '../../campaign/people.js';
+import { CampaignPlanner, type Plan, type PlanScope } from '../../campaign/planner.js';
+import { streamList } from '../../campaign/read.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { privateFolder, writePrivateFile } from '../../files.js';
+import { MAX_ID_LENGTH } from '../../invite/invitation.js';
+import { favourMemory } from '../../oneroster/memory.js';
+import { encodePathSegment, type ReadQuery } from '../../oneroster/query.js';
+import { onerosterService } from '../../oneroster/service.js';
+import { printJson } from '../../output/render.js';
+import { isActive } from '../../schools/match.js';
+import { Session } from '../../session.js';
+import type { Settings } from '../../settings.js';
+import { hiddenCharacter, printable } from '../../values.js';
+import { examples, loadSettings } from '../common.js';
+import { runBulk } from './bulk.js';
+
+export interface PlanFlags {
+  school?: string[];
+  allSchools?: boolean;
+  grade?: string[];
+  roles?: string;
+  count?: string;
+  schoolYearId?: string;
+  out?: string;
+  json?: boolean;
+  uncoveredCsv?: string;
+  includeInvited?: boolean;
+  sentByUserId?: string;
+  refreshSchools?: boolean;
+}
+
+/** The roles OneRoster gives to the people linked to a student as `agents`. */
+const AGENT_ROLES = ['parent', 'guardian', 'relative'];
+const DEFAULT_ROLES = 'parent,guardian';
+const PAGE_SIZE = 1000;
+const CONCURRENCY = 4;
+
+/** What the flags ask for, checked before any request. */
+export interface PlanRequest {
+  schools: string[] | 'all';
+  grades?: Set<string>;
+  roles: Set<string>;
+  count: PlanScope['count'];
+  schoolYearId?: string;
+  out?: string;
+  uncoveredCsv?: string;
+}
+
+export function parsePlanFlags(flags: PlanFlags): PlanRequest {
+  const schools = (flags.school ?? []).map((s) => s.trim());
+  if (flags.allSchools && schools.length > 0)
+    throw new UsageError('Give --school or --all-schools, not both.');
+  if (!flags.allSchools && schools.length === 0)
+    throw new UsageError(
+      'Which school? Give --school (a sourcedId, name or identifier; repeatable) or --all-schools.',
+    );
+  if (schools.some((s) => s === '')) throw new UsageError('--school is empty.');
+  const roles = new Set(
+    (flags.roles ?? DEFAULT_ROLES)
+      .split(',')
+      .map((r) => r.trim().toLowerCase())
+      .filter(Boolean),
+  );
+  const unknown = [...roles].filter((r) => !AGENT_ROLES.includes(r));
+  if (roles.size === 0 || unknown.length > 0)
+    throw new UsageError(
+      `Invalid --roles "${printable(flags.roles ?? '', 40)}": give some of ${AGENT_ROLES.join(', ')}, separated by commas.`,
+    );
+  const count = flags.count ?? 'in-scope';
+  if (count !== 'in-scope' && count !== 'school')
+    throw new UsageError(`Invalid --count "${printable(count, 20)}": expected in-scope or school.`);
+  const year = flags.schoolYearId?.trim();
+  if (year !== undefined) {
+    const hidden = hiddenCharacter(flags.schoolYearId ?? '');
+    if (year === '' || hidden || year.length > MAX_ID_LENGTH)
+      throw new UsageError(
+        `Invalid --school-year-id "${printable(year, 40)}"${hidden ? `: it contains ${hidden}` : ''}.`,
+      );
+  }
+  for (const [flag, value] of [
+    ['--out', flags.out],
+    ['--uncovered-csv', flags.uncoveredCsv],
+  ] as const) {
+    if (value !== undefined && (value.trim() === '' || value === '-'))
+      throw new UsageError(`${flag} needs a file path.`);
+  }
+  if (flags.out !== undefined && flags.out === flags.uncoveredCsv)
+    throw new UsageError('--out and --uncovered-csv must be two files.');
+  return {
+    schools: flags.allSchools ? 'all' : [...new Set(schools)],
+    grades: parseGrades(flags.grade),
+    roles,
+    count,
+    ...(year !== undefined && { schoolYearId: year }),
+    ...(flags.out !== undefined && { out: resolve(flags.out) }),
+    ...(flags.uncoveredCsv !== undefined && { uncoveredCsv: resolve(flags.uncoveredCsv) }),
+  };
+}
+
+/** Fields the plan reads of each user, per version: less to send and to parse on a district's worth. */
+const FIELDS = {
+  '1.1': ['sourcedId', 'status', 'givenName', 'familyName', 'email', 'role', 'orgs', 'grades', 'agents'],
+  '1.2': ['sourcedId', 'status', 'givenName', 'familyName', 'email', 'roles', 'grades', 'agents'],
+};
+
+export async function makePlan(
+  ctx: Context,
+  session: Session,
+  request: PlanRequest,
+  includeInvited: boolean,
+  refreshSchools: boolean,
+): Promise<{ plan: Plan; source: string }> {
+  const { SchoolDirectory, schoolUsageError } = await import('../../schools/directory.js');
+  const directory = new SchoolDirectory(ctx, session, refreshSchools);
+  const schools = new Map<string, string>();
+  if (request.schools === 'all') {
+    const list = await directory.list();
+    if (!list)
+      throw new UsageError("--all-schools needs the district's list of schools, which could not be read.");
+    for (const s of list.filter(isActive)) schools.set(s.sourcedId, s.name || s.sourcedId);
+  } else {
+    const resolved = await directory.resolveAll(request.schools);
+    for (const value of request.schools) {
+      const match = resolved.get(value) ?? { kind: 'unchecked' as const };
+      if (match.kind === 'unchecked') schools.set(value, value);
+      else if (match.kind === 'school') schools.set(match.school.sourcedId, match.school.name || value);
+      else throw schoolUsageError(`--school "${printable(value, 80)}"`, match);
+    }
+  }
+  const service = onerosterService(session);
+  const fields = FIELDS[service.version];
+  const today = new Date(ctx.now()).toISOString().slice(0, 10);
+  const planner = new CampaignPlanner({ ...request, schools });
+  const sent = await alreadySent(ctx, session, session.settings.clientId ?? '');
+  await favourMemory((line) => ctx.log.debug(line));
+
+  const studentQuery: ReadQuery = { limit: PAGE_SIZE, filter: "status='active'", fields };
+  const reads =
+    request.schools === 'all'
+      ? [{ path: 'students', what: 'students' }]
+      : [...schools].map(([id, name]) => ({
+          path: `schools/${encodePathSegment(id)}/students`,
+          what: `the students of ${printable(name, 80)}`,
+        }));
+  for (const read of reads)
+    await streamList(ctx, service, { ...read, query: studentQuery, concurrency: CONCURRENCY }, (record) => {
+      const person = personOf(record, today);
+      if (person) planner.addStudent(person);
+    });
+  ctx.log.debug(`campaign: ${planner.studentCount} students kept; reading the district's users`);
+  await streamList(
+    ctx,
+    service,
+    {
+      path: 'users',
+      what: "the district's users",
+      query: { limit: PAGE_SIZE, fields },
+      concurrency: CONCURRENCY,
+    },
+    (record) => {
+      const person = personOf(record, today);
+      if (person) planner.offer(person);
+    },
+  );
+  return {
+    plan: planner.plan(invitationIdentity, (identity) => sent.by(identity), includeInvited),
+    source: sent.source,
+  };
+}
+
+async function run(flags: PlanFlags, ctx: Context, settings: Settings): Promise<void> {
+  const request = parsePlanFlags(flags);
+  const session = new Session(ctx, settings);
+  const { plan, source } = await makePlan(
+    ctx,
+    session,
+    request,
+    Boolean(flags.includeInvited),
+    Boolean(flags.refreshSchools),
+  );
+  if (request.out) await writePrivateFile(request.out, planCsv(plan, request.schoolYearId));
+  if (request.uncoveredCsv) await writePrivateFile(request.uncoveredCsv, uncoveredCsv(plan));
+  if (flags.json) printJson(ctx, planJson(plan, { alreadyInvited: source }));
+  else if (!request.out && !ctx.io.stdoutIsTTY) ctx.io.stdout.write(planCsv(plan, request.schoolYearId));
+
+  const ask = ctx.interactive && !flags.json && plan.invitations.length > 0;
+  if (ctx.io.stderrIsTTY && plan.invitations.length > 0 && !flags.json)
+    ctx.io.stderr.write(await previewTable(plan, ctx.io.columns));
+  for (const line of summaryLines(plan, Boolean(flags.includeInvited))) ctx.log.info(line);
+  ctx.log.info(`Already invited: checked against ${source}.`);
+  if (request.out) ctx.log.info(`Plan written to ${request.out}.`);
+  if (request.uncoveredCsv) ctx.log.info(`Uncovered students written to ${request.uncoveredCsv}.`);
+  if (!ask) return;
+
+  const sender = flags.sentByUserId ?? settings.profile.sentByUserId;
+  const n = plan.invitations.length;
+  if (!sender?.trim()) {
+    ctx.log.info(
+      `To send them: save the plan with --out FILE, then run \`roster invite send --file FILE --sent-by-user-id ID\` (or pass --sent-by-user-id here).`,
+    );
+    return;
+  }
+  const yes = await (await ctx.prompter()).confirm(
+    `Send these ${n} invitation${n === 1 ? '' : 's'} now?`,
+    false,
+  );
+  if (!yes) {
+    ctx.log.info('Nothing was sent.');
+    return;
+  }
+  // The plan on disk before anything is sent: the journal of `invite send --file` belongs to that file, so
+  // an interrupted send is resumed with that command.
+  const file = request.out ?? (await savePlan(ctx, plan, request.schoolYearId));
+  ctx.log.info(
+    `Resume or check this send with: roster invite send --file ${file} --sent-by-user-id ${sender}`,
+  );
+  await runBulk({ file, sentByUserId: sender, yes: true }, ctx, settings);
+}
+
+/** A plan sent from the terminal without --out is kept in roster's state folder, beside the journals. */
+async function savePlan(ctx: Context, plan: Plan, schoolYearId: string | undefined): Promise<string> {
+  const folder = `${ctx.paths.stateDir}/plans`;
+  await privateFolder(folder, ctx.paths.stateDir);
+  const stamp = new Date(ctx.now()).toISOString().replace(/[-:]/g, '').replace(/\..*/, 'Z');
+  const file = `${folder}/plan-${stamp}.csv`;
+  await writePrivateFile(file, planCsv(plan, schoolYearId));
+  ctx.log.info(`Plan saved to ${file}.`);
+  return file;
+}
+
+export function register(invite: Command, ctx: Context): void {
+  const collect = (value: string, previous: string[] = []) => [...previous, value];
+  const command = invite
+    .command('plan')
+    .summary("plan a campaign: one invitation per family e-mail, from the roster's guardians")
+    .description(
+      'Plan the invitations of a campaign (re-enrolment, kindergarten round-up): the active students of ' +
+        'the school(s), of the given grades, and the parents and guardians linked to them through agents ' +
+        '(on either side). One invitation per e-mail, school and school year, counting the distinct children ' +
+        'of everyone sharing that e-mail. Students without a reachable guardian e-mail, e-mails invite send ' +
+        'would refuse and invitations already sent are left out, each with its reason.\n\n' +
+        'The plan is written as a CSV that `roster invite send --file` sends as it is (--out), as JSON ' +
+        '(--json), or as a CSV on stdout; on a terminal a preview is shown and you are asked whether to send ' +
+        'it now, through `invite send --file` (its journal makes the send resumable).',
+    )
+    .option('--school <school>', 'sourcedId, name or identifier of a school (repeatable)', collect)
+    .option('--all-schools', 'every school of the district')
+    .option(
+      '--grade <grades>',
+      'only students in these grades, e.g. KG,01 (repeatable; K, 00 and Kindergarten are KG)',
+      collect,
+    )
+    .option('--roles <roles>', `who is invited: some of ${AGENT_ROLES.join(', ')} (default ${DEFAULT_ROLES})`)
+    .option(
+      '--count <how>',
+      'studentCount: in-scope (children in the plan, default) or school (all their children at the school)',
+    )
+    .option('--school-year-id <id>', 'school year of the invitations (a column of the plan)')
+    .option('--out <file>', 'write the plan as a CSV for roster invite send --file')
+    .option('--json', 'print the plan, the uncovered students and the skipped invitations as JSON')
+    .option('--uncovered-csv <file>', 'write the students left out, with their reasons')
+    .option('--include-invited', 'list invitations already sent too, marked, for a deliberate re-send')
+    .option('--sent-by-user-id <id>', "when sending from the terminal: the sender (default: the profile's)")
+    .option('--refresh-schools', "read the district's schools again instead of using the day-old cache")
+    .action(async (flags: PlanFlags, cmd: Command) => run(flags, ctx, await loadSettings(ctx, cmd)));
+  examples(command, [
+    'roster invite plan --school "Alder Elementary School"',
+    'roster invite plan --school org-sch-1 --grade KG --out roundup.csv --uncovered-csv fix-in-sis.csv',
+    'roster invite send --file roundup.csv --sent-by-user-id usr-42',
+    'roster invite plan --all-schools --school-year-id as-2026-27 --out reenrol.csv --json > reenrol.json',
+  ]);
+}
