@@ -8,6 +8,8 @@ const BENCHMARKS = {
   startup: 'start-up of --version, --help, token and attendance check against node -e 0, per Node (~1–3 min)',
   export: 'roster students --all --ndjson: memory, records/s, parallel pages against a curl loop (~1–2 min)',
   bulk: 'invite send --file of 1,000 rows at 50 ms latency against the ideal (~30 s)',
+  campaign:
+    'invite plan of one school of 2,000 in a district of 50,000 students: time and RSS beside the users read (~1–2 min)',
 };
 
 const names = process.argv.slice(2);

@@ -102,6 +102,8 @@ describe('commands that need no network load no HTTP library', () => {
       ['--bogus'],
       ['tokn'],
       ['invite', 'send', '--email'],
+      ['invite', 'plan'],
+      ['invite', 'plan', '--school', 'org-sch-1', '--roles', 'teacher'],
       ['roster', 'students', '--limit', 'x'],
     ]) {
       const run = await traced(args, credentials());

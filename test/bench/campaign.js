@@ -1,0 +1,121 @@
+// Campaign benchmark (issue 14): `roster invite plan` for one school of 2,000 students in a district of
+// 50,000 students (25 schools) and ~80,000 guardians, beside `roster roster users --all --ndjson > /dev/null`
+// of the same district, in the same run: the plan reads the school's students and streams the district's
+// users once, so its time is that read's, plus a little. Both run as their own processes against the
+// sandbox (its own process, not counted); peak RSS is reported by each client itself as it exits.
+// Goals: the plan at most 1.3× the read's time, at most 250 MB peak RSS.
+//
+//   npm run bench -- campaign            (builds first)
+//   node test/bench/campaign.js --students 50000 --schools 25 --rounds 3
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { benchEnv, ROOT, ROSTER, row, startSandbox } from './lib.js';
+
+const argv = process.argv.slice(2);
+const flag = (name, fallback) => {
+  const i = argv.indexOf(name);
+  return i >= 0 && argv[i + 1] !== undefined ? Number(argv[i + 1]) : fallback;
+};
+const STUDENTS = flag('--students', 50_000);
+const SCHOOLS = flag('--schools', 25);
+const ROUNDS = flag('--rounds', 3);
+const TIME_GOAL = 1.3;
+const MEMORY_GOAL_MB = 250;
+
+if (!existsSync(`${ROOT}/dist/cli.js`)) {
+  console.error('dist/ is missing: run `npm run build` first.');
+  process.exit(2);
+}
+
+// Reports the client's own peak RSS (kB) on file descriptor 3 as it exits.
+const PRELOAD = `data:text/javascript,${encodeURIComponent(
+  "import{writeSync}from'node:fs';process.on('exit',()=>{try{writeSync(3,String(process.resourceUsage().maxRSS))}catch{}});",
+)}`;
+
+/** Runs roster with stdout discarded; resolves with milliseconds, peak RSS in MB and stderr. */
+function timed(env, args) {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(process.execPath, ['--import', PRELOAD, ROSTER, ...args], {
+      env,
+      stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    let reported = '';
+    let polledKb = 0;
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.stdio[3].on('data', (chunk) => (reported += chunk));
+    const poll = setInterval(() => {
+      try {
+        const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+        if (match) polledKb = Math.max(polledKb, Number(match[1]));
+      } catch {
+        // no /proc here, or the process just ended
+      }
+    }, 20);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearInterval(poll);
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      if (code !== 0)
+        return reject(new Error(`roster ${args.join(' ')} exited with ${code}: ${stderr.trim()}`));
+      resolve({ ms, peakMb: Math.max(Number(reported) || 0, polledKb) / 1024, stderr });
+    });
+  });
+}
+
+console.log(
+  `# ${STUDENTS.toLocaleString('en')} students in ${SCHOOLS} schools; the plan for org-sch-1 (node ${process.version})`,
+);
+const sandbox = await startSandbox(['--students', String(STUDENTS), '--schools', String(SCHOOLS)]);
+try {
+  const env = benchEnv({
+    ROSTER_BASE_URL: sandbox.baseUrl,
+    ROSTER_CLIENT_ID: 'demo-allowed',
+    ROSTER_CLIENT_SECRET: 'riverside-secret-2024',
+  });
+  const out = join(mkdtempSync(join(tmpdir(), 'roster-campaign-')), 'plan.csv');
+  const read = ['roster', 'users', '--all', '--ndjson'];
+  const plan = ['invite', 'plan', '--school', 'org-sch-1', '--out', out];
+  // Warm-up: the token and the schools cached, the sandbox's pages rendered once.
+  await timed(env, read);
+  const warm = await timed(env, plan);
+  console.log(
+    warm.stderr
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('Alder'))
+      .join('\n'),
+  );
+  const times = { read: [], plan: [] };
+  const peaks = { read: [], plan: [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [label, args] of [
+      ['read', read],
+      ['plan', plan],
+    ]) {
+      const { ms, peakMb } = await timed(env, args);
+      times[label].push(ms);
+      peaks[label].push(peakMb);
+    }
+  }
+  const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
+  const base = median(times.read);
+  const range = (list) =>
+    `(range ${(Math.min(...list) / base).toFixed(2)}–${(Math.max(...list) / base).toFixed(2)}×)`;
+  console.log(`median of ${ROUNDS} interleaved rounds`);
+  console.log(
+    `${row('roster roster users --all --ndjson > /dev/null', base, base)}  peak RSS ${Math.max(...peaks.read).toFixed(1)} MB`,
+  );
+  console.log(
+    `${row('roster invite plan --school org-sch-1 --out FILE', median(times.plan), base, TIME_GOAL)}  ${range(times.plan)}`,
+  );
+  const peak = Math.max(...peaks.plan);
+  console.log(
+    `invite plan peak RSS ${peak.toFixed(1)} MB  ${peak <= MEMORY_GOAL_MB ? `goal ≤ ${MEMORY_GOAL_MB} MB met` : `goal ≤ ${MEMORY_GOAL_MB} MB NOT met`}`,
+  );
+} finally {
+  sandbox.stop();
+}

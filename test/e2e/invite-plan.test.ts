@@ -1,0 +1,347 @@
+// `roster invite plan` end to end: the built CLI against the sandbox over HTTP, its plan checked against an
+// independent computation from the sandbox's own users (test/helpers/families.ts), then sent by
+// `invite send --file` and counted at the sandbox.
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { runCli, startCli, until } from '../helpers/cli.js';
+import { tempDir } from '../helpers/context.js';
+import { actualPlan, expectedPlan, fetchUsers, type Version } from '../helpers/families.js';
+import { startPty } from '../helpers/pty.js';
+import { demoClient, demoEnv } from '../helpers/sandbox.js';
+
+type Agents = 'both' | 'students' | 'guardians';
+const ALL = ['org-sch-1', 'org-sch-2', 'org-sch-3', 'org-sch-4', 'org-sch-5'];
+const today = () => new Date().toISOString().slice(0, 10);
+
+let sandbox: Sandbox | undefined;
+afterEach(async () => {
+  await sandbox?.close();
+  sandbox = undefined;
+});
+
+async function start(options: { agents?: Agents; refuseFields?: boolean } = {}): Promise<Sandbox> {
+  sandbox = await startSandbox({ oneroster: options });
+  return sandbox;
+}
+
+const users = (sb: Sandbox, version: Version) =>
+  fetchUsers(sb.baseUrl, 'demo-allowed', demoClient(sb).clientSecret, version);
+
+function plan(sb: Sandbox, home: string, args: string[], version: Version = '1.1') {
+  return runCli(['invite', 'plan', '--oneroster', version, ...args], home, {
+    env: demoEnv(sb),
+    timeoutMs: 60_000,
+  });
+}
+
+/** GET /__sandbox/… over HTTP, as any client of the sandbox would. */
+async function admin<T>(sb: Sandbox, path: string, method = 'GET'): Promise<T> {
+  return (await (await fetch(`${sb.origin}/__sandbox/${path}`, { method })).json()) as T;
+}
+
+interface Delivered {
+  to: string;
+  invitationId: string;
+}
+interface InvitationRecord {
+  id: string;
+  email: string;
+  schoolId: string;
+  studentCount: number;
+}
+
+/** E-mails per address and the studentCount each carried, as the sandbox counted them. */
+async function countedAtSandbox(sb: Sandbox) {
+  const outbox = await admin<Delivered[]>(sb, 'outbox');
+  const invitations = await admin<InvitationRecord[]>(sb, 'invitations');
+  const byId = new Map(invitations.map((i) => [i.id, i]));
+  const perKey = new Map<string, number[]>();
+  for (const mail of outbox) {
+    const record = byId.get(mail.invitationId);
+    const key = `${mail.to.trim().toLowerCase()}|${record?.schoolId}`;
+    perKey.set(key, [...(perKey.get(key) ?? []), record?.studentCount ?? -1]);
+  }
+  return perKey;
+}
+
+describe.each(['1.1', '1.2'] as const)('invite plan over OneRoster %s', (version) => {
+  it.each(['both', 'students', 'guardians'] as const)(
+    'links on %s: the plan equals the one computed from the sandbox data, with every trap',
+    async (agents) => {
+      const sb = await start({ agents });
+      const home = tempDir();
+      const result = await plan(sb, home, ['--all-schools', '--json'], version);
+      expect(result.stderr).not.toContain('Error');
+      expect(result.code).toBe(0);
+      const expected = expectedPlan(await users(sb, version), version, { schools: ALL, today: today() });
+      const actual = actualPlan(JSON.parse(result.stdout));
+      expect(actual).toEqual(expected);
+      // The traps are there to be handled, not absent: a shared address (two guardians, one invitation),
+      // siblings, a family at two schools, and each reason a student is left out.
+      expect(expected.invitations.some((i) => i.guardians.length >= 2)).toBe(true);
+      expect(expected.invitations.some((i) => i.studentCount >= 2)).toBe(true);
+      const schoolsPerEmail = new Map<string, number>();
+      for (const i of expected.invitations)
+        schoolsPerEmail.set(i.email, (schoolsPerEmail.get(i.email) ?? 0) + 1);
+      expect([...schoolsPerEmail.values()].some((n) => n >= 2)).toBe(true);
+      const reasons = new Set(expected.uncovered.flatMap((u) => u.reason.split('; ')));
+      expect([...reasons].sort()).toEqual(
+        expect.arrayContaining([
+          'no guardian linked',
+          'linked relative (not in --roles)',
+          'guardian without e-mail',
+          'guardian to be deleted',
+          'guardian e-mail invite send would refuse',
+          ...(agents === 'guardians' ? [] : ['linked guardian not returned by the API']),
+        ]),
+      );
+      expect(expected.refused.length).toBeGreaterThan(0);
+    },
+    60_000,
+  );
+
+  it('one school, kindergarten by its alias, every child at the school counted with --count school', async () => {
+    const sb = await start();
+    const home = tempDir();
+    const data = await users(sb, version);
+    for (const count of ['in-scope', 'school'] as const) {
+      const result = await plan(
+        sb,
+        home,
+        ['--school', 'Alder Elementary School', '--grade', 'Kindergarten', '--count', count, '--json'],
+        version,
+      );
+      expect(result.code).toBe(0);
+      const expected = expectedPlan(data, version, {
+        schools: ['org-sch-1'],
+        grades: ['KG'],
+        today: today(),
+        count,
+      });
+      expect(actualPlan(JSON.parse(result.stdout))).toEqual(expected);
+      expect(expected.invitations.length).toBeGreaterThan(0);
+    }
+  }, 60_000);
+});
+
+describe('the plan sent by invite send --file', () => {
+  it('each guardian e-mailed exactly once with the right studentCount; a re-plan lists nobody; after churn, exactly the new families', async () => {
+    const sb = await start();
+    const home = tempDir();
+    const out = join(tempDir(), 'plan.csv');
+    const made = await plan(sb, home, ['--all-schools', '--out', out, '--json']);
+    expect(made.code).toBe(0);
+    expect(statSync(out).mode & 0o777).toBe(0o600);
+    const planned = JSON.parse(made.stdout);
+    expect(readFileSync(out, 'utf8').split('\r\n')[0]).toBe(
+      'email,schoolId,studentCount,guardianNames,studentIds',
+    );
+
+    const sent = await runCli(
+      ['invite', 'send', '--file', out, '--sent-by-user-id', 'usr-1', '--yes'],
+      home,
+      {
+        env: demoEnv(sb),
+        timeoutMs: 120_000,
+      },
+    );
+    expect(sent.stderr).toMatch(/Sent \d+ invitations/);
+    expect(sent.code).toBe(0);
+    const counted = await countedAtSandbox(sb);
+    const expected = expectedPlan(await users(sb, '1.1'), '1.1', { schools: ALL, today: today() });
+    expect(counted.size).toBe(expected.invitations.length);
+    for (const i of expected.invitations)
+      expect(counted.get(`${i.email}|${i.schoolId}`), i.email).toEqual([i.studentCount]);
+    expect(planned.invitations.length).toBe(expected.invitations.length);
+
+    const again = await plan(sb, home, ['--all-schools', '--json']);
+    expect(again.code).toBe(0);
+    const replanned = JSON.parse(again.stdout);
+    expect(replanned.invitations).toEqual([]);
+    expect(replanned.summary.alreadyInvited).toBe(expected.invitations.length);
+    expect(again.stderr).toContain('0 invitations');
+
+    const churn = await admin<{ collection: string; change: string; sourcedId: string }[]>(
+      sb,
+      'churn?n=30',
+      'POST',
+    );
+    const newGuardians = new Set(churn.filter((c) => c.change === 'new-guardian').map((c) => c.sourcedId));
+    expect(newGuardians.size).toBeGreaterThan(0);
+    const after = await plan(sb, home, ['--all-schools', '--json']);
+    expect(after.code).toBe(0);
+    const fresh = actualPlan(JSON.parse(after.stdout));
+    const sentKeys = new Set(expected.invitations.map((i) => `${i.email}|${i.schoolId}`));
+    const wanted = expectedPlan(await users(sb, '1.1'), '1.1', {
+      schools: ALL,
+      today: today(),
+    }).invitations.filter((i) => !sentKeys.has(`${i.email}|${i.schoolId}`));
+    expect(fresh.invitations).toEqual(wanted);
+    expect(fresh.invitations.length).toBeGreaterThan(0);
+    for (const i of fresh.invitations) for (const g of i.guardians) expect(newGuardians).toContain(g);
+  }, 180_000);
+
+  it('kill -9 in the middle of the send, then the same command: still each invitation exactly once', async () => {
+    const sb = await start();
+    const home = tempDir();
+    const out = join(tempDir(), 'plan.csv');
+    expect((await plan(sb, home, ['--all-schools', '--out', out])).code).toBe(0);
+    sb.setOptions({ latencyMs: 20 });
+    const args = [
+      'invite',
+      'send',
+      '--file',
+      out,
+      '--sent-by-user-id',
+      'usr-1',
+      '--yes',
+      '--concurrency',
+      '8',
+    ];
+    const first = startCli(args, home, { env: demoEnv(sb), timeoutMs: 120_000 });
+    await until(() => sb.outbox.length >= 100, 60_000);
+    first.child.kill('SIGKILL');
+    expect((await first.done).code).toBe(null);
+    const total = readFileSync(out, 'utf8').trim().split('\r\n').length - 1;
+    expect(sb.outbox.length).toBeLessThan(total);
+    sb.setOptions({ latencyMs: 0 });
+    const resumed = await runCli([...args, '--json'], home, { env: demoEnv(sb), timeoutMs: 120_000 });
+    const report = JSON.parse(resumed.stdout);
+    const inDoubt = report.rows.filter((r: { result: string }) => r.result === 'in-doubt');
+    expect(resumed.code).toBe(inDoubt.length > 0 ? 5 : 0);
+    const counted = await countedAtSandbox(sb);
+    // Nothing twice; every invitation of the plan once (in-doubt ones reached the sandbox before the kill).
+    expect(Math.max(...[...counted.values()].map((c) => c.length))).toBe(1);
+    expect(counted.size).toBe(total);
+  }, 180_000);
+});
+
+describe('a 1.2 server that refuses the roles filter and fields=', () => {
+  it('asks again without fields= (said under --debug), and the plan is still right; --debug shows no guardian', async () => {
+    const sb = await start({ refuseFields: true });
+    const home = tempDir();
+    const result = await plan(sb, home, ['--all-schools', '--json', '--debug'], '1.2');
+    expect(result.code).toBe(0);
+    const data = await users(sb, '1.2');
+    expect(actualPlan(JSON.parse(result.stdout))).toEqual(
+      expectedPlan(data, '1.2', { schools: ALL, today: today() }),
+    );
+    expect(result.stderr).toMatch(/refused the filter and fields= \(HTTP 400\); asking again without them/);
+    const refused = sb.requests.filter((r) => r.status === 400 && r.rawQuery.includes('fields='));
+    expect(refused.length).toBeGreaterThan(0);
+    // No request filters on roles; every users read after the refusal went without fields=.
+    expect(sb.requests.some((r) => /filter=[^&]*roles/i.test(decodeURIComponent(r.rawQuery)))).toBe(false);
+    for (const g of data.filter((u) => u.roles?.some((r: { role: string }) => r.role !== 'student'))) {
+      if (g.email) expect(result.stderr).not.toContain(g.email.trim());
+      if (g.familyName) expect(result.stderr).not.toContain(`${g.givenName} ${g.familyName}`);
+    }
+  }, 60_000);
+});
+
+describe('invite plan on a terminal', () => {
+  it('shows the preview and the summary, asks, and on yes saves the plan and sends it through invite send --file', async () => {
+    const sb = await start();
+    const home = tempDir();
+    const run = startPty(
+      ['invite', 'plan', '--school', 'org-sch-1', '--grade', 'KG', '--sent-by-user-id', 'usr-1'],
+      home,
+      demoEnv(sb),
+    );
+    await run.waitFor('e-mail');
+    await run.waitFor(
+      /Alder Elementary School: (\d+) invitations for \d+ students; \d+ students? without a guardian e-mail; 0 already invited/,
+    );
+    const n = Number(/Alder Elementary School: (\d+) invitations/.exec(run.screen())?.[1]);
+    await run.waitFor(`Send these ${n} invitations now?`);
+    expect(sb.outbox.length).toBe(0);
+    run.type('y\r');
+    await run.waitFor(/Plan saved to (\S+\.csv)/);
+    await run.waitFor(`Sent ${n} invitations`);
+    const result = await run.done;
+    expect(result.code).toBe(0);
+    expect(sb.outbox.length).toBe(n);
+    const saved = /Plan saved to (\S+\.csv)/.exec(run.screen())?.[1] as string;
+    expect(statSync(saved).mode & 0o777).toBe(0o600);
+    // The same file resumes (here: finds everything sent) with invite send --file.
+    const again = await runCli(
+      ['invite', 'send', '--file', saved, '--sent-by-user-id', 'usr-1', '--yes'],
+      home,
+      {
+        env: demoEnv(sb),
+      },
+    );
+    expect(again.code).toBe(0);
+    expect(sb.outbox.length).toBe(n);
+  }, 60_000);
+
+  it('no: nothing is sent', async () => {
+    const sb = await start();
+    const home = tempDir();
+    const run = startPty(
+      ['invite', 'plan', '--school', 'org-sch-2', '--sent-by-user-id', 'usr-1'],
+      home,
+      demoEnv(sb),
+    );
+    await run.waitFor('now?');
+    run.type('n\r');
+    await run.waitFor('Nothing was sent.');
+    expect((await run.done).code).toBe(0);
+    expect(sb.outbox.length).toBe(0);
+  }, 60_000);
+});
+
+describe('invite plan: files and usage', () => {
+  it('--uncovered-csv lists the students left out with their reasons; --out replaces a planted link, never writes through it', async () => {
+    const sb = await start();
+    const home = tempDir();
+    const dir = tempDir();
+    const victim = join(dir, 'victim.txt');
+    writeFileSync(victim, 'keep me');
+    const out = join(dir, 'plan.csv');
+    const { symlinkSync } = await import('node:fs');
+    symlinkSync(victim, out);
+    const uncoveredFile = join(dir, 'uncovered.csv');
+    const result = await plan(sb, home, [
+      '--school',
+      'org-sch-1',
+      '--out',
+      out,
+      '--uncovered-csv',
+      uncoveredFile,
+      '--json',
+    ]);
+    expect(result.code).toBe(0);
+    expect(readFileSync(victim, 'utf8')).toBe('keep me');
+    expect(statSync(out).mode & 0o777).toBe(0o600);
+    const json = JSON.parse(result.stdout);
+    const lines = readFileSync(uncoveredFile, 'utf8').trim().split('\r\n');
+    expect(lines[0]).toBe('sourcedId,name,reason');
+    expect(lines.length - 1).toBe(json.uncovered.length);
+    expect(json.uncovered.length).toBeGreaterThan(0);
+    expect(statSync(uncoveredFile).mode & 0o777).toBe(0o600);
+  }, 60_000);
+
+  it.each([
+    [[], /Give --school/],
+    [['--school', 'org-sch-1', '--all-schools'], /not both/],
+    [['--school', 'org-sch-1', '--roles', 'teacher'], /Invalid --roles/],
+    [['--school', 'org-sch-1', '--count', 'all'], /Invalid --count/],
+    [['--school', 'org-sch-1', '--grade', 'K,,1'], /Invalid --grade/],
+    [['--school', 'org-sch-1', '--out', '-'], /--out needs a file path/],
+  ])('%j: a usage error (exit 2) before any request', async (args, message) => {
+    const sb = await start();
+    const result = await plan(sb, tempDir(), args as string[]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(sb.requests).toHaveLength(0);
+  });
+
+  it('a school name matching no school: exit 2, nothing read but the schools', async () => {
+    const sb = await start();
+    const result = await plan(sb, tempDir(), ['--school', 'Nowhere High']);
+    expect(result.code).toBe(2);
+    expect(sb.requests.every((r) => r.path.includes('/schools') || r.path.endsWith('/token'))).toBe(true);
+  });
+});
