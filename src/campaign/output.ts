@@ -73,33 +73,44 @@ export function summaryLines(plan: Plan, includeInvited: boolean): string[] {
   });
 }
 
-/** The first rows of the plan as a table for the terminal (cli-table3 loads only here). */
+/**
+ * The first rows of the plan as a table for the terminal (cli-table3 loads only here); the school column
+ * only when the plan spans several. Long addresses wrap rather than being cut: each is someone to e-mail.
+ */
 export async function previewTable(plan: Plan, columns: number, rows = 15): Promise<string> {
   const { default: Table } = await import('cli-table3');
+  const several = plan.schools.length > 1;
+  const head = ['e-mail', ...(several ? ['school'] : []), 'students', 'guardians', 'children'];
   const table = new Table({
-    head: ['e-mail', 'school', 'students', 'guardians', 'children'],
+    head,
     style: { head: [], border: [] },
     wordWrap: true,
-    colWidths: widths(columns),
+    wrapOnWordBoundary: false,
+    colWidths: widths(columns, several),
   });
+  const names = (people: { name: string; sourcedId: string }[]) =>
+    displayText(people.map((p) => p.name || p.sourcedId).join('; '));
   for (const i of plan.invitations.slice(0, rows)) {
     table.push([
       displayText(i.email) + (i.invitedBefore ? ' (invited before)' : ''),
-      displayText(i.schoolId),
+      ...(several ? [displayText(i.schoolId)] : []),
       String(i.studentCount),
-      displayText(i.guardians.map((g) => g.name || g.sourcedId).join('; ')),
-      displayText(i.students.map((s) => s.name || s.sourcedId).join('; ')),
+      names(i.guardians),
+      names(i.students),
     ]);
   }
   const more = plan.invitations.length - rows;
   return `${table.toString()}\n${more > 0 ? `… and ${more} more\n` : ''}`;
 }
 
-function widths(columns: number): number[] {
-  const room = Math.max(60, columns) - 16;
-  const email = Math.floor(room * 0.3);
-  const school = Math.floor(room * 0.14);
+/** Column widths (cli-table3 counts padding inside them) filling the terminal, the e-mail widest. */
+function widths(columns: number, several: boolean): number[] {
+  const parts = several ? 5 : 4;
+  const room = Math.max(60, columns) - (parts + 1);
   const students = 10;
-  const rest = room - email - school - students;
-  return [email, school, students, Math.floor(rest / 2), rest - Math.floor(rest / 2)];
+  const school = several ? Math.floor(room * 0.15) : 0;
+  const email = Math.floor((room - students - school) * 0.4);
+  const rest = room - students - school - email;
+  const guardians = Math.floor(rest / 2);
+  return [email, ...(several ? [school] : []), students, guardians, rest - guardians];
 }
