@@ -2,7 +2,7 @@
 // real CLI (bin/roster.js in child processes), printing what the admin would see. Touches nothing of the
 // user's own: a private HOME for the run, removed at the end.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -91,24 +91,29 @@ const steps: Step[] = [
   },
   { say: 'List the invitations sent', args: ['invite', 'list', '--school-id', 'org-sch-1'] },
   {
-    say: "A campaign: plan the kindergarten round-up at Alder from the roster's families (one invitation per family e-mail; who is left out, and why)",
+    say: "A campaign: plan the re-enrolment at Alder from the roster's families (one invitation per family e-mail, counting its children; who is left out, and why)",
     args: [
       'invite',
       'plan',
       '--school',
       'Alder Elementary School',
-      '--grade',
-      'K',
       '--out',
-      join(home, 'roundup.csv'),
+      join(home, 'alder.csv'),
       '--uncovered-csv',
-      join(home, 'roundup-uncovered.csv'),
+      join(home, 'alder-uncovered.csv'),
       '--no-input',
     ],
   },
   {
     say: 'Send the plan with the bulk sender (its journal: resumable, each family e-mailed exactly once)',
-    args: ['invite', 'send', '--file', join(home, 'roundup.csv'), '--sent-by-user-id', 'adm-001', '--yes'],
+    before: () => {
+      const lines = readFileSync(join(home, 'alder-uncovered.csv'), 'utf8').trim().split(/\r?\n/);
+      console.log(
+        `  The students left out, for the office to fix in the SIS (${lines.length - 1}; the first few):`,
+      );
+      for (const line of lines.slice(0, 6)) console.log(`    ${line}`);
+    },
+    args: ['invite', 'send', '--file', join(home, 'alder.csv'), '--sent-by-user-id', 'adm-001', '--yes'],
   },
   {
     say: 'Plan again right after: nobody left to invite (roster keeps a record of the invitations it sent)',
@@ -117,10 +122,8 @@ const steps: Step[] = [
       'plan',
       '--school',
       'Alder Elementary School',
-      '--grade',
-      'K',
       '--out',
-      join(home, 'roundup-again.csv'),
+      join(home, 'alder-again.csv'),
       '--no-input',
     ],
   },
