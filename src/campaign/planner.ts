@@ -98,7 +98,8 @@ interface Agent extends Named {
   ended: boolean;
   /** Its role when not a campaign one, for the reason. */
   role: string;
-  students: Set<string>;
+  /** Linked students kept (a few: arrays cost less than sets, and a district has tens of thousands). */
+  students: string[];
 }
 
 /** The identity of an invitation (as roster's record of sent invitations keys it). */
@@ -156,12 +157,12 @@ export class CampaignPlanner {
 
   /** A user of the district: kept (compactly) only when linked to a student kept, on either side. */
   offer(person: Person): void {
-    const linked = new Set(this.named.get(person.sourcedId));
-    for (const id of person.agents) if (this.students.has(id)) linked.add(id);
-    if (linked.size === 0) return;
+    const linked = [...(this.named.get(person.sourcedId) ?? [])];
+    for (const id of person.agents) if (this.students.has(id)) addOnce(linked, id);
+    if (linked.length === 0) return;
     const known = this.agents.get(person.sourcedId);
     if (known) {
-      for (const id of linked) known.students.add(id);
+      for (const id of linked) addOnce(known.students, id);
       return;
     }
     const guardian = holds(person, this.scope.roles);
@@ -205,14 +206,14 @@ export class CampaignPlanner {
             email: agent.email,
             schoolId,
             guardians: [],
-            inScope: new Set(),
-            atSchool: new Set(),
+            inScope: [],
+            atSchool: [],
           };
           groups.set(key, group);
         }
         group.guardians.push(agent);
-        for (const id of inScope) group.inScope.add(id);
-        for (const id of children) group.atSchool.add(id);
+        for (const id of inScope) addOnce(group.inScope, id);
+        for (const id of children) addOnce(group.atSchool, id);
       }
     }
 
@@ -266,8 +267,11 @@ export class CampaignPlanner {
   private childrenBySchool(agent: Agent): Map<string, string[]> {
     const bySchool = new Map<string, string[]>();
     for (const id of agent.students)
-      for (const school of this.students.get(id)?.schools ?? [])
-        bySchool.set(school, [...(bySchool.get(school) ?? []), id]);
+      for (const school of this.students.get(id)?.schools ?? []) {
+        const children = bySchool.get(school);
+        if (children) children.push(id);
+        else bySchool.set(school, [id]);
+      }
     return bySchool;
   }
 
@@ -275,7 +279,11 @@ export class CampaignPlanner {
   private guardianSideLinks(): Map<string, string[]> {
     const links = new Map<string, string[]>();
     for (const agent of this.agents.values())
-      for (const id of agent.students) links.set(id, [...(links.get(id) ?? []), agent.sourcedId]);
+      for (const id of agent.students) {
+        const agents = links.get(id);
+        if (agents) agents.push(agent.sourcedId);
+        else links.set(id, [agent.sourcedId]);
+      }
     return links;
   }
 
@@ -300,11 +308,14 @@ interface Group {
   email: string;
   schoolId: string;
   guardians: Agent[];
-  inScope: Set<string>;
-  atSchool: Set<string>;
+  inScope: string[];
+  atSchool: string[];
 }
 
 const named = ({ sourcedId, name }: Named): Named => ({ sourcedId, name });
+const addOnce = (list: string[], id: string) => {
+  if (!list.includes(id)) list.push(id);
+};
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The fixed reasons in their order, then the "linked <role>" ones alphabetically. */
