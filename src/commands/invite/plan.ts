@@ -264,7 +264,7 @@ export function register(invite: Command, ctx: Context): void {
     .option('--roles <roles>', `who is invited: some of ${AGENT_ROLES.join(', ')} (default ${DEFAULT_ROLES})`)
     .option(
       '--count <how>',
-      'studentCount: in-scope (children in the plan, default) or school (all their children at the school)',
+      'in-scope or school: what studentCount counts (default in-scope: the children in the plan; school: all their children at that school)',
     )
     .option('--school-year-id <id>', 'school year of the invitations (a column of the plan)')
     .option('--out <file>', 'write the plan as a CSV for roster invite send --file')
