@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planCsv, planJson, summaryLines, uncoveredCsv } from '../../src/campaign/output.js';
+import { planCsv, planJson, previewTable, summaryLines, uncoveredCsv } from '../../src/campaign/output.js';
 import type { Plan } from '../../src/campaign/planner.js';
 import { parseCsv } from '../../src/invite/csv.js';
 import { readInviteFile } from '../../src/invite/invite-file.js';
@@ -117,5 +117,24 @@ describe('the plan as files', () => {
       refusedEmails: 1,
       alreadyInvitedFrom: 'here',
     });
+  });
+
+  it('the preview and the summary show what the server sent, never its escape sequences', async () => {
+    const hostile: Plan = {
+      ...plan,
+      invitations: [
+        {
+          ...plan.invitations[0]!,
+          guardians: [{ sourcedId: 'g1', name: 'Eve\u001b]52;c;cm0gLXJmIH4=\u0007' }],
+          students: [{ sourcedId: 's1', name: 'Kid\u001b[2J' }],
+        },
+      ],
+      schools: [{ ...plan.schools[0]!, name: 'Alder\u001b[31m' }],
+    };
+    const table = await previewTable(hostile, 100);
+    expect(table).not.toContain('\u001b');
+    expect(table).not.toContain('\u0007');
+    expect(table).toContain('Eve');
+    expect(summaryLines(hostile, false).join('\n')).not.toContain('\u001b');
   });
 });
