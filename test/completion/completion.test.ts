@@ -166,7 +166,9 @@ words=(\${(z)1}); [[ $1 == *' ' ]] && words+=(''); CURRENT=\${#words}; _roster`;
       { env, encoding: 'utf8' },
     );
     expect(registered).toBe('_roster\n');
-    expect(zsh('roster inv')).toContain('invite:enrollment invitations: send (one or a CSV), list, and plan campaigns');
+    expect(zsh('roster inv')).toContain(
+      'invite:enrollment invitations: send (one or a CSV), list, and plan campaigns',
+    );
     expect(zsh('roster attendance ')).toEqual([
       'check:check that API token authentication works for attendance-daily',
     ]);

@@ -3,7 +3,28 @@
 // rules of issue 14 as the README states them, never through roster's own modules.
 
 export type Version = '1.1' | '1.2';
-type Rec = Record<string, any>;
+interface Ref {
+  sourcedId: string;
+}
+interface Role {
+  role: string;
+  org?: Ref;
+  endDate?: string;
+}
+/** A user record as the server sent it (the fields read here). */
+export interface RawUser {
+  sourcedId: string;
+  status?: string;
+  role?: string;
+  roles?: Role[];
+  orgs?: Ref[];
+  grades?: string[];
+  agents?: Ref[];
+  email?: string;
+  givenName?: string;
+  familyName?: string;
+}
+type Rec = RawUser;
 
 export const PREFIX: Record<Version, string> = { '1.1': '/ims/oneroster/v1p1', '1.2': '/ims/oneroster/v1p2' };
 
@@ -87,11 +108,11 @@ export function expectedPlan(
   const active = (u: Rec) => u.status !== 'tobedeleted';
   const rolesNow = (u: Rec): { role: string; org?: string }[] =>
     version === '1.1'
-      ? (u.orgs ?? [{}]).map((o: Rec) => ({ role: u.role, org: o.sourcedId }))
+      ? (u.orgs?.length ? u.orgs : [undefined]).map((o) => ({ role: u.role ?? '', org: o?.sourcedId }))
       : (u.roles ?? [])
-          .filter((r: Rec) => !(r.endDate && r.endDate.slice(0, 10) < options.today))
-          .map((r: Rec) => ({ role: r.role, org: r.org?.sourcedId }));
-  const schoolsOf = (u: Rec) =>
+          .filter((r) => !(r.endDate && r.endDate.slice(0, 10) < options.today))
+          .map((r) => ({ role: r.role, org: r.org?.sourcedId }));
+  const schoolsOf = (u: Rec): string[] =>
     active(u)
       ? rolesNow(u)
           .filter((r) => r.role === 'student' && r.org && options.schools.includes(r.org))
@@ -112,7 +133,7 @@ export function expectedPlan(
   const endedGuardian = (u: Rec) =>
     version === '1.2' &&
     (u.roles ?? []).some(
-      (r: Rec) => roles.includes(r.role) && r.endDate && r.endDate.slice(0, 10) < options.today,
+      (r) => roles.includes(r.role) && r.endDate !== undefined && r.endDate.slice(0, 10) < options.today,
     );
   const isGuardian = (u: Rec) => active(u) && rolesNow(u).some((r) => roles.includes(r.role));
 
@@ -122,7 +143,10 @@ export function expectedPlan(
   >();
   const refused = new Map<string, { email: string; schoolId: string }>();
   const covered = new Set<string>();
-  const atSchool = (id: string, school: string) => schoolsOf(byId.get(id) ?? {}).includes(school);
+  const atSchool = (id: string, school: string) => {
+    const child = byId.get(id);
+    return child !== undefined && schoolsOf(child).includes(school);
+  };
   for (const s of inScope) {
     for (const school of schoolsOf(s)) {
       for (const id of linksOf.get(s.sourcedId) ?? []) {
@@ -191,23 +215,29 @@ export function expectedPlan(
 const byKey = (a: { email: string; schoolId: string }, b: { email: string; schoolId: string }) =>
   `${a.schoolId}|${a.email}`.localeCompare(`${b.schoolId}|${b.email}`);
 
+interface PlanJson {
+  invitations: { email: string; schoolId: string; studentCount: number; guardians: Ref[]; students: Ref[] }[];
+  uncovered: { sourcedId: string; reason: string }[];
+  skipped: { email: string; schoolId: string; reason: string }[];
+}
+
 /** roster's --json plan in the shape of Expected, for comparison. */
-export function actualPlan(json: any): Expected {
+export function actualPlan(json: PlanJson): Expected {
   return {
     invitations: json.invitations
-      .map((i: any) => ({
+      .map((i) => ({
         email: i.email.trim().toLowerCase(),
         schoolId: i.schoolId,
         studentCount: i.studentCount,
-        guardians: i.guardians.map((g: any) => g.sourcedId).sort(),
-        students: i.students.map((s: any) => s.sourcedId).sort(),
+        guardians: i.guardians.map((g) => g.sourcedId).sort(),
+        students: i.students.map((s) => s.sourcedId).sort(),
       }))
       .sort(byKey),
     uncovered: json.uncovered
-      .map((u: any) => ({ sourcedId: u.sourcedId, reason: u.reason }))
-      .sort((a: any, b: any) => a.sourcedId.localeCompare(b.sourcedId)),
+      .map((u) => ({ sourcedId: u.sourcedId, reason: u.reason }))
+      .sort((a, b) => a.sourcedId.localeCompare(b.sourcedId)),
     refused: json.skipped
-      .filter((s: any) => s.reason.startsWith('e-mail refused'))
-      .map((s: any) => ({ email: s.email, schoolId: s.schoolId })),
+      .filter((s) => s.reason.startsWith('e-mail refused'))
+      .map((s) => ({ email: s.email, schoolId: s.schoolId })),
   };
 }
