@@ -310,6 +310,16 @@ describe('invite plan on a terminal', () => {
     expect(sb.outbox.length).toBe(n);
   }, 60_000);
 
+  it('without a sender (no --sent-by-user-id, none in the profile): no question, and how to send it', async () => {
+    const sb = await start();
+    const run = startPty(['invite', 'plan', '--school', 'org-sch-2', '--grade', 'KG'], tempDir(), demoEnv(sb));
+    await run.waitFor('To send them: save the plan with --out FILE');
+    const result = await run.done;
+    expect(result.code).toBe(0);
+    expect(run.screen()).not.toContain('now?');
+    expect(sb.outbox.length).toBe(0);
+  }, 60_000);
+
   it('no: nothing is sent', async () => {
     const sb = await start();
     const home = tempDir();
