@@ -78,7 +78,9 @@ function distrust(mode: number, owner: number, sharedOk: boolean): string | unde
 }
 
 const octal = (mode: number) => (mode & 0o7777).toString(8).padStart(4, '0');
-const shell = (path: string) => (/^[\w./~+-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`);
+/** A path as one word of a shell command line, quoted only when it must be. */
+export const shell = (path: string) =>
+  /^[\w./~+-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
 
 function kindOf(s: { isDirectory(): boolean; isFIFO(): boolean; isSocket(): boolean }): string {
   if (s.isDirectory()) return 'it is a folder, not a file';

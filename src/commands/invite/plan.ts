@@ -12,7 +12,7 @@ import { CampaignPlanner, type Plan, type PlanScope } from '../../campaign/plann
 import { streamList } from '../../campaign/read.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { privateFolder, writePrivateFile } from '../../files.js';
+import { privateFolder, shell, writePrivateFile } from '../../files.js';
 import { MAX_ID_LENGTH } from '../../invite/invitation.js';
 import { favourMemory } from '../../oneroster/memory.js';
 import { encodePathSegment, type ReadQuery } from '../../oneroster/query.js';
@@ -223,7 +223,7 @@ async function run(flags: PlanFlags, ctx: Context, settings: Settings): Promise<
   // an interrupted send is resumed with that command.
   const file = request.out ?? (await savePlan(ctx, plan, request.schoolYearId));
   ctx.log.info(
-    `Resume or check this send with: roster invite send --file ${file} --sent-by-user-id ${sender}`,
+    `Resume or check this send with: roster invite send --file ${shell(file)} --sent-by-user-id ${shell(sender)}`,
   );
   await runBulk({ file, sentByUserId: sender, yes: true }, ctx, settings);
 }
