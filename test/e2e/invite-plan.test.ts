@@ -312,7 +312,11 @@ describe('invite plan on a terminal', () => {
 
   it('without a sender (no --sent-by-user-id, none in the profile): no question, and how to send it', async () => {
     const sb = await start();
-    const run = startPty(['invite', 'plan', '--school', 'org-sch-2', '--grade', 'KG'], tempDir(), demoEnv(sb));
+    const run = startPty(
+      ['invite', 'plan', '--school', 'org-sch-2', '--grade', 'KG'],
+      tempDir(),
+      demoEnv(sb),
+    );
     await run.waitFor('To send them: save the plan with --out FILE');
     const result = await run.done;
     expect(result.code).toBe(0);

@@ -177,7 +177,7 @@ describe('commands that need no network load no HTTP library', () => {
     // a new object: for node:fs ~100 properties, per importing file (~1 ms of every run). The build gives
     // our ES modules wrappers exporting just the names they import (esbuild.config.mjs, namedImports).
     const hot = readFileSync(new URL('../../dist/cli.js', import.meta.url), 'utf8');
-    const converted = [...hot.matchAll(/__toESM\((require_\w+)\(\)/g)].map(([, name = ""]) => {
+    const converted = [...hot.matchAll(/__toESM\((require_\w+)\(\)/g)].map(([, name = '']) => {
       const source = new RegExp(`${name}=__commonJS\\(\\{"([^"]+)"`).exec(hot)?.[1] ?? name;
       return source.replace(/\|.*/, '');
     });
