@@ -248,6 +248,45 @@ describe('the plan sent by invite send --file', () => {
   }, 180_000);
 });
 
+describe('already sent, when the server cannot list its invitations', () => {
+  it("warns and relies on roster's record alone", async () => {
+    const sb = await start();
+    const home = tempDir();
+    const out = join(tempDir(), 'kg.csv');
+    expect((await plan(sb, home, ['--school', 'org-sch-1', '--grade', 'KG', '--out', out])).code).toBe(0);
+    const sent = await runCli(
+      ['invite', 'send', '--file', out, '--sent-by-user-id', 'usr-1', '--yes'],
+      home,
+      {
+        env: demoEnv(sb),
+      },
+    );
+    expect(sent.code).toBe(0);
+    const n = sb.outbox.length;
+    expect(n).toBeGreaterThan(0);
+    const listing = (r: { method: string; path: string }) =>
+      r.method === 'GET' && r.path.endsWith('/enrollment/invitations');
+    sb.injectFault({ match: listing, status: 403, times: 100 });
+    const again = await plan(sb, home, ['--school', 'org-sch-1', '--grade', 'KG', '--json']);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toMatch(
+      /Warning: the server's invitation list cannot tell who was invited \(.*403.*\); relying on roster's record of sent invitations\./,
+    );
+    const replanned = JSON.parse(again.stdout);
+    expect(replanned.invitations).toEqual([]);
+    expect(replanned.summary).toMatchObject({
+      alreadyInvited: n,
+      alreadyInvitedFrom: "roster's record of sent invitations",
+    });
+    // Without roster's record (another user) and without the list, nothing can say they were invited.
+    const blind = JSON.parse(
+      (await plan(sb, tempDir(), ['--school', 'org-sch-1', '--grade', 'KG', '--json'])).stdout,
+    );
+    expect(blind.invitations).toHaveLength(n);
+    sb.clearFaults();
+  }, 60_000);
+});
+
 describe('a 1.2 server that refuses the roles filter and fields=', () => {
   it('asks again without fields= (said under --debug), and the plan is still right; --debug shows no guardian', async () => {
     const sb = await start({ refuseFields: true });
