@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { benchEnv, ROOT, ROSTER, row, startSandbox } from './lib.js';
+import { demoEnv, ROOT, ROSTER, row, startSandbox } from './lib.js';
 
 const argv = process.argv.slice(2);
 const flag = (name, fallback) => {
@@ -71,11 +71,7 @@ console.log(
 );
 const sandbox = await startSandbox(['--students', String(STUDENTS), '--schools', String(SCHOOLS)]);
 try {
-  const env = benchEnv({
-    ROSTER_BASE_URL: sandbox.baseUrl,
-    ROSTER_CLIENT_ID: 'demo-allowed',
-    ROSTER_CLIENT_SECRET: 'riverside-secret-2024',
-  });
+  const env = demoEnv(sandbox.baseUrl);
   const out = join(mkdtempSync(join(tmpdir(), 'roster-campaign-')), 'plan.csv');
   const read = ['roster', 'users', '--all', '--ndjson'];
   const plan = ['invite', 'plan', '--school', 'org-sch-1', '--out', out];
