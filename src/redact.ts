@@ -3,12 +3,13 @@
 // Redacting by value, not by field name, also catches a secret a server echoes back in an error, in
 // whatever encoding roster sent it or the server chose: raw, percent-encoded (any characters, either hex
 // case, a space as + or %20: form and URL encoding), or escaped inside JSON (\/, \u002B); and when the
-// text was cut short inside it, its beginning.
+// text was cut short inside it, its beginning. Every pattern is linear in the secret's length and the
+// text's: a server may send a token of any length, and echo any text.
 
 const MIN_LENGTH = 4; // shorter values would redact ordinary words
 
 export class Redactor {
-  private readonly patterns = new Map<string, RegExp | undefined>();
+  private readonly patterns = new Map<string, SecretPatterns | undefined>();
 
   /** Registers a secret; its pattern is built when text is first redacted (most runs never write any). */
   add(secret: string | undefined): void {
@@ -18,10 +19,13 @@ export class Redactor {
 
   redact(text: string): string {
     let out = text;
-    for (const [secret, pattern] of this.patterns) {
-      const built = pattern ?? secretPattern(secret);
-      this.patterns.set(secret, built);
-      out = out.replace(built, '[redacted]');
+    for (const [secret, built] of this.patterns) {
+      const patterns = built ?? secretPatterns(secret);
+      this.patterns.set(secret, patterns);
+      out = out.replace(patterns.run, (run: string, _run: string, at: number, text: string) => {
+        const end = at + run.length;
+        return redactRun(run, patterns, end === text.length || text.charAt(end) === '…');
+      });
     }
     // Whatever was not registered: any Authorization value and any token-looking JSON field.
     return out
@@ -35,30 +39,112 @@ export class Redactor {
   }
 }
 
-/** The secret in any encoding, or its beginning where the text was cut short. */
-function secretPattern(secret: string): RegExp {
-  const chars = [...secret].map(anyEncoding);
-  // A message or trace cut short (at "…" or the end of the text) may end inside the secret: its
-  // beginning is redacted too, from MIN_LENGTH characters on.
-  let rest = '';
-  for (let i = chars.length - 1; i >= MIN_LENGTH; i--) rest = `(?:${chars[i]}${rest})?`;
-  const cut = `${chars.slice(0, MIN_LENGTH).join('')}${rest}(?=…|$)`;
-  return new RegExp(`${chars.join('')}|${cut}`, 'g');
+interface SecretPatterns {
+  /** A run of the secret's characters, each in any of its encodings: where the secret may be. */
+  run: RegExp;
+  /** One encoded character of the secret (the longest encoding first). */
+  token: RegExp;
+  chars: string[];
+  /** KMP failure function of chars: the longest proper border of each prefix. */
+  borders: number[];
 }
 
-/** A pattern for one character of a secret: itself or any encoding of it in transit or in JSON. */
-function anyEncoding(char: string): string {
-  const forms = [char.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&')];
-  forms.push([...Buffer.from(char)].map((byte) => `%${hex(byte, 2)}`).join(''));
+function secretPatterns(secret: string): SecretPatterns {
+  const chars = [...secret];
+  // Longest encodings first, so that %2B is one token, not "%", "2", "B".
+  const token = [...new Set(chars)]
+    .flatMap(encodings)
+    .sort((a, b) => b.length - a.length)
+    .join('|');
+  return {
+    // Starts only where a run starts (not after another such character), and the lookahead with its
+    // back-reference takes the run whole, never backtracking into it: each character is read once.
+    run: new RegExp(`(?<!${token})(?=((?:${token})+))\\1`, 'g'),
+    token: new RegExp(token, 'gy'),
+    chars,
+    borders: bordersOf(chars),
+  };
+}
+
+/**
+ * The run with every occurrence of the secret redacted and, when the text was cut short right after the
+ * run (at "…" or its end), the run's longest ending that spells the secret's beginning, from MIN_LENGTH
+ * characters on. KMP over the run's decoded characters: linear in the run and the secret.
+ */
+function redactRun(run: string, p: SecretPatterns, cut: boolean): string {
+  if (run.length < MIN_LENGTH) return run;
+  const starts: number[] = [];
+  const decoded: string[] = [];
+  // A + is a space in form encoding, where a + itself is sent as %2B: so in a run with percent escapes.
+  const plusIsSpace = !p.chars.includes('+') || /%[0-9A-Fa-f]{2}/.test(run);
+  p.token.lastIndex = 0;
+  for (let found = p.token.exec(run); found; found = p.token.exec(run)) {
+    starts.push(found.index);
+    decoded.push(decodeToken(found[0], plusIsSpace));
+  }
+  const spans: [first: number, last: number][] = [];
+  let matched = 0;
+  for (const [i, char] of decoded.entries()) {
+    while (matched > 0 && (matched === p.chars.length || p.chars[matched] !== char)) {
+      matched = p.borders[matched - 1] ?? 0;
+    }
+    if (p.chars[matched] === char) matched++;
+    if (matched === p.chars.length) spans.push([i - matched + 1, i]);
+  }
+  if (cut && matched >= MIN_LENGTH && matched < p.chars.length) {
+    spans.push([decoded.length - matched, decoded.length - 1]);
+  }
+  if (spans.length === 0) return run;
+  let out = '';
+  let from = 0; // the next token not yet written
+  for (const [first, last] of spans) {
+    if (first >= from) out += run.slice(starts[from], starts[first]);
+    if (last >= from) out += first >= from ? '[redacted]' : '';
+    from = Math.max(from, last + 1);
+  }
+  return out + run.slice(starts[from] ?? run.length);
+}
+
+function bordersOf(chars: string[]): number[] {
+  const borders = [0];
+  let k = 0;
+  for (let i = 1; i < chars.length; i++) {
+    while (k > 0 && chars[i] !== chars[k]) k = borders[k - 1] ?? 0;
+    if (chars[i] === chars[k]) k++;
+    borders.push(k);
+  }
+  return borders;
+}
+
+/** The character an encoded token stands for. */
+function decodeToken(token: string, plusIsSpace: boolean): string {
+  if (token.startsWith('\\u')) {
+    return String.fromCharCode(...token.split('\\u').slice(1).map((h) => Number.parseInt(h, 16)));
+  }
+  if (token.length === 2 && token.startsWith('\\')) return token.charAt(1);
+  if (token.startsWith('%') && token.length > 1) {
+    try {
+      return decodeURIComponent(token);
+    } catch {
+      return token;
+    }
+  }
+  return token === '+' && plusIsSpace ? ' ' : token;
+}
+
+/** Patterns for one character of a secret: itself and its encodings in transit or in JSON. */
+function encodings(char: string): string[] {
+  const raw = char.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
+  const forms = [raw, [...Buffer.from(char)].map((byte) => `%${hex(byte, 2)}`).join('')];
   if (char === ' ') forms.push('\\+');
-  if (char === '/' || char === '"' || char === '\\') forms.push(`\\\\${forms[0]}`);
+  if (char === '/' || char === '"' || char === '\\') forms.push(`\\\\${raw}`);
   forms.push(
     char
       .split('')
       .map((unit) => `\\\\u${hex(unit.charCodeAt(0), 4)}`)
       .join(''),
   );
-  return `(?:${forms.join('|')})`;
+  return forms;
 }
 
 /** Hexadecimal digits matching either case, as percent-encoding and JSON escapes allow. */

@@ -69,3 +69,30 @@ describe('a server echoing the credentials back', () => {
     expect(output).not.toContain('Sp3c');
   });
 });
+
+describe('a server issuing a huge token (a JWT full of claims, or hostile)', () => {
+  it('a 64 KB token echoed back, whole and cut short: redacted, never a crash', async () => {
+    const token = `eyJ${'Ab3-_x9.'.repeat(8192)}`;
+    const huge = await startScriptedServer((request) =>
+      request.path.endsWith('/oauth/token')
+        ? { body: { access_token: token, token_type: 'bearer', expires_in: 3600 } }
+        : {
+            status: 403,
+            headers: { 'content-type': 'application/json' },
+            body: { message: `token ${token} is not allowed here; you sent ${token.slice(0, 30_000)}…` },
+          },
+    );
+    try {
+      const result = await runCli(['attendance', 'check', '--debug'], tempDir(), {
+        env: { ROSTER_BASE_URL: huge.baseUrl, ROSTER_CLIENT_ID: 'c', ROSTER_CLIENT_SECRET: 'secret-value' },
+      });
+      // Before: V8 ran out of memory building the redaction pattern (SIGABRT, exit 134, a native trace).
+      expect(result.code).toBe(3);
+      // The message is cut short inside the token: its beginning is redacted too.
+      expect(result.stderr).toMatch(/^Error: Attendance check failed \(HTTP 403\): token \[redacted\]…/m);
+      expect(result.stdout + result.stderr).not.toContain('Ab3-_x9.Ab3-');
+    } finally {
+      await huge.close();
+    }
+  });
+});

@@ -118,3 +118,25 @@ describe('Redactor on a secret in any encoding', () => {
     expect(r2.redact(credential.toLowerCase())).toBe(credential.toLowerCase());
   });
 });
+
+describe('Redactor on long secrets and long texts', () => {
+  const secret = `eyJ${'Ab3-_x9.'.repeat(8192)}`; // 64 KB, a JWT's alphabet
+
+  it('a 64 KB secret: whole, percent-encoded, cut short; its alphabet alone is left alone', () => {
+    const r = new Redactor();
+    r.add(secret);
+    expect(r.redact(`a ${secret} b`)).toBe('a [redacted] b');
+    expect(r.redact(`a ${encodeURIComponent(secret).replace(/\./g, '%2E')} b`)).toBe('a [redacted] b');
+    expect(r.redact(`cut ${secret.slice(0, 40_000)}…`)).toBe('cut [redacted]…');
+    const alphabet = 'Ab3-_x9.'.repeat(100_000); // 800 KB of the secret's characters, not the secret
+    expect(r.redact(alphabet)).toBe(alphabet);
+  });
+
+  it('a secret that repeats itself inside a long run: every occurrence, and the cut beginning', () => {
+    const r = new Redactor();
+    r.add('AAAAAA');
+    expect(r.redact(`x ${'A'.repeat(13)} y`)).toBe('x [redacted] y');
+    expect(r.redact(`x ${'A'.repeat(300_000)}`)).toBe('x [redacted]');
+    expect(r.redact('x AAAA…')).toBe('x [redacted]…');
+  });
+});
