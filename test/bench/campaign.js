@@ -8,37 +8,24 @@
 //   npm run bench -- campaign            (builds first)
 //   node test/bench/campaign.js --students 50000 --schools 25 --rounds 3
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { demoEnv, ROOT, ROSTER, row, startSandbox } from './lib.js';
+import { demoEnv, numberFlag, PEAK_RSS_PRELOAD, ROSTER, requireBuild, row, startSandbox } from './lib.js';
 
-const argv = process.argv.slice(2);
-const flag = (name, fallback) => {
-  const i = argv.indexOf(name);
-  return i >= 0 && argv[i + 1] !== undefined ? Number(argv[i + 1]) : fallback;
-};
-const STUDENTS = flag('--students', 50_000);
-const SCHOOLS = flag('--schools', 25);
-const ROUNDS = flag('--rounds', 3);
+const STUDENTS = numberFlag('--students', 50_000);
+const SCHOOLS = numberFlag('--schools', 25);
+const ROUNDS = numberFlag('--rounds', 3);
 const TIME_GOAL = 1.3;
 const MEMORY_GOAL_MB = 250;
 
-if (!existsSync(`${ROOT}/dist/cli.js`)) {
-  console.error('dist/ is missing: run `npm run build` first.');
-  process.exit(2);
-}
-
-// Reports the client's own peak RSS (kB) on file descriptor 3 as it exits.
-const PRELOAD = `data:text/javascript,${encodeURIComponent(
-  "import{writeSync}from'node:fs';process.on('exit',()=>{try{writeSync(3,String(process.resourceUsage().maxRSS))}catch{}});",
-)}`;
+requireBuild();
 
 /** Runs roster with stdout discarded; resolves with milliseconds, peak RSS in MB and stderr. */
 function timed(env, args) {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const child = spawn(process.execPath, ['--import', PRELOAD, ROSTER, ...args], {
+    const child = spawn(process.execPath, ['--import', PEAK_RSS_PRELOAD, ROSTER, ...args], {
       env,
       stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
     });

@@ -11,38 +11,25 @@
 //    ratio measured in the same run (median of 3 interleaved rounds). Goal: ≤ 0.4× the curl loop.
 // The sandbox runs as its own process, so its memory is not counted.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { demoEnv, ROOT, ROSTER, row, startSandbox } from './lib.js';
+import { readFileSync } from 'node:fs';
+import { demoEnv, numberFlag, PEAK_RSS_PRELOAD, ROSTER, requireBuild, row, startSandbox } from './lib.js';
 
-const argv = process.argv.slice(2);
-const flag = (name, fallback) => {
-  const i = argv.indexOf(name);
-  return i >= 0 && argv[i + 1] !== undefined ? Number(argv[i + 1]) : fallback;
-};
-const STUDENTS = flag('--students', 200_000);
-const COMPARE_STUDENTS = flag('--compare-students', 50_000);
-const LATENCY_MS = flag('--latency', 20);
+const STUDENTS = numberFlag('--students', 200_000);
+const COMPARE_STUDENTS = numberFlag('--compare-students', 50_000);
+const LATENCY_MS = numberFlag('--latency', 20);
 const PAGE_SIZE = 1000;
 const MEMORY_GOAL_MB = 150;
 const RATIO_GOAL = 0.4;
 const ROUNDS = 3;
 
-if (!existsSync(`${ROOT}/dist/cli.js`)) {
-  console.error('dist/ is missing: run `npm run build` first.');
-  process.exit(2);
-}
-
-// Reports the client's own peak RSS (kB) on file descriptor 3 as it exits.
-const PRELOAD = `data:text/javascript,${encodeURIComponent(
-  "import{writeSync}from'node:fs';process.on('exit',()=>{try{writeSync(3,String(process.resourceUsage().maxRSS))}catch{}});",
-)}`;
+requireBuild();
 
 /** Runs one export; resolves with records, milliseconds and peak RSS in MB. */
 function runExport(env, extra = []) {
   return new Promise((resolve, reject) => {
     const args = [
       '--import',
-      PRELOAD,
+      PEAK_RSS_PRELOAD,
       ROSTER,
       'roster',
       'students',

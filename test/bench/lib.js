@@ -1,6 +1,6 @@
 // Shared by the benchmark scripts: start the sandbox as its own process, time commands, print ratios.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -22,6 +22,26 @@ export function startSandbox(args = []) {
     child.on('exit', (code) => reject(new Error(`sandbox exited with ${code}`)));
   });
 }
+
+/** A numeric command-line flag of a bench script (`--students 50000`), or its default. */
+export function numberFlag(name, fallback) {
+  const argv = process.argv.slice(2);
+  const i = argv.indexOf(name);
+  return i >= 0 && argv[i + 1] !== undefined ? Number(argv[i + 1]) : fallback;
+}
+
+/** Exits with a hint when dist/ has not been built (the scripts also run alone). */
+export function requireBuild() {
+  if (!existsSync(join(ROOT, 'dist', 'cli.js'))) {
+    console.error('dist/ is missing: run `npm run build` first.');
+    process.exit(2);
+  }
+}
+
+/** A preload (node --import) that reports the process's own peak RSS (kB) on file descriptor 3 as it exits. */
+export const PEAK_RSS_PRELOAD = `data:text/javascript,${encodeURIComponent(
+  "import{writeSync}from'node:fs';process.on('exit',()=>{try{writeSync(3,String(process.resourceUsage().maxRSS))}catch{}});",
+)}`;
 
 /** A private HOME so benchmarks never touch the user's profiles or token cache. */
 export function benchEnv(extra = {}) {
