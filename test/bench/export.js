@@ -152,4 +152,4 @@ async function parallelAgainstCurl() {
 }
 
 await memoryAndThroughput();
-if (!argv.includes('--skip-compare')) await parallelAgainstCurl();
+if (!process.argv.includes('--skip-compare')) await parallelAgainstCurl();
