@@ -119,7 +119,12 @@ function bordersOf(chars: string[]): number[] {
 /** The character an encoded token stands for. */
 function decodeToken(token: string, plusIsSpace: boolean): string {
   if (token.startsWith('\\u')) {
-    return String.fromCharCode(...token.split('\\u').slice(1).map((h) => Number.parseInt(h, 16)));
+    return String.fromCharCode(
+      ...token
+        .split('\\u')
+        .slice(1)
+        .map((h) => Number.parseInt(h, 16)),
+    );
   }
   if (token.length === 2 && token.startsWith('\\')) return token.charAt(1);
   if (token.startsWith('%') && token.length > 1) {
