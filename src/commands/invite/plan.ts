@@ -222,10 +222,12 @@ async function run(flags: PlanFlags, ctx: Context, settings: Settings): Promise<
   // The plan on disk before anything is sent: the journal of `invite send --file` belongs to that file, so
   // an interrupted send is resumed with that command.
   const file = request.out ?? (await savePlan(ctx, plan, request.schoolYearId));
+  // --include-invited listed already-sent invitations for a deliberate re-send: they go out again.
+  const resendSent = Boolean(flags.includeInvited);
   ctx.log.info(
-    `Resume or check this send with: roster invite send --file ${shell(file)} --sent-by-user-id ${shell(sender)}`,
+    `Resume or check this send with: roster invite send --file ${shell(file)} --sent-by-user-id ${shell(sender)}${resendSent ? ' --resend-sent' : ''}`,
   );
-  await runBulk({ file, sentByUserId: sender, yes: true }, ctx, settings);
+  await runBulk({ file, sentByUserId: sender, yes: true, resendSent }, ctx, settings);
 }
 
 /** A plan sent from the terminal without --out is kept in roster's state folder, beside the journals. */
