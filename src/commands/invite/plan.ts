@@ -2,6 +2,7 @@
 // school's students are read first, then the district's users streamed past the planner (src/campaign/),
 // which keeps only the guardians linked to them. The plan is reviewed (a table and a summary on a terminal,
 // a CSV, --json) and sent by `invite send --file`, the bulk sender with its journal: never by anything else.
+import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { alreadySent, invitationIdentity } from '../../campaign/already-sent.js';
@@ -235,7 +236,9 @@ async function savePlan(ctx: Context, plan: Plan, schoolYearId: string | undefin
   const folder = `${ctx.paths.stateDir}/plans`;
   await privateFolder(folder, ctx.paths.stateDir);
   const stamp = new Date(ctx.now()).toISOString().replace(/[-:]/g, '').replace(/\..*/, 'Z');
-  const file = `${folder}/plan-${stamp}.csv`;
+  // A random suffix: two plans sent in one second must not share a file, hence a journal (the second would
+  // be taken for a resume of the first and send nothing).
+  const file = `${folder}/plan-${stamp}-${randomBytes(3).toString('hex')}.csv`;
   await writePrivateFile(file, planCsv(plan, schoolYearId));
   ctx.log.info(`Plan saved to ${file}.`);
   return file;
