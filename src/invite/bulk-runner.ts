@@ -10,7 +10,7 @@ import type { SentEntry, SentRecord } from './sent-record.js';
 export type RowResult =
   | { state: 'sent'; message: string }
   | { state: 'failed' | 'in-doubt'; reason: string; status?: number }
-  /** Not sent: roster's record shows it sent by another run at `sentAt` (after the file was saved). */
+  /** Not sent: roster's record shows it sent by another run at `sentAt`. */
   | { state: 'elsewhere'; sentAt: string };
 
 export interface RunCounts {
@@ -34,6 +34,8 @@ export interface RunnerOptions {
   send(row: PlannedRow): Promise<{ message: string }>;
   now(): Date;
   onProgress(counts: RunCounts): void;
+  /** A row was sent but roster could not note it in its record: said, never a failure of the row or run. */
+  onRecordError?(error: unknown): void;
 }
 
 export interface RunOutcome {
@@ -97,7 +99,12 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
               ...(result.status !== undefined && { status: result.status }),
             },
       ]);
-      if (result.state === 'sent') await options.record?.add([sentEntry(row, options.now())]);
+      if (result.state === 'sent') {
+        // The invitation went out (and its journal says so): failing to note it must not read as a failure.
+        await options.record?.add([sentEntry(row, options.now())]).catch((error: unknown) => {
+          options.onRecordError?.(error);
+        });
+      }
       results.set(key, result);
       if (result.state === 'sent') counts.sent++;
       else if (result.state === 'failed') counts.failed++;

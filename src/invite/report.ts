@@ -128,7 +128,7 @@ export function summaryLines(report: BulkReport, fileName: string): string[] {
     lines.push(`  Skipped ${counts.skipped - elsewhere.length} already sent by an earlier run.`);
   if (elsewhere.length > 0) {
     lines.push(
-      `  Skipped ${elsewhere.length} that another roster run sent after ${fileName} was saved (never e-mailed twice; to send them again, save the file again and re-run):`,
+      `  Skipped ${elsewhere.length} that roster's record shows already sent by another run (never e-mailed twice; to send them again, re-run with --resend-sent):`,
     );
     for (const r of elsewhere.slice(0, 20))
       lines.push(`    line ${r.line}: ${r.email} (${r.schoolId}): sent ${r.sentElsewhere}`);

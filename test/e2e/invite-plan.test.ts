@@ -349,6 +349,28 @@ describe('invite plan on a terminal', () => {
     expect(sb.outbox.length).toBe(n);
   }, 60_000);
 
+  it('--include-invited lists the invitations already sent for a deliberate re-send, and yes does send them again', async () => {
+    const sb = await start();
+    const home = tempDir();
+    const args = ['invite', 'plan', '--school', 'org-sch-1', '--grade', 'KG', '--sent-by-user-id', 'usr-1'];
+    const first = startPty(args, home, demoEnv(sb));
+    await first.waitFor(/Alder Elementary School: (\d+) invitations/);
+    const n = Number(/Alder Elementary School: (\d+) invitations/.exec(first.screen())?.[1]);
+    await first.waitFor('now?');
+    first.type('y\r');
+    await first.waitFor(`Sent ${n} of ${n} invitations`);
+    expect((await first.done).code).toBe(0);
+    expect(sb.outbox.length).toBe(n);
+
+    const again = startPty([...args, '--include-invited'], home, demoEnv(sb));
+    await again.waitFor(`Send these ${n} invitations now?`);
+    again.type('y\r');
+    await again.waitFor('--resend-sent');
+    await again.waitFor(`Sent ${n} of ${n} invitations`);
+    expect((await again.done).code).toBe(0);
+    expect(sb.outbox.length).toBe(2 * n);
+  }, 60_000);
+
   it('without a sender (no --sent-by-user-id, none in the profile): no question, and how to send it', async () => {
     const sb = await start();
     const run = startPty(

@@ -1,6 +1,6 @@
 // roster's record of sent invitations, end to end: real `roster` processes against the sandbox. Single and
-// file sends land in it; a file run skips a row another run sent after the file was saved (two admins with
-// overlapping files), but a file saved after the sending, or a single send, goes out as asked; a planted
+// file sends land in it; a file run skips every row another run sent (overlapping files), whatever the file's
+// mtime (saved, touched, copied), unless --resend-sent; a single send goes out as asked; a planted
 // record stops a send before anything goes out; the plan's informational columns ride along, never sent.
 import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -163,7 +163,7 @@ describe('invite send --file never e-mails twice what another run sent after the
       expect(emailsTo(`shared-${i}@example.org`)).toBe(1);
       expect(emailsTo(`b-${i}@example.org`)).toBe(1);
     }
-    expect(run.stderr).toContain(`Skipped 3 that another roster run sent after ${b} was saved`);
+    expect(run.stderr).toContain("Skipped 3 that roster's record shows already sent by another run");
     expect(run.stderr).toMatch(/line 2: shared-0@example\.org \(org-sch-1\): sent 20\d\d-/);
     const report = JSON.parse(run.stdout);
     expect(report.counts).toMatchObject({ total: 6, sent: 3, skipped: 3 });
@@ -172,13 +172,13 @@ describe('invite send --file never e-mails twice what another run sent after the
     // The dry run says the same, and the same command again sends nothing more.
     const dry = await roster(['invite', 'send', '--file', b, ...SENDER, '--dry-run']);
     expect(dry.stderr).toContain(
-      'would send 0 of 6 invitations (3 already sent) (3 sent by another run since the file was saved)',
+      'would send 0 of 6 invitations (3 already sent) (3 already sent by another run, not re-sent)',
     );
     expect((await roster(['invite', 'send', '--file', b, ...SENDER])).code).toBe(0);
     expect(sandbox.outbox).toHaveLength(9);
   });
 
-  it('a file saved after the sending is the user’s deliberate re-send: sent as written; so is a single send again', async () => {
+  it('a file saved, touched or copied after another run sent its rows still skips them; --resend-sent sends them again; a single send goes out', async () => {
     const sendAgain = [
       'invite',
       'send',
@@ -189,9 +189,38 @@ describe('invite send --file never e-mails twice what another run sent after the
       ...SENDER,
     ];
     expect((await roster(sendAgain)).code).toBe(0);
-    const file = csvFile('later.csv', header, ['again@example.org,org-sch-1,1']);
-    const run = await roster(['invite', 'send', '--file', file, ...SENDER]);
-    expect(run.code, run.stderr).toBe(0);
+    // Saved (sed -i rewrites the file), touched, copied: all after the sending; none re-sends the row.
+    const file = csvFile('later.csv', header, [
+      'again@example.org,org-sch-1,1',
+      'new-1@example.org,org-sch-1,1',
+    ]);
+    savedAgo(file, 3600);
+    const edited = readFileSync(file, 'utf8').replace('new-1@', 'new-2@');
+    writeFileSync(file, edited);
+    const saved = await roster(['invite', 'send', '--file', file, ...SENDER]);
+    expect(saved.code, saved.stderr).toBe(0);
+    expect(saved.stderr).toContain("Skipped 1 that roster's record shows already sent by another run");
+    utimesSync(file, new Date(), new Date());
+    const touched = await roster(['invite', 'send', '--file', file, ...SENDER, '--dry-run']);
+    expect(touched.stderr).toContain(
+      'would send 0 of 2 invitations (1 already sent) (1 already sent by another run',
+    );
+    const copy = join(dirname(file), 'copy.csv');
+    writeFileSync(copy, readFileSync(file));
+    const copied = await roster(['invite', 'send', '--file', copy, ...SENDER]);
+    expect(copied.code, copied.stderr).toBe(0);
+    expect(emailsTo('again@example.org')).toBe(1);
+    expect(emailsTo('new-2@example.org')).toBe(1);
+
+    // Asked for explicitly: sent again (and only the rows the record shows sent; this file's own stay sent).
+    const resend = await roster(['invite', 'send', '--file', copy, ...SENDER, '--resend-sent', '--json']);
+    expect(resend.code, resend.stderr).toBe(0);
+    expect(emailsTo('again@example.org')).toBe(2);
+    expect(emailsTo('new-2@example.org')).toBe(2);
+    expect(JSON.parse(resend.stdout).counts).toMatchObject({ total: 2, sent: 2 });
+    // --resend-sent goes with --file only.
+    const misuse = await roster([...sendAgain, '--resend-sent']);
+    expect(misuse.code).toBe(2);
     expect((await roster(sendAgain)).code).toBe(0);
     expect(emailsTo('again@example.org')).toBe(3);
   });
@@ -213,7 +242,7 @@ describe('invite send --file never e-mails twice what another run sent after the
     const [ra, rb] = await Promise.all(runs.map((r) => r.done));
     expect([ra?.code, rb?.code], `${ra?.stderr}\n${rb?.stderr}`).toEqual([0, 0]);
     for (let i = 0; i < 5; i++) expect(emailsTo(`shared2-${i}@example.org`)).toBe(1);
-    expect(rb?.stderr).toContain('Skipped 5 that another roster run sent after');
+    expect(rb?.stderr).toContain("Skipped 5 that roster's record shows already sent by another run");
     expect(sandbox.outbox).toHaveLength(35);
   }, 60_000);
 });

@@ -4,7 +4,7 @@
 // The journal follows the file's path and destination, not its content, and rows are matched by e-mail and
 // school: fixing failed rows, adding or reordering rows in the same file and re-running never re-sends a row
 // already sent (even one whose other fields were edited since), and never re-sends one in doubt by accident.
-import { readFile, rm, stat } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { INVITATIONS_PATH, sendInvitation } from '../../api/enrollment.js';
 import type { Context } from '../../context.js';
@@ -42,20 +42,20 @@ interface Plan {
   toSend: PlannedRow[];
   skipped: PlannedRow[];
   inDoubt: PlannedRow[];
-  /** Rows that roster's record shows sent by another run after the file was last saved: by key, when. */
+  /** Rows that roster's record shows sent by another run (another file or a single send): by key, when. */
   elsewhere: Map<string, string>;
   /** Keys of in-doubt rows sent again because of --resend-in-doubt. */
   resending: Set<string>;
 }
 
-/** When roster's record shows the row sent after the file was last saved (by another run), else undefined. */
+/** When roster's record shows the row sent (by another run), else undefined. */
 type SentElsewhere = (row: PlannedRow) => string | undefined;
 
 const keyOf = (row: PlannedRow) => invitationKey(row.body.email, row.body.schoolId);
 
 /**
  * By row identity, whatever else changed: sent stays skipped, failed (or never tried) is sent with the
- * current values unless another run sent it after the file was saved, in doubt stays in doubt unless
+ * current values unless roster's record shows it sent by another run, in doubt stays in doubt unless
  * --resend-in-doubt.
  */
 function plan(
@@ -88,8 +88,8 @@ export async function runBulk(options: SendOptions, ctx: Context, settings: Sett
   const concurrency = parseConcurrency(options.concurrency);
   const file = resolve(options.file ?? '');
   const content = await readInput(file, options.file ?? '');
-  // When the file was last saved: an invitation another run sent after that was unknown to its author.
-  const savedAt = (await stat(file)).mtimeMs;
+  // Rows roster's record shows sent by another run are skipped unless the user asks for them again.
+  const resendSent = Boolean(options.resendSent);
 
   const fill = draftFromFlags(options, settings);
   // Every check that needs no request first: a bad file is refused before anything is read or sent.
@@ -110,7 +110,7 @@ export async function runBulk(options: SendOptions, ctx: Context, settings: Sett
 
   if (options.dryRun) {
     const record = await SentRecord.peek(ctx.paths.stateDir, destination);
-    const elsewhere = sentElsewhereBy(record, savedAt);
+    const elsewhere = sentElsewhereBy(record, resendSent);
     return dryRun(ctx, session, rows, place.path, place.legacy, sha256, elsewhere, options);
   }
 
@@ -125,7 +125,7 @@ export async function runBulk(options: SendOptions, ctx: Context, settings: Sett
     record = await SentRecord.open(ctx.paths.stateDir, destination);
     record.load();
     await recordSentRows(record, rows, journal.states);
-    const sentElsewhere = sentElsewhereBy(record, savedAt);
+    const sentElsewhere = sentElsewhereBy(record, resendSent);
     if (journal.carriedOver.length > 0)
       ctx.log.info(
         `Carried over the rows of ${journal.carriedOver.join(', ')} (an earlier spelling of this run).`,
@@ -164,6 +164,7 @@ export async function runBulk(options: SendOptions, ctx: Context, settings: Sett
       const progress = await startProgress(ctx, progressText(0, 0, 0, work.toSend.length));
       try {
         const latest = record;
+        let recordWarned = false;
         outcome = await sendRows({
           rows: work.toSend,
           journal,
@@ -179,6 +180,13 @@ export async function runBulk(options: SendOptions, ctx: Context, settings: Sett
           send: (row) => sendInvitation(session.api, row.body),
           now: () => new Date(ctx.now()),
           onProgress: (c) => progress.update(progressText(c.sent, c.failed, c.inDoubt, c.remaining)),
+          onRecordError: (error) => {
+            if (recordWarned) return;
+            recordWarned = true;
+            ctx.log.warn(
+              `Invitations were sent, but roster could not note them in its record of sent invitations (${(error as Error).message.replace(/\.$/, '')}); this file's journal still has them, but another file or a campaign plan may list them again.`,
+            );
+          },
         });
       } finally {
         progress.stop();
@@ -214,15 +222,12 @@ const identityOf = (row: PlannedRow) =>
   invitationIdentity(row.body.email, row.body.schoolId, row.body.schoolYearId);
 
 /**
- * A row roster's record shows sent after the file was last saved, by a run other than this file's (whose
- * own rows its journal governs): two admins sending overlapping files, or a file sent while a plan written
- * earlier waited. A file saved after the sending, the user's deliberate re-send, is sent as written.
+ * A row roster's record shows sent by a run other than this file's (whose own rows its journal governs):
+ * overlapping files, or a file sent while a plan written earlier waited. Whatever the file's mtime (a save,
+ * touch or copy says nothing about who was invited); only --resend-sent sends such rows again.
  */
-function sentElsewhereBy(record: SentRecord, savedAt: number): SentElsewhere {
-  return (row) => {
-    const sentAt = record.sentAt(identityOf(row));
-    return sentAt !== undefined && Date.parse(sentAt) > savedAt ? sentAt : undefined;
-  };
+function sentElsewhereBy(record: SentRecord, resendSent: boolean): SentElsewhere {
+  return (row) => (resendSent ? undefined : record.sentAt(identityOf(row)));
 }
 
 /**
@@ -348,7 +353,9 @@ async function confirm(ctx: Context, work: Plan, fileName: string): Promise<void
         ? [`  ${work.skipped.length} already sent by an earlier run will be skipped.`]
         : []),
       ...(work.elsewhere.size
-        ? [`  ${work.elsewhere.size} sent by another roster run since the file was saved will be skipped.`]
+        ? [
+            `  ${work.elsewhere.size} already sent by another roster run will be skipped (--resend-sent sends them again).`,
+          ]
         : []),
       ...(work.resending.size
         ? [`  ${work.resending.size} in doubt will be sent AGAIN (--resend-in-doubt).`]
@@ -384,7 +391,7 @@ async function dryRun(
   ctx.log.info(
     `Dry run: would send ${work.toSend.length} of ${rows.length} invitations` +
       `${work.skipped.length ? ` (${work.skipped.length} already sent)` : ''}` +
-      `${work.elsewhere.size ? ` (${work.elsewhere.size} sent by another run since the file was saved)` : ''}` +
+      `${work.elsewhere.size ? ` (${work.elsewhere.size} already sent by another run, not re-sent)` : ''}` +
       `${work.inDoubt.length ? ` (${work.inDoubt.length} in doubt, not re-sent)` : ''}; nothing was sent. Journal: ${path}`,
   );
 }

@@ -22,6 +22,8 @@ export interface SendOptions {
   file?: string;
   concurrency?: string;
   resendInDoubt?: boolean;
+  /** With --file: send again rows roster's record shows already sent by another run. */
+  resendSent?: boolean;
   failedCsv?: string;
   dryRun?: boolean;
   refreshSchools?: boolean;

@@ -2,6 +2,7 @@
 // school's students are read first, then the district's users streamed past the planner (src/campaign/),
 // which keeps only the guardians linked to them. The plan is reviewed (a table and a summary on a terminal,
 // a CSV, --json) and sent by `invite send --file`, the bulk sender with its journal: never by anything else.
+import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { alreadySent, invitationIdentity } from '../../campaign/already-sent.js';
@@ -222,10 +223,12 @@ async function run(flags: PlanFlags, ctx: Context, settings: Settings): Promise<
   // The plan on disk before anything is sent: the journal of `invite send --file` belongs to that file, so
   // an interrupted send is resumed with that command.
   const file = request.out ?? (await savePlan(ctx, plan, request.schoolYearId));
+  // --include-invited listed already-sent invitations for a deliberate re-send: they go out again.
+  const resendSent = Boolean(flags.includeInvited);
   ctx.log.info(
-    `Resume or check this send with: roster invite send --file ${shell(file)} --sent-by-user-id ${shell(sender)}`,
+    `Resume or check this send with: roster invite send --file ${shell(file)} --sent-by-user-id ${shell(sender)}${resendSent ? ' --resend-sent' : ''}`,
   );
-  await runBulk({ file, sentByUserId: sender, yes: true }, ctx, settings);
+  await runBulk({ file, sentByUserId: sender, yes: true, resendSent }, ctx, settings);
 }
 
 /** A plan sent from the terminal without --out is kept in roster's state folder, beside the journals. */
@@ -233,7 +236,9 @@ async function savePlan(ctx: Context, plan: Plan, schoolYearId: string | undefin
   const folder = `${ctx.paths.stateDir}/plans`;
   await privateFolder(folder, ctx.paths.stateDir);
   const stamp = new Date(ctx.now()).toISOString().replace(/[-:]/g, '').replace(/\..*/, 'Z');
-  const file = `${folder}/plan-${stamp}.csv`;
+  // A random suffix: two plans sent in one second must not share a file, hence a journal (the second would
+  // be taken for a resume of the first and send nothing).
+  const file = `${folder}/plan-${stamp}-${randomBytes(3).toString('hex')}.csv`;
   await writePrivateFile(file, planCsv(plan, schoolYearId));
   ctx.log.info(`Plan saved to ${file}.`);
   return file;

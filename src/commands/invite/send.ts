@@ -207,6 +207,7 @@ export function register(invite: Command, ctx: Context): void {
     .option('--file <csv>', 'send one invitation per row of this CSV file')
     .option('--concurrency <n>', 'with --file: requests at a time, 1-16 (default 4)')
     .option('--resend-in-doubt', 'with --file: send again rows whose earlier outcome is unknown')
+    .option('--resend-sent', "with --file: send rows roster's record shows already sent, again")
     .option(
       '--failed-csv <path>',
       'with --file: where to write the failed rows (default: beside the journal)',
@@ -217,8 +218,15 @@ export function register(invite: Command, ctx: Context): void {
     .action(async (options: SendOptions, cmd: Command) => {
       const settings = await loadSettings(ctx, cmd);
       if (options.file !== undefined) return runBulk(options, ctx, settings);
-      if (options.concurrency !== undefined || options.resendInDoubt || options.failedCsv !== undefined) {
-        throw new UsageError('--concurrency, --resend-in-doubt and --failed-csv go with --file.');
+      if (
+        options.concurrency !== undefined ||
+        options.resendInDoubt ||
+        options.resendSent ||
+        options.failedCsv !== undefined
+      ) {
+        throw new UsageError(
+          '--concurrency, --resend-in-doubt, --resend-sent and --failed-csv go with --file.',
+        );
       }
       const result = await run(options, ctx, settings);
       if (result.dryRun) return;
