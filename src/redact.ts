@@ -69,12 +69,13 @@ function secretPatterns(secret: string): SecretPatterns {
 /**
  * The run with every occurrence of the secret redacted and, when the text was cut short right after the
  * run (at "…" or its end), the run's longest ending that spells the secret's beginning, from MIN_LENGTH
- * characters on. KMP over the run's decoded characters: linear in the run and the secret.
+ * characters on. The run is read two ways, as encoded characters and as raw text (a secret may itself hold
+ * "%41" or "+"), each searched with KMP: linear in the run and the secret.
  */
 function redactRun(run: string, p: SecretPatterns, cut: boolean): string {
   if (run.length < MIN_LENGTH) return run;
-  const starts: number[] = [];
   const decoded: string[] = [];
+  const starts: number[] = [];
   // A + is a space in form encoding, where a + itself is sent as %2B: so in a run with percent escapes.
   const plusIsSpace = !p.chars.includes('+') || /%[0-9A-Fa-f]{2}/.test(run);
   p.token.lastIndex = 0;
@@ -82,27 +83,46 @@ function redactRun(run: string, p: SecretPatterns, cut: boolean): string {
     starts.push(found.index);
     decoded.push(decodeToken(found[0], plusIsSpace));
   }
-  const spans: [first: number, last: number][] = [];
+  const raw = [...run];
+  const rawStarts: number[] = [];
+  raw.reduce((at, char) => (rawStarts.push(at), at + char.length), 0);
+  const spans = [
+    ...occurrences(decoded, starts, run.length, p, cut),
+    ...occurrences(raw, rawStarts, run.length, p, cut),
+  ];
+  if (spans.length === 0) return run;
+  spans.sort((a, b) => a[0] - b[0]);
+  let out = '';
+  let from = 0; // the first character not yet written
+  for (const [first, end] of spans) {
+    if (first >= from) out += `${run.slice(from, first)}[redacted]`;
+    from = Math.max(from, end);
+  }
+  return out + run.slice(from);
+}
+
+/** Where in the run (character offsets, end exclusive) the units spell the secret or, when cut, its beginning. */
+function occurrences(
+  units: string[],
+  starts: number[],
+  length: number,
+  p: SecretPatterns,
+  cut: boolean,
+): [number, number][] {
+  const end = (i: number) => starts[i + 1] ?? length;
+  const spans: [number, number][] = [];
   let matched = 0;
-  for (const [i, char] of decoded.entries()) {
-    while (matched > 0 && (matched === p.chars.length || p.chars[matched] !== char)) {
+  for (const [i, unit] of units.entries()) {
+    while (matched > 0 && (matched === p.chars.length || p.chars[matched] !== unit)) {
       matched = p.borders[matched - 1] ?? 0;
     }
-    if (p.chars[matched] === char) matched++;
-    if (matched === p.chars.length) spans.push([i - matched + 1, i]);
+    if (p.chars[matched] === unit) matched++;
+    if (matched === p.chars.length) spans.push([starts[i - matched + 1] ?? 0, end(i)]);
   }
   if (cut && matched >= MIN_LENGTH && matched < p.chars.length) {
-    spans.push([decoded.length - matched, decoded.length - 1]);
+    spans.push([starts[units.length - matched] ?? 0, length]);
   }
-  if (spans.length === 0) return run;
-  let out = '';
-  let from = 0; // the next token not yet written
-  for (const [first, last] of spans) {
-    if (first >= from) out += run.slice(starts[from], starts[first]);
-    if (last >= from) out += first >= from ? '[redacted]' : '';
-    from = Math.max(from, last + 1);
-  }
-  return out + run.slice(starts[from] ?? run.length);
+  return spans;
 }
 
 function bordersOf(chars: string[]): number[] {

@@ -140,3 +140,15 @@ describe('Redactor on long secrets and long texts', () => {
     expect(r.redact('x AAAA…')).toBe('x [redacted]…');
   });
 });
+
+describe('Redactor on a secret that looks encoded itself', () => {
+  it('a raw %41, \\u0041 or + in the secret: found raw, encoded, and cut short', () => {
+    for (const secret of ['ab%41cd-x9+z', 'q\\u0041w/e+r t']) {
+      const r = new Redactor();
+      r.add(secret);
+      expect(r.redact(`raw ${secret} end`)).toBe('raw [redacted] end');
+      expect(r.redact(`url ${encodeURIComponent(secret)} end`)).toBe('url [redacted] end');
+      expect(r.redact(`cut ${secret.slice(0, 7)}…`)).toBe('cut [redacted]…');
+    }
+  });
+});
