@@ -8,10 +8,19 @@
 //   npm run bench -- campaign            (builds first)
 //   node test/bench/campaign.js --students 50000 --schools 25 --rounds 3
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { demoEnv, numberFlag, PEAK_RSS_PRELOAD, ROSTER, requireBuild, row, startSandbox } from './lib.js';
+import {
+  demoEnv,
+  followPeakRss,
+  numberFlag,
+  PEAK_RSS_PRELOAD,
+  ROSTER,
+  requireBuild,
+  row,
+  startSandbox,
+} from './lib.js';
 
 const STUDENTS = numberFlag('--students', 50_000);
 const SCHOOLS = numberFlag('--schools', 25);
@@ -30,25 +39,14 @@ function timed(env, args) {
       stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
-    let reported = '';
-    let polledKb = 0;
     child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.stdio[3].on('data', (chunk) => (reported += chunk));
-    const poll = setInterval(() => {
-      try {
-        const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
-        if (match) polledKb = Math.max(polledKb, Number(match[1]));
-      } catch {
-        // no /proc here, or the process just ended
-      }
-    }, 20);
+    const peakMb = followPeakRss(child);
     child.on('error', reject);
     child.on('close', (code) => {
-      clearInterval(poll);
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       if (code !== 0)
         return reject(new Error(`roster ${args.join(' ')} exited with ${code}: ${stderr.trim()}`));
-      resolve({ ms, peakMb: Math.max(Number(reported) || 0, polledKb) / 1024, stderr });
+      resolve({ ms, peakMb: peakMb(), stderr });
     });
   });
 }

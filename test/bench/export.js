@@ -11,8 +11,16 @@
 //    ratio measured in the same run (median of 3 interleaved rounds). Goal: ≤ 0.4× the curl loop.
 // The sandbox runs as its own process, so its memory is not counted.
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { demoEnv, numberFlag, PEAK_RSS_PRELOAD, ROSTER, requireBuild, row, startSandbox } from './lib.js';
+import {
+  demoEnv,
+  followPeakRss,
+  numberFlag,
+  PEAK_RSS_PRELOAD,
+  ROSTER,
+  requireBuild,
+  row,
+  startSandbox,
+} from './lib.js';
 
 const STUDENTS = numberFlag('--students', 200_000);
 const COMPARE_STUDENTS = numberFlag('--compare-students', 50_000);
@@ -43,28 +51,16 @@ function runExport(env, extra = []) {
     const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
     let records = 0;
     let stderr = '';
-    let reported = '';
-    let polledKb = 0;
     child.stdout.on('data', (chunk) => {
       for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) records++;
     });
     child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.stdio[3].on('data', (chunk) => (reported += chunk));
-    const poll = setInterval(() => {
-      try {
-        const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
-        if (match) polledKb = Math.max(polledKb, Number(match[1]));
-      } catch {
-        // no /proc here, or the process just ended
-      }
-    }, 20);
+    const peakMb = followPeakRss(child);
     child.on('error', reject);
     child.on('close', (code) => {
-      clearInterval(poll);
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       if (code !== 0) return reject(new Error(`roster exited with ${code}: ${stderr.trim()}`));
-      const kb = Math.max(Number(reported) || 0, polledKb);
-      resolve({ records, ms, peakMb: kb / 1024 });
+      resolve({ records, ms, peakMb: peakMb() });
     });
   });
 }

@@ -1,6 +1,6 @@
 // Shared by the benchmark scripts: start the sandbox as its own process, time commands, print ratios.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -42,6 +42,26 @@ export function requireBuild() {
 export const PEAK_RSS_PRELOAD = `data:text/javascript,${encodeURIComponent(
   "import{writeSync}from'node:fs';process.on('exit',()=>{try{writeSync(3,String(process.resourceUsage().maxRSS))}catch{}});",
 )}`;
+
+/**
+ * Follows the peak RSS of a child started with PEAK_RSS_PRELOAD and file descriptor 3 piped: its own report
+ * at exit, or /proc polling where it could not report. Returns a function giving MB once the child closed.
+ */
+export function followPeakRss(child) {
+  let reported = '';
+  let polledKb = 0;
+  child.stdio[3].on('data', (chunk) => (reported += chunk));
+  const poll = setInterval(() => {
+    try {
+      const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+      if (match) polledKb = Math.max(polledKb, Number(match[1]));
+    } catch {
+      // no /proc here, or the process just ended
+    }
+  }, 20);
+  child.on('close', () => clearInterval(poll));
+  return () => Math.max(Number(reported) || 0, polledKb) / 1024;
+}
 
 /** A private HOME so benchmarks never touch the user's profiles or token cache. */
 export function benchEnv(extra = {}) {
