@@ -66,6 +66,18 @@ const baseEnv: NodeJS.ProcessEnv = {
   ROSTER_CLIENT_SECRET: allowed.clientSecret,
 };
 
+/** The campaign plan of Alder Elementary, written to a file in the demo's home, with more flags if given. */
+const planAlder = (file: string, ...more: string[]) => [
+  'invite',
+  'plan',
+  '--school',
+  'Alder Elementary School',
+  '--out',
+  join(home, file),
+  ...more,
+  '--no-input',
+];
+
 const steps: Step[] = [
   { say: 'Get an access token (cached for the next commands)', args: ['token'] },
   { say: 'Which profile, which credentials, which token', args: ['status'] },
@@ -92,17 +104,7 @@ const steps: Step[] = [
   { say: 'List the invitations sent', args: ['invite', 'list', '--school-id', 'org-sch-1'] },
   {
     say: "A campaign: plan the re-enrolment at Alder from the roster's families (one invitation per family e-mail, counting its children; who is left out, and why)",
-    args: [
-      'invite',
-      'plan',
-      '--school',
-      'Alder Elementary School',
-      '--out',
-      join(home, 'alder.csv'),
-      '--uncovered-csv',
-      join(home, 'alder-uncovered.csv'),
-      '--no-input',
-    ],
+    args: planAlder('alder.csv', '--uncovered-csv', join(home, 'alder-uncovered.csv')),
   },
   {
     say: 'Send the plan with the bulk sender (its journal: resumable, each family e-mailed exactly once)',
@@ -117,15 +119,7 @@ const steps: Step[] = [
   },
   {
     say: 'Plan again right after: nobody left to invite (roster keeps a record of the invitations it sent)',
-    args: [
-      'invite',
-      'plan',
-      '--school',
-      'Alder Elementary School',
-      '--out',
-      join(home, 'alder-again.csv'),
-      '--no-input',
-    ],
+    args: planAlder('alder-again.csv'),
   },
   { say: 'Read students over OneRoster 1.1', args: ['roster', 'students', '--limit', '5'] },
   {
