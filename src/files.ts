@@ -238,9 +238,13 @@ export async function createFresh(path: string): Promise<FileHandle> {
 /**
  * Writes the file atomically: a fresh temporary sibling (O_EXCL, mode 0600) renamed over the target, so a
  * crash or a second roster process never leaves half a file, and a link planted at the target is replaced,
- * never written through.
+ * never written through. `durable` also survives a power cut (an fsync before the rename).
  */
-export async function writePrivateFile(path: string, content: string): Promise<void> {
+export async function writePrivateFile(
+  path: string,
+  content: string,
+  options: { durable?: boolean } = {},
+): Promise<void> {
   try {
     await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   } catch (error) {
@@ -253,6 +257,8 @@ export async function writePrivateFile(path: string, content: string): Promise<v
     const handle = await createFresh(temp);
     try {
       await handle.writeFile(content);
+      // durable: on disk before it replaces the target, so a power cut leaves the old file or the new one.
+      if (options.durable) await handle.sync();
     } finally {
       await handle.close();
     }
@@ -279,6 +285,23 @@ export async function openOwnAppendable(path: string): Promise<FileHandle> {
     return handle;
   } catch (error) {
     await handle.close();
+    throw fileError(error, path, 'open');
+  }
+}
+
+/** openOwnAppendable as a file descriptor, without the thread pool: for small files rewritten often. */
+export function openOwnAppendableSync(path: string): number {
+  let fd: number;
+  try {
+    fd = openSync(path, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW, 0o600);
+  } catch (error) {
+    throw fileError(error, path, 'open');
+  }
+  try {
+    trusted(fstatSync(fd), path, true, 'open');
+    return fd;
+  } catch (error) {
+    closeSync(fd);
     throw fileError(error, path, 'open');
   }
 }

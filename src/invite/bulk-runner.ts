@@ -1,17 +1,32 @@
 // Sends planned rows with bounded concurrency, journaling each row before its request (in-flight) and after
-// it (sent, failed or in-doubt). Stops taking new rows on interrupt or on an error every later row would
-// meet too (credentials, permission, an unreachable server); rows already in flight always finish.
+// it (sent, failed or in-doubt), and claiming it from other runs around both (RowGuard). Stops taking new
+// rows on interrupt or on an error every later row would meet too (credentials, permission, an unreachable
+// server); rows already in flight always finish.
 import { ApiError, ForeignAnswerError, RosterError } from '../errors.js';
 import { invitationKey } from './invitation.js';
 import type { PlannedRow } from './invite-file.js';
 import { bodyHash, type Journal } from './journal.js';
-import type { SentEntry, SentRecord } from './sent-record.js';
+import type { SentEntry } from './sent-record.js';
 
 export type RowResult =
   | { state: 'sent'; message: string }
   | { state: 'failed' | 'in-doubt'; reason: string; status?: number }
   /** Not sent: roster's record shows it sent by another run at `sentAt`. */
   | { state: 'elsewhere'; sentAt: string };
+
+/** A row another run sent, or may have sent (it was stopped while sending it, or could not tell). */
+export type Withheld = { state: 'elsewhere'; sentAt: string } | { state: 'in-doubt'; reason: string };
+
+/** Keeps other runs (other files' journals) from sending a row while this run does, and after it. */
+export interface RowGuard {
+  /**
+   * Just before the row's request: 'go' once this run holds the row (waiting while another run sends it),
+   * else what becomes of the row instead; 'aborted' when the signal fired while waiting.
+   */
+  claim(row: PlannedRow): Promise<'go' | 'aborted' | Withheld>;
+  /** After it (or when it never left): never fails, a problem is the guard's to report. */
+  settle(row: PlannedRow, outcome: 'sent' | 'failed' | 'in-doubt'): Promise<void>;
+}
 
 export interface RunCounts {
   sent: number;
@@ -23,10 +38,8 @@ export interface RunCounts {
 export interface RunnerOptions {
   rows: PlannedRow[];
   journal: Journal;
-  /** roster's record of sent invitations for this destination: every row confirmed sent is added. */
-  record?: SentRecord;
-  /** Asked just before each request: when another run has sent this row meanwhile, when it did. */
-  sentElsewhere?(row: PlannedRow): string | undefined;
+  /** Claims each row in roster's record of sent invitations (which every row confirmed sent joins). */
+  guard?: RowGuard;
   concurrency: number;
   signal: AbortSignal;
   /** Keys of rows that were in doubt and are sent again on purpose (--resend-in-doubt). */
@@ -34,8 +47,6 @@ export interface RunnerOptions {
   send(row: PlannedRow): Promise<{ message: string }>;
   now(): Date;
   onProgress(counts: RunCounts): void;
-  /** A row was sent but roster could not note it in its record: said, never a failure of the row or run. */
-  onRecordError?(error: unknown): void;
 }
 
 export interface RunOutcome {
@@ -51,6 +62,7 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
   const counts: RunCounts = { sent: 0, failed: 0, inDoubt: 0, remaining: rows.length };
   let stoppedBy: RosterError | undefined;
   let next = 0;
+  const settling: Promise<void>[] = [];
 
   const entry = (row: PlannedRow, key: string) => ({
     key,
@@ -66,20 +78,40 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
       const row = rows[next++]!;
       const key = invitationKey(row.body.email, row.body.schoolId);
       counts.remaining--;
-      const sentAt = options.sentElsewhere?.(row);
-      if (sentAt !== undefined) {
-        results.set(key, { state: 'elsewhere', sentAt });
+      let claimed: Awaited<ReturnType<RowGuard['claim']>>;
+      try {
+        claimed = options.guard ? await options.guard.claim(row) : 'go';
+      } catch (error) {
+        // Unclaimed, a row could go out beside another run's: this one and every later row stay unsent.
+        stoppedBy ??=
+          error instanceof RosterError ? error : new RosterError('failure', (error as Error).message);
+        claimed = 'aborted';
+      }
+      if (claimed === 'aborted') {
+        // Interrupted while another run held the row: not started, like every row after it.
+        counts.remaining++;
+        break;
+      }
+      if (claimed !== 'go') {
+        results.set(key, claimed);
+        if (claimed.state === 'in-doubt') counts.inDoubt++;
         options.onProgress({ ...counts });
         continue;
       }
       // On disk before the request leaves: a crash from here on leaves the row in doubt, never forgotten.
-      await journal.record([
-        {
-          ...entry(row, key),
-          state: 'in-flight',
-          ...(options.resending.has(key) && { resend: true }),
-        },
-      ]);
+      try {
+        await journal.record([
+          {
+            ...entry(row, key),
+            state: 'in-flight',
+            ...(options.resending.has(key) && { resend: true }),
+          },
+        ]);
+      } catch (error) {
+        // Nothing left: the claim is let go, and the broken journal ends the run.
+        await options.guard?.settle(row, 'failed');
+        throw error;
+      }
       let result: Exclude<RowResult, { state: 'elsewhere' }>;
       try {
         result = { state: 'sent', message: (await options.send(row)).message };
@@ -99,12 +131,9 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
               ...(result.status !== undefined && { status: result.status }),
             },
       ]);
-      if (result.state === 'sent') {
-        // The invitation went out (and its journal says so): failing to note it must not read as a failure.
-        await options.record?.add([sentEntry(row, options.now())]).catch((error: unknown) => {
-          options.onRecordError?.(error);
-        });
-      }
+      // After the journal: the row's fate is on disk before other runs may take it up. Not waited for
+      // here (the next row need not queue behind it); all are before the run ends.
+      if (options.guard) settling.push(options.guard.settle(row, result.state));
       results.set(key, result);
       if (result.state === 'sent') counts.sent++;
       else if (result.state === 'failed') counts.failed++;
@@ -115,6 +144,7 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
 
   const workers = Array.from({ length: Math.min(options.concurrency, rows.length) }, worker);
   const settled = await Promise.allSettled(workers);
+  await Promise.all(settling);
   // A journal that cannot be written is the one failure that must end the run as it is.
   const broken = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (broken) throw broken.reason;

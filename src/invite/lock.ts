@@ -8,18 +8,26 @@
 //   lock's token, so exactly one process removes it, and only after reading that it is still that very lock.
 //   A taker killed half-way leaves such a claim behind; it is stale in turn and taken over the same way.
 // - Released only by its owner: a lock that is not ours (any more) is left alone.
+// - Synchronous system calls behind a promise: a lock is a handful of tiny file operations, and a bulk run
+//   takes its record's lock for every batch of rows; through the thread pool each call costs a round trip
+//   that would add up on every row's way out (test/bench/bulk.js).
 import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { link, open, readFile, rm, stat } from 'node:fs/promises';
+import {
+  closeSync,
+  fsyncSync,
+  linkSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  type Stats,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 
-export interface LockOwner {
-  pid: number;
+export interface LockOwner extends ProcessRef {
   /** Unique to one taking of the lock. */
   token: string;
-  host?: string;
-  /** When the process started (Linux: clock ticks since boot), so a reused pid is not taken for the owner. */
-  started?: string;
 }
 
 /** The lock is held by a live process (or one on another host, which cannot be checked). */
@@ -46,62 +54,59 @@ export async function acquireLock(path: string): Promise<string> {
 
 /** Removes the lock if it is still the one `token` took. */
 export async function releaseLock(path: string, token: string): Promise<void> {
-  held.delete(token);
-  const current = await readOwner(path);
-  if (current?.owner.token === token) await rm(path, { force: true });
+  release(path, token);
 }
 
-async function take(path: string, depth: number): Promise<string> {
-  const started = startTime(process.pid);
-  const owner: LockOwner = {
-    pid: process.pid,
-    token: randomBytes(8).toString('hex'),
-    host: hostname(),
-    ...(started !== undefined && { started }),
-  };
+function release(path: string, token: string): void {
+  held.delete(token);
+  if (readOwner(path)?.owner.token === token) rmSync(path, { force: true });
+}
+
+function take(path: string, depth: number): string {
+  const owner: LockOwner = { ...thisProcess(), token: randomBytes(8).toString('hex') };
   const temp = `${path}.${owner.token}.tmp`;
-  const handle = await open(temp, 'wx', 0o600);
+  const fd = openSync(temp, 'wx', 0o600);
   try {
-    await handle.writeFile(JSON.stringify(owner));
+    writeSync(fd, JSON.stringify(owner));
     // On disk before it is visible under the lock's name: after a power cut a lock is whole or absent.
-    await handle.sync();
+    fsyncSync(fd);
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
   try {
     held.add(owner.token);
     for (let attempt = 0; attempt < 5; attempt++) {
       try {
-        await link(temp, path);
+        linkSync(temp, path);
         return owner.token;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       }
-      const found = await readOwner(path);
+      const found = readOwner(path);
       if (found === undefined) continue; // released in between: try again
       if (isAlive(found)) throw new LockHeld(path, found.owner);
       if (depth >= MAX_DEPTH) throw new LockHeld(path, found.owner);
-      await removeStale(path, found.id, depth);
+      removeStale(path, found.id, depth);
     }
-    throw new LockHeld(path, (await readOwner(path))?.owner ?? { pid: 0, token: '' });
+    throw new LockHeld(path, readOwner(path)?.owner ?? { pid: 0, token: '' });
   } catch (error) {
     held.delete(owner.token);
     throw error;
   } finally {
-    await rm(temp, { force: true });
+    rmSync(temp, { force: true });
   }
 }
 
 /** Removes the lock at `path` if it is still the stale one identified by `id`, under a claim on that id. */
-async function removeStale(path: string, id: string, depth: number): Promise<void> {
+function removeStale(path: string, id: string, depth: number): void {
   const claim = `${path}.${id}.takeover`;
   // Throws LockHeld when a live process is taking this very lock over: it will be the one to hold it.
-  const token = await take(claim, depth + 1);
+  const token = take(claim, depth + 1);
   try {
     // Only a holder of this claim removes this lock, and its dead owner cannot: it is still there, unchanged.
-    if ((await readOwner(path))?.id === id) await rm(path, { force: true });
+    if (readOwner(path)?.id === id) rmSync(path, { force: true });
   } finally {
-    await releaseLock(claim, token);
+    release(claim, token);
   }
 }
 
@@ -113,12 +118,12 @@ interface Found {
   unreadable?: { ageMs: number };
 }
 
-async function readOwner(path: string): Promise<Found | undefined> {
+function readOwner(path: string): Found | undefined {
   let text: string;
-  let info: Awaited<ReturnType<typeof stat>>;
+  let info: Stats;
   try {
-    info = await stat(path);
-    text = await readFile(path, 'utf8');
+    info = statSync(path);
+    text = readFileSync(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
@@ -151,18 +156,42 @@ function parseOwner(text: string): { pid: number; token?: string } | undefined {
 
 function isAlive({ owner, unreadable }: Found): boolean {
   if (unreadable) return unreadable.ageMs < UNREADABLE_GRACE_MS;
-  // Another machine's process (a shared folder) cannot be checked from here: assume it is running.
-  if (owner.host !== undefined && owner.host !== hostname()) return true;
   // Our own pid: held by this very process, or left by an earlier process that had the same pid.
-  if (owner.pid === process.pid) return held.has(owner.token);
+  if (owner.pid === process.pid && (owner.host ?? hostname()) === hostname()) return held.has(owner.token);
+  return isRunning(owner);
+}
+
+/** A process as another process can recognise it later: pid, host and, where the OS tells it, start time. */
+export interface ProcessRef {
+  pid: number;
+  host?: string;
+  /** When the process started (Linux: clock ticks since boot), so a reused pid is not taken for it. */
+  started?: string;
+}
+
+let me: ProcessRef | undefined;
+
+/** This process. */
+export function thisProcess(): ProcessRef {
+  if (!me) {
+    const started = startTime(process.pid);
+    me = { pid: process.pid, host: hostname(), ...(started !== undefined && { started }) };
+  }
+  return me;
+}
+
+/** True while the process runs (one on another host, which cannot be checked, is assumed to). */
+export function isRunning(ref: ProcessRef): boolean {
+  // Another machine's process (a shared folder) cannot be checked from here: assume it is running.
+  if (ref.host !== undefined && ref.host !== hostname()) return true;
   try {
-    process.kill(owner.pid, 0);
+    process.kill(ref.pid, 0);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
-  // The pid is in use: by the owner, unless it started at another time (the pid was reused).
-  const started = owner.started === undefined ? undefined : startTime(owner.pid);
-  return started === undefined || started === owner.started;
+  // The pid is in use: by that process, unless it started at another time (the pid was reused).
+  const started = ref.started === undefined ? undefined : startTime(ref.pid);
+  return started === undefined || started === ref.started;
 }
 
 /** The process's start time where the OS tells it cheaply (Linux /proc), else undefined. */

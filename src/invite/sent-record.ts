@@ -10,16 +10,19 @@
 // - Several roster processes append at once: each batch is written under the trust work's lock file
 //   (lock.ts), after cutting a torn last line a killed writer left (so it can never swallow the next entry),
 //   in one write and one fsync. Readers take no lock: they ignore a torn last line.
+// - A row of `invite send --file` is claimed before its request leaves and settled after it (claims.ts),
+//   under the same lock and in the same batches, so runs of different files never send one family at once.
 // - Read in one pass: hundreds of thousands of entries load in a fraction of a second (test/bench).
 import { createHash } from 'node:crypto';
-import { fstatSync, readSync } from 'node:fs';
+import { fstatSync, fsyncSync, ftruncateSync, readSync, writeFileSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RosterError } from '../errors.js';
 import { fileError, openOwnAppendable, privateFolder, readPrivateFile } from '../files.js';
+import { type Claim, type ClaimState, standing, updateClaims } from './claims.js';
 import { canonicalBaseUrl, type Destination } from './journal.js';
-import { acquireLock, LockHeld, releaseLock } from './lock.js';
+import { acquireLock, LockHeld, type ProcessRef, releaseLock, thisProcess } from './lock.js';
 
 /** An invitation roster saw confirmed sent. */
 export interface SentEntry {
@@ -76,8 +79,10 @@ export class SentRecord {
   private offset = 0;
   /** Lines of the file read so far (for a message naming a damaged one). */
   private lines = 0;
-  private queue: { text: string; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  private queue: Operation[] = [];
   private writing = false;
+  /** This process, as its claims name it. */
+  private me: ProcessRef | undefined;
 
   private constructor(
     readonly path: string,
@@ -203,19 +208,60 @@ export class SentRecord {
     if (entries.length === 0) return Promise.resolve();
     if (!this.handle) return Promise.reject(new Error(`${this.path} was opened to be read only.`));
     for (const e of entries) this.note(e);
-    const text = entries
-      .map((e) =>
-        JSON.stringify({
-          email: e.email,
-          schoolId: e.schoolId,
-          ...(e.schoolYearId ? { schoolYearId: e.schoolYearId } : {}),
-          sentAt: e.sentAt,
-        }),
-      )
-      .map((line) => `${line}\n`)
-      .join('');
-    return new Promise((resolve, reject) => {
-      this.queue.push({ text, resolve, reject });
+    return this.enqueue({ kind: 'write', sent: entries, claims: [] }).then(() => {});
+  }
+
+  /**
+   * Claims an invitation for `run` (a journal's path) just before its request leaves: waits while another
+   * live run is sending it; otherwise the claim is on disk when this resolves 'claimed'. 'sent': roster's
+   * record shows it sent (unless `ignoreSent`); 'stopped' or 'in-doubt': another run was killed while sending
+   * it, or could not tell whether it was sent (unless `ignoreDoubt`); 'aborted': the signal fired meanwhile.
+   */
+  async claim(
+    identity: string,
+    run: { run: string; file?: string },
+    options: { ignoreSent: boolean; ignoreDoubt: boolean; signal: AbortSignal },
+  ): Promise<ClaimOutcome> {
+    for (let delay = 10; ; delay = Math.min(delay * 2, 200)) {
+      if (options.signal.aborted) return { kind: 'aborted' };
+      const outcome = await this.enqueue({
+        kind: 'claim',
+        claim: this.claimLine(identity, run, 'sending'),
+        ignoreSent: options.ignoreSent,
+        ignoreDoubt: options.ignoreDoubt,
+      });
+      if (outcome && outcome.kind !== 'busy') return outcome;
+      await sleep(delay + Math.random() * delay);
+    }
+  }
+
+  /**
+   * Settles `run`'s claim after the request: 'done' (with `sent`, the invitation confirmed sent, recorded
+   * first) or 'in-doubt' (it may have been sent: no other run sends it without being told to).
+   */
+  settle(
+    identity: string,
+    run: { run: string; file?: string },
+    state: Exclude<ClaimState, 'sending'>,
+    sent?: SentEntry,
+  ): Promise<void> {
+    if (sent) this.note(sent);
+    return this.enqueue({
+      kind: 'write',
+      sent: sent ? [sent] : [],
+      claims: [this.claimLine(identity, run, state)],
+    }).then(() => {});
+  }
+
+  private claimLine(identity: string, run: { run: string; file?: string }, state: ClaimState): Claim {
+    this.me ??= thisProcess();
+    return { id: identity, ...run, state, ...this.me, at: new Date().toISOString() };
+  }
+
+  private enqueue(request: Request): Promise<Answer> {
+    if (!this.handle) return Promise.reject(new Error(`${this.path} was opened to be read only.`));
+    return new Promise<Answer>((resolve, reject) => {
+      this.queue.push({ request, resolve, reject });
       if (!this.writing) void this.flush();
     });
   }
@@ -230,8 +276,8 @@ export class SentRecord {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0);
       try {
-        await this.append(batch.map((b) => b.text).join(''));
-        for (const b of batch) b.resolve();
+        const outcomes = await this.writeBatch(batch);
+        for (const [i, b] of batch.entries()) b.resolve(outcomes[i]);
       } catch (error) {
         const failure =
           error instanceof RosterError
@@ -246,15 +292,59 @@ export class SentRecord {
     this.writing = false;
   }
 
-  /** One write under the lock: the header first if the file is new, a torn last line cut off first. */
-  private async append(text: string): Promise<void> {
-    const handle = this.handle as FileHandle;
+  /**
+   * One batch under one lock: the record's new entries first (so a claim is never settled before its
+   * invitation is recorded), then the claims, decided on everything other processes wrote before.
+   */
+  private async writeBatch(operations: Operation[]): Promise<Answer[]> {
+    const batch = operations.map((o) => o.request);
     const lockPath = `${this.path}.lock`;
     const token = await waitForLock(lockPath);
     try {
-      const { size } = await handle.stat();
-      const whole = await this.wholeLength(handle, size);
-      if (whole < size) await handle.truncate(whole);
+      const text = batch.flatMap((b) => (b.kind === 'write' ? b.sent.map(entryLine) : [])).join('');
+      if (text !== '') this.append(text);
+      if (!batch.some((b) => b.kind === 'claim' || b.claims.length > 0)) return [];
+      this.load();
+      const outcomes: Answer[] = [];
+      await updateClaims(`${this.path}.claims`, (latest) =>
+        batch.flatMap((b, i) => {
+          if (b.kind === 'write') return b.claims;
+          const outcome = this.decide(b, latest);
+          outcomes[i] = outcome;
+          return outcome.kind === 'claimed' ? [b.claim] : [];
+        }),
+      );
+      return outcomes;
+    } finally {
+      await releaseLock(lockPath, token);
+    }
+  }
+
+  /** Whether a claim may be taken, given the record and every run's latest claims. */
+  private decide(
+    request: Extract<Request, { kind: 'claim' }>,
+    latest: Map<string, Claim>,
+  ): Exclude<Answer, undefined> {
+    const { claim } = request;
+    const sentAt = this.sent.get(claim.id);
+    if (sentAt !== undefined && !request.ignoreSent) return { kind: 'sent', sentAt };
+    const other = latest.get(claim.id);
+    const state = standing(other, claim.run);
+    if (state === 'busy') return { kind: 'busy' };
+    if ((state === 'stopped' || state === 'in-doubt') && !request.ignoreDoubt && other) {
+      return { kind: state, run: other.run, ...(other.file !== undefined && { file: other.file }) };
+    }
+    return { kind: 'claimed' };
+  }
+
+  /** Appends under the lock: the header first if the file is new, a torn last line cut off first. */
+  private append(text: string): void {
+    // Synchronous, like the claims: a batch's rows wait for it (the handle is opened O_APPEND).
+    const { fd } = this.handle as FileHandle;
+    try {
+      const { size } = fstatSync(fd);
+      const whole = this.wholeLength(fd, size);
+      if (whole < size) ftruncateSync(fd, whole);
       const header: RecordHeader = {
         record: KIND,
         version: 1,
@@ -262,21 +352,19 @@ export class SentRecord {
         createdAt: new Date().toISOString(),
       };
       const head = whole === 0 ? `${JSON.stringify(header)}\n` : '';
-      await handle.appendFile(head + text);
-      await handle.sync();
+      writeFileSync(fd, head + text);
+      fsyncSync(fd);
     } catch (error) {
       throw fileError(error, this.path, 'write');
-    } finally {
-      await releaseLock(lockPath, token);
     }
   }
 
   /** The length of the file up to its last complete line (a kill -9 mid-write can leave a torn one). */
-  private async wholeLength(handle: FileHandle, size: number): Promise<number> {
+  private wholeLength(fd: number, size: number): number {
     if (size === 0) return 0;
     const from = Math.max(0, size - TAIL);
     const tail = Buffer.alloc(size - from);
-    await handle.read(tail, 0, tail.length, from);
+    readSync(fd, tail, 0, tail.length, from);
     const newline = tail.lastIndexOf(10);
     if (newline === tail.length - 1) return size;
     if (newline < 0 && from > 0) {
@@ -285,6 +373,34 @@ export class SentRecord {
     return from + newline + 1;
   }
 }
+
+/** What became of a claim (SentRecord.claim). */
+export type ClaimOutcome =
+  | { kind: 'claimed' }
+  | { kind: 'sent'; sentAt: string }
+  | { kind: 'stopped' | 'in-doubt'; run: string; file?: string }
+  | { kind: 'aborted' };
+
+/** What a batch is asked: to write entries and settled claims, or whether a claim may be taken. */
+type Request =
+  | { kind: 'write'; sent: SentEntry[]; claims: Claim[] }
+  | { kind: 'claim'; claim: Claim; ignoreSent: boolean; ignoreDoubt: boolean };
+/** A claim's outcome, 'busy' (ask again shortly), or nothing for a write. */
+type Answer = ClaimOutcome | { kind: 'busy' } | undefined;
+
+interface Operation {
+  request: Request;
+  resolve(answer: Answer): void;
+  reject(error: unknown): void;
+}
+
+const entryLine = (e: SentEntry) =>
+  `${JSON.stringify({
+    email: e.email,
+    schoolId: e.schoolId,
+    ...(e.schoolYearId ? { schoolYearId: e.schoolYearId } : {}),
+    sentAt: e.sentAt,
+  })}\n`;
 
 const canonical = (destination: Destination): Destination => ({
   baseUrl: canonicalBaseUrl(destination.baseUrl),

@@ -1,7 +1,8 @@
 // Bulk send benchmark (issue 5 point 4): `roster invite send --file` of 1,000 invitations, sandbox latency
 // 50 ms, --concurrency 8, against the ideal rows × latency / concurrency (6.25 s), as a ratio. The run
 // includes everything a user waits for: process start, the token request, the journal written before and
-// after each row (fsync), the report. Goal: ≤ 1.2× the ideal.
+// after each row (fsync), each row's claim in roster's record of sent invitations, the report. Goal: ≤ 1.2×
+// the ideal.
 //
 //   npm run build && node test/bench/bulk.js [rows] [latency ms] [concurrency]
 import { spawnSync } from 'node:child_process';

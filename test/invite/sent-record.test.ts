@@ -305,3 +305,130 @@ describe('SentRecord: planted files and folders are not trusted', () => {
     },
   );
 });
+
+describe('SentRecord: claims on invitations being sent', () => {
+  const A = { run: '/state/invites/a.jsonl', file: '/data/a.csv' };
+  const B = { run: '/state/invites/b.jsonl', file: '/data/b.csv' };
+  const id = invitationIdentity('Parent@X.org', 'sch-1');
+  const ask = (signal = new AbortController().signal) => ({ ignoreSent: false, ignoreDoubt: false, signal });
+  const claimsOf = (state: string) => `${sentRecordPath(state, destination)}.claims`;
+  const lines = (path: string) =>
+    readFileSync(path, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; run: string; state: string; pid: number });
+
+  /** A pid that certainly ran and has ended. */
+  const deadPid = () => {
+    const child = spawn(process.execPath, ['-e', '']);
+    return new Promise<number>((resolve) => child.on('exit', () => resolve(child.pid as number)));
+  };
+
+  it('a claim is on disk (0600) before it is granted; another run waits while it is held and is let in once it is settled', async () => {
+    const state = tempDir();
+    const record = await SentRecord.open(state, destination);
+    expect(await record.claim(id, A, ask())).toEqual({ kind: 'claimed' });
+    expect(lines(claimsOf(state))).toMatchObject([{ id, run: A.run, state: 'sending', pid: process.pid }]);
+    expectOwnPrivate(claimsOf(state));
+    // B asks again and again while A holds it (A's process is alive): A settles it as certainly not sent.
+    let settled = false;
+    const waiting = record.claim(id, B, ask()).then((outcome) => ({ outcome, settled }));
+    await new Promise((r) => setTimeout(r, 150));
+    settled = true;
+    await record.settle(id, A, 'done');
+    expect(await waiting).toEqual({ outcome: { kind: 'claimed' }, settled: true });
+    expect(lines(claimsOf(state)).map((c) => [c.run, c.state])).toEqual([
+      [A.run, 'sending'],
+      [A.run, 'done'],
+      [B.run, 'sending'],
+    ]);
+    await record.close();
+  });
+
+  it('settled as sent: the record has it first, and every other run is told when', async () => {
+    const state = tempDir();
+    const record = await SentRecord.open(state, destination);
+    await record.claim(id, A, ask());
+    await record.settle(id, A, 'done', entry('parent@x.org', 7));
+    const other = await reopened(state);
+    expect(await other.claim(id, B, ask())).toEqual({ kind: 'sent', sentAt: at(7) });
+    // --resend-sent: claimed all the same.
+    expect(await other.claim(id, B, { ...ask(), ignoreSent: true })).toEqual({ kind: 'claimed' });
+    await record.close();
+    await other.close();
+  });
+
+  it('a run killed while sending, or one that could not tell: in doubt for other runs unless told, free for that run itself', async () => {
+    const state = tempDir();
+    const pid = await deadPid();
+    mkdirSync(dirname(claimsOf(state)), { recursive: true, mode: 0o700 });
+    const killed = { id, ...A, state: 'sending', pid, at: at(1) };
+    writeFileSync(claimsOf(state), `${JSON.stringify(killed)}\n`, { mode: 0o600 });
+    const record = await SentRecord.open(state, destination);
+    expect(await record.claim(id, B, ask())).toEqual({ kind: 'stopped', ...A });
+    // The killed run's own resume (its journal governs the row) takes it up.
+    expect(await record.claim(id, A, ask())).toEqual({ kind: 'claimed' });
+    await record.settle(id, A, 'in-doubt');
+    expect(await record.claim(id, B, ask())).toEqual({ kind: 'in-doubt', ...A });
+    expect(await record.claim(id, B, { ...ask(), ignoreDoubt: true })).toEqual({ kind: 'claimed' });
+    await record.close();
+  });
+
+  it('an interrupt while waiting for another run: aborted, nothing claimed', async () => {
+    const state = tempDir();
+    const record = await SentRecord.open(state, destination);
+    await record.claim(id, A, ask());
+    const controller = new AbortController();
+    const waiting = record.claim(id, B, ask(controller.signal));
+    setTimeout(() => controller.abort(), 100);
+    expect(await waiting).toEqual({ kind: 'aborted' });
+    expect(lines(claimsOf(state)).map((c) => c.run)).toEqual([A.run]);
+    await record.close();
+  });
+
+  it('a torn last line is cut off before the next claim; a damaged line is refused (a lost claim could send twice)', async () => {
+    const state = tempDir();
+    const record = await SentRecord.open(state, destination);
+    await record.claim(id, A, ask());
+    appendFileSync(claimsOf(state), '{"id":"torn');
+    const other = invitationIdentity('other@x.org', 'sch-1');
+    expect(await record.claim(other, A, ask())).toEqual({ kind: 'claimed' });
+    expect(lines(claimsOf(state)).map((c) => c.id)).toEqual([id, other]);
+    writeFileSync(claimsOf(state), `not json\n${readFileSync(claimsOf(state), 'utf8')}`);
+    await expect(record.claim(id, B, ask())).rejects.toThrow(
+      /claims on invitations being sent, .* are damaged at line 1/,
+    );
+    await record.close();
+  });
+
+  it('kept short: once most claims are settled the file is rewritten with the unsettled ones alone', async () => {
+    const state = tempDir();
+    const record = await SentRecord.open(state, destination);
+    const ids = Array.from({ length: 2100 }, (_, i) => invitationIdentity(`p${i}@x.org`, 'sch-1'));
+    await Promise.all(ids.map((i) => record.claim(i, A, ask())));
+    await Promise.all(ids.slice(1).map((i) => record.settle(i, A, 'done')));
+    const left = lines(claimsOf(state));
+    expect(left.length).toBeLessThan(400); // 4,199 lines without the rewrite
+    // Whatever was rewritten, the one claim still held is there, and still holds.
+    expect(left.filter((c) => c.id === ids[0]).at(-1)).toMatchObject({ state: 'sending', run: A.run });
+    expect(await record.claim(ids[0] as string, B, { ...ask(), signal: AbortSignal.timeout(50) })).toEqual({
+      kind: 'aborted',
+    });
+    expectOwnPrivate(claimsOf(state));
+    await record.close();
+  });
+
+  it('a claims file that is a link, or others can write to: refused before anything is claimed', async () => {
+    const state = tempDir();
+    const record = await SentRecord.open(state, destination);
+    const target = victim();
+    symlinkSync(target, claimsOf(state));
+    await expect(record.claim(id, A, ask())).rejects.toThrow(/it is a symbolic link/);
+    expectUntouched(target);
+    rmSync(claimsOf(state));
+    writeFileSync(claimsOf(state), '', { mode: 0o600 });
+    chmodSync(claimsOf(state), 0o666);
+    await expect(record.claim(id, A, ask())).rejects.toThrow(/other users can write to it \(mode 0666\)/);
+    await record.close();
+  });
+});

@@ -28,6 +28,7 @@ import {
   type JournalHeader,
   locateJournal,
 } from '../../invite/journal.js';
+import { recordGuard } from '../../invite/record-guard.js';
 import { type BulkReport, countRows, finalRows, summaryLines } from '../../invite/report.js';
 import { invitationIdentity, SentRecord } from '../../invite/sent-record.js';
 import { startProgress } from '../../output/progress.js';
@@ -163,30 +164,25 @@ export async function runBulk(options: SendOptions, ctx: Context, settings: Sett
       const signal = ctx.trapInterrupt();
       const progress = await startProgress(ctx, progressText(0, 0, 0, work.toSend.length));
       try {
-        const latest = record;
-        let recordWarned = false;
         outcome = await sendRows({
           rows: work.toSend,
           journal,
-          record,
-          // Looked up again just before each request: another run may be sending the same people right now.
-          sentElsewhere: (row) => {
-            latest.load();
-            return work.resending.has(keyOf(row)) ? undefined : sentElsewhere(row);
-          },
+          // Claimed just before each request: another run may be sending the same people right now.
+          guard: recordGuard(record, {
+            run: { run: path, file: file },
+            signal,
+            resendSent,
+            resendInDoubt: Boolean(options.resendInDoubt),
+            resending: work.resending,
+            now: () => new Date(ctx.now()),
+            warn: (message) => ctx.log.warn(message),
+          }),
           concurrency,
           signal,
           resending: work.resending,
           send: (row) => sendInvitation(session.api, row.body),
           now: () => new Date(ctx.now()),
           onProgress: (c) => progress.update(progressText(c.sent, c.failed, c.inDoubt, c.remaining)),
-          onRecordError: (error) => {
-            if (recordWarned) return;
-            recordWarned = true;
-            ctx.log.warn(
-              `Invitations were sent, but roster could not note them in its record of sent invitations (${(error as Error).message.replace(/\.$/, '')}); this file's journal still has them, but another file or a campaign plan may list them again.`,
-            );
-          },
         });
       } finally {
         progress.stop();

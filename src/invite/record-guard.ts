@@ -1,0 +1,75 @@
+// The RowGuard of `invite send --file` over roster's record of sent invitations: each row is claimed there
+// just before its request leaves and settled after, so a run of another file never sends it meanwhile, and
+// a row this run leaves in doubt stays in doubt for every other run too, until this file's run settles it.
+import type { RowGuard } from './bulk-runner.js';
+import { sentEntry } from './bulk-runner.js';
+import { invitationKey } from './invitation.js';
+import type { PlannedRow } from './invite-file.js';
+import { invitationIdentity, type SentRecord } from './sent-record.js';
+
+export interface GuardOptions {
+  /** This run: its journal's path, and the file it sends (named to other runs). */
+  run: { run: string; file: string };
+  signal: AbortSignal;
+  /** --resend-sent: rows recorded sent, or in doubt, by other runs are sent again. */
+  resendSent: boolean;
+  /** --resend-in-doubt: rows in doubt, in this run's journal or another's claim, are sent again. */
+  resendInDoubt: boolean;
+  /** Keys of this run's own in-doubt rows being sent again. */
+  resending: Set<string>;
+  now(): Date;
+  /** Told once, of the first problem noting an outcome (the row's outcome itself stands). */
+  warn(message: string): void;
+}
+
+export function recordGuard(record: SentRecord, options: GuardOptions): RowGuard {
+  let warned = false;
+  return {
+    async claim(row) {
+      const again = options.resending.has(invitationKey(row.body.email, row.body.schoolId));
+      const outcome = await record.claim(identityOf(row), options.run, {
+        ignoreSent: options.resendSent || again,
+        ignoreDoubt: options.resendSent || options.resendInDoubt || again,
+        signal: options.signal,
+      });
+      switch (outcome.kind) {
+        case 'claimed':
+          return 'go';
+        case 'aborted':
+          return 'aborted';
+        case 'sent':
+          return { state: 'elsewhere', sentAt: outcome.sentAt };
+        default: {
+          const other = outcome.file === undefined ? 'another run' : `another run (${outcome.file})`;
+          const what =
+            outcome.kind === 'stopped'
+              ? `${other} was stopped while sending it`
+              : `${other} could not tell whether it was sent`;
+          return { state: 'in-doubt', reason: `${what}; it may have been sent` };
+        }
+      }
+    },
+    async settle(row, state) {
+      try {
+        await record.settle(
+          identityOf(row),
+          options.run,
+          state === 'in-doubt' ? 'in-doubt' : 'done',
+          state === 'sent' ? sentEntry(row, options.now()) : undefined,
+        );
+      } catch (error) {
+        if (warned) return;
+        warned = true;
+        const problem = (error as Error).message.replace(/\.$/, '');
+        options.warn(
+          state === 'sent'
+            ? `Invitations were sent, but roster could not note them in its record of sent invitations (${problem}); this file's journal still has them, but another file or a campaign plan may list them again.`
+            : `roster could not note the outcome of a row in its record of sent invitations (${problem}); other runs may wait for it, or take it for in doubt.`,
+        );
+      }
+    },
+  };
+}
+
+const identityOf = (row: PlannedRow) =>
+  invitationIdentity(row.body.email, row.body.schoolId, row.body.schoolYearId);
