@@ -10,6 +10,7 @@
 //   request leaves. Kept short: once most of its lines are settled it is rewritten with the rest alone.
 
 import { closeSync, fsyncSync, ftruncateSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { RosterError } from '../errors.js';
 import { fileError, openOwnAppendableSync, writePrivateFile } from '../files.js';
 import { isRunning, type ProcessRef } from './lock.js';
@@ -33,11 +34,17 @@ export interface Claim extends ProcessRef {
  */
 export type Standing = 'free' | 'busy' | 'stopped' | 'in-doubt';
 
-export function standing(claim: Claim | undefined, run: string): Standing {
+export function standing(claim: Claim | undefined, run: string, now = Date.now()): Standing {
   if (!claim || claim.run === run || claim.state === 'done') return 'free';
   if (claim.state === 'in-doubt') return 'in-doubt';
+  // A process on another host (a shared home folder) cannot be checked: one request never takes this long.
+  if (claim.host !== undefined && claim.host !== hostname() && now - Date.parse(claim.at) > REMOTE_MS)
+    return 'stopped';
   return isRunning(claim) ? 'busy' : 'stopped';
 }
+
+/** How long another host's claim may be in flight before it counts as stopped. */
+const REMOTE_MS = 15 * 60_000;
 
 /** Past this many lines, a file whose claims are mostly settled is rewritten with the unsettled ones: it is
  * read whole for every batch, so it must stay about as short as the claims in flight. */

@@ -14,6 +14,7 @@ import {
 import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { standing } from '../../src/invite/claims.js';
 import { invitationIdentity, SentRecord, sentRecordPath } from '../../src/invite/sent-record.js';
 import { tempDir } from '../helpers/context.js';
 import { asRoot, expectOwnPrivate, expectUntouched, ME, NOBODY, victim } from '../helpers/planted.js';
@@ -372,6 +373,15 @@ describe('SentRecord: claims on invitations being sent', () => {
     expect(await record.claim(id, B, ask())).toEqual({ kind: 'in-doubt', ...A });
     expect(await record.claim(id, B, { ...ask(), ignoreDoubt: true })).toEqual({ kind: 'claimed' });
     await record.close();
+  });
+
+  it('another host’s claim (a shared home folder) cannot be checked: busy while recent, stopped after 15 minutes', () => {
+    const claim = { id, ...A, state: 'sending' as const, pid: 1, host: 'other-host.example', at: at(0) };
+    const start = Date.parse(at(0));
+    expect(standing(claim, B.run, start + 60_000)).toBe('busy');
+    expect(standing(claim, B.run, start + 16 * 60_000)).toBe('stopped');
+    expect(standing(claim, A.run, start + 60_000)).toBe('free');
+    expect(standing({ ...claim, state: 'done' }, B.run, start)).toBe('free');
   });
 
   it('an interrupt while waiting for another run: aborted, nothing claimed', async () => {
