@@ -7,7 +7,7 @@
 //   refused (they could plant files there: a journal seeded with "sent" rows, a token, a config);
 // - a failing disk (full, quota, I/O error, read-only) or a path that is a folder, a FIFO or a device is one
 //   FileError naming the file and what to do, never a stack trace or a hang.
-import { closeSync, fstatSync, openSync, readFileSync, type Stats, statSync } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, openSync, readFileSync, type Stats, statSync } from 'node:fs';
 import { constants, type FileHandle, lstat, mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { RosterError } from './errors.js';
@@ -263,6 +263,8 @@ export async function writePrivateFile(
       await handle.close();
     }
     await rename(temp, path);
+    // ...and the rename itself on disk.
+    if (options.durable) syncFolder(dirname(path));
   } catch (error) {
     await rm(temp, { force: true });
     throw fileError(error, path, 'write');
@@ -286,6 +288,16 @@ export async function openOwnAppendable(path: string): Promise<FileHandle> {
   } catch (error) {
     await handle.close();
     throw fileError(error, path, 'open');
+  }
+}
+
+/** Puts a folder's entries (a file just created or renamed into it) on disk. */
+export function syncFolder(path: string): void {
+  const fd = openSync(path, O_RDONLY);
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
   }
 }
 

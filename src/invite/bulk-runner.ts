@@ -121,19 +121,22 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
         if (stops)
           stoppedBy ??= error instanceof RosterError ? error : new RosterError('failure', outcome.reason);
       }
-      await journal.record([
-        result.state === 'sent'
-          ? { ...entry(row, key), state: 'sent' }
-          : {
-              ...entry(row, key),
-              state: result.state,
-              reason: result.reason,
-              ...(result.status !== undefined && { status: result.status }),
-            },
-      ]);
-      // After the journal: the row's fate is on disk before other runs may take it up. Not waited for
-      // here (the next row need not queue behind it); all are before the run ends.
-      if (options.guard) settling.push(options.guard.settle(row, result.state));
+      try {
+        await journal.record([
+          result.state === 'sent'
+            ? { ...entry(row, key), state: 'sent' }
+            : {
+                ...entry(row, key),
+                state: result.state,
+                reason: result.reason,
+                ...(result.status !== undefined && { status: result.status }),
+              },
+        ]);
+      } finally {
+        // After the journal (or its failure, which ends the run: the record still learns what the server
+        // said). Not waited for here, so the next row need not queue behind it; all are before the run ends.
+        if (options.guard) settling.push(options.guard.settle(row, result.state));
+      }
       results.set(key, result);
       if (result.state === 'sent') counts.sent++;
       else if (result.state === 'failed') counts.failed++;

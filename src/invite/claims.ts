@@ -4,15 +4,17 @@
 // a request in flight leaves that family in doubt for every other run, as its own journal does for itself.
 //
 // - One JSON object per line; an invitation's last line is its claim: `sending` (its request is about to
-//   leave, or is out), `in-doubt` (the run could not tell whether it was sent) or `done` (sent and in the
-//   record, or certainly not sent).
+//   leave, or is out, until a deadline), `in-doubt` (the run could not tell whether it was sent) or `done`
+//   (sent and in the record, or certainly not sent).
 // - Read and written only under the record's lock (sent-record.ts), in whole lines, fsynced before any
-//   request leaves. Kept short: once most of its lines are settled it is rewritten with the rest alone.
+//   request leaves. Read incrementally (what was appended since), and rewritten with the unsettled claims
+//   alone once most of its lines are settled.
 
-import { closeSync, fsyncSync, ftruncateSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, ftruncateSync, readSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { dirname } from 'node:path';
 import { RosterError } from '../errors.js';
-import { fileError, openOwnAppendableSync, writePrivateFile } from '../files.js';
+import { fileError, openOwnAppendableSync, syncFolder, writePrivateFile } from '../files.js';
 import { isRunning, type ProcessRef } from './lock.js';
 
 export type ClaimState = 'sending' | 'in-doubt' | 'done';
@@ -26,6 +28,11 @@ export interface Claim extends ProcessRef {
   file?: string;
   state: ClaimState;
   at: string;
+  /**
+   * A `sending` claim's deadline: past it the request has certainly ended (every attempt timed out), so a
+   * claim still unsettled was left by a run that stopped, or hangs (suspended, or a pid since reused).
+   */
+  until?: string;
 }
 
 /**
@@ -37,74 +44,99 @@ export type Standing = 'free' | 'busy' | 'stopped' | 'in-doubt';
 export function standing(claim: Claim | undefined, run: string, now = Date.now()): Standing {
   if (!claim || claim.run === run || claim.state === 'done') return 'free';
   if (claim.state === 'in-doubt') return 'in-doubt';
-  // A process on another host (a shared home folder) cannot be checked: one request never takes this long.
-  if (claim.host !== undefined && claim.host !== hostname() && now - Date.parse(claim.at) > REMOTE_MS)
-    return 'stopped';
+  // Another host's clock may differ from ours by a few minutes; its process cannot be checked from here.
+  const remote = claim.host !== undefined && claim.host !== hostname();
+  const deadline = claim.until === undefined ? Number.NaN : Date.parse(claim.until);
+  if (now > deadline + (remote ? CLOCK_SKEW_MS : 0)) return 'stopped';
   return isRunning(claim) ? 'busy' : 'stopped';
 }
 
-/** How long another host's claim may be in flight before it counts as stopped. */
-const REMOTE_MS = 15 * 60_000;
+/** How far another host's clock may be ahead of ours. */
+const CLOCK_SKEW_MS = 5 * 60_000;
 
-/** Past this many lines, a file whose claims are mostly settled is rewritten with the unsettled ones: it is
- * read whole for every batch, so it must stay about as short as the claims in flight. */
+/** Past this many lines, a file whose claims are mostly settled is rewritten with the unsettled ones. */
 const COMPACT_AFTER = 64;
 
-/**
- * Under the record's lock: reads the claims at `path` (created if absent), lets `decide` see the latest
- * claim of each invitation and return the claims to add, and writes them (fsynced) before returning.
- */
-export async function updateClaims(
-  path: string,
-  decide: (latest: Map<string, Claim>) => Claim[],
-): Promise<void> {
-  // Synchronous system calls: this runs for every batch of rows, while their requests wait for it.
-  const fd = openOwnAppendableSync(path);
-  try {
-    const bytes = readFileSync(fd);
-    // A torn last line (a writer killed mid-write) never became a claim: cut off before appending.
-    const whole = bytes.lastIndexOf(10) + 1;
-    const latest = new Map<string, Claim>();
-    const lines = parseClaims(bytes.toString('utf8', 0, whole), path, latest);
-    const added = decide(latest);
-    for (const claim of added) latest.set(claim.id, claim);
-    const unsettled = [...latest.values()].filter((c) => c.state !== 'done');
-    if (lines + added.length > COMPACT_AFTER && unsettled.length * 4 < lines + added.length) {
-      await writePrivateFile(path, serialize(unsettled), { durable: true });
-      return;
+/** One process's view of a claims file: the latest claim per invitation, read up to `offset`. */
+export class ClaimsFile {
+  private readonly latest = new Map<string, Claim>();
+  private offset = 0;
+  private lines = 0;
+  private inode = -1;
+
+  constructor(readonly path: string) {}
+
+  /**
+   * Under the record's lock: reads what was appended since the last call (all of it after a rewrite),
+   * lets `decide` see the latest claim of each invitation and return the claims to add, and writes them
+   * (fsynced) before returning. Synchronous system calls: this runs for every batch of rows, while their
+   * requests wait for it.
+   */
+  async update(decide: (latest: ReadonlyMap<string, Claim>) => Claim[]): Promise<void> {
+    const fd = openOwnAppendableSync(this.path);
+    try {
+      const { ino, size } = fstatSync(fd);
+      // Rewritten (another inode) or cut shorter than we read: read it again from the start.
+      if (ino !== this.inode || size < this.offset) this.reset(ino);
+      const bytes = Buffer.alloc(size - this.offset);
+      readSync(fd, bytes, 0, bytes.length, this.offset);
+      // A torn last line (a writer killed mid-write) never became a claim: cut off before appending.
+      const whole = bytes.lastIndexOf(10) + 1;
+      this.ingest(bytes.toString('utf8', 0, whole));
+      this.offset += whole;
+      const added = decide(this.latest);
+      for (const claim of added) this.latest.set(claim.id, claim);
+      const unsettled = [...this.latest.values()].filter((c) => c.state !== 'done');
+      const lines = this.lines + added.length;
+      if (lines > COMPACT_AFTER && unsettled.length * 4 < lines) {
+        await writePrivateFile(this.path, serialize(unsettled), { durable: true });
+        this.reset(-1);
+        return;
+      }
+      if (added.length === 0) return;
+      if (this.offset < size) ftruncateSync(fd, this.offset);
+      const text = serialize(added);
+      writeFileSync(fd, text);
+      fsyncSync(fd);
+      // A file just created: its name too must survive a power cut.
+      if (this.offset === 0) syncFolder(dirname(this.path));
+      this.offset += Buffer.byteLength(text);
+      this.lines = lines;
+    } catch (error) {
+      throw fileError(error, this.path, 'write');
+    } finally {
+      closeSync(fd);
     }
-    if (added.length === 0) return;
-    if (whole < bytes.length) ftruncateSync(fd, whole);
-    writeFileSync(fd, serialize(added));
-    fsyncSync(fd);
-  } catch (error) {
-    throw fileError(error, path, 'write');
-  } finally {
-    closeSync(fd);
+  }
+
+  private reset(inode: number): void {
+    this.latest.clear();
+    this.offset = 0;
+    this.lines = 0;
+    this.inode = inode;
+  }
+
+  private ingest(text: string): void {
+    if (text === '') return;
+    const lines = text.split('\n');
+    lines.pop(); // '' after the last \n
+    for (const line of lines) {
+      const claim = parseClaim(line);
+      // A claim skipped could let two runs send one family: refuse, as the record does.
+      if (!claim) {
+        throw new RosterError(
+          'failure',
+          `The claims on invitations being sent, ${this.path}, are damaged at line ${this.lines + 1}.`,
+          'Move the file aside only when no roster runs: a family in doubt there could be e-mailed again.',
+        );
+      }
+      this.latest.set(claim.id, claim);
+      this.lines++;
+    }
   }
 }
 
 const serialize = (claims: Claim[]) => claims.map((c) => `${JSON.stringify(c)}\n`).join('');
-
-/** Fills `latest` with each invitation's last claim; returns the number of lines. */
-function parseClaims(text: string, path: string, latest: Map<string, Claim>): number {
-  if (text === '') return 0;
-  const lines = text.split('\n');
-  lines.pop(); // '' after the last \n
-  lines.forEach((line, index) => {
-    const claim = parseClaim(line);
-    // A claim skipped could let two runs send one family: refuse, as the record does.
-    if (!claim) {
-      throw new RosterError(
-        'failure',
-        `The claims on invitations being sent, ${path}, are damaged at line ${index + 1}.`,
-        'Move the file aside only when no roster runs: a family in doubt there could be e-mailed again.',
-      );
-    }
-    latest.set(claim.id, claim);
-  });
-  return lines.length;
-}
 
 const STATES: readonly string[] = ['sending', 'in-doubt', 'done'] satisfies ClaimState[];
 
@@ -119,7 +151,8 @@ function parseClaim(line: string): Claim | undefined {
       Number.isSafeInteger(value.pid) &&
       (value.file === undefined || typeof value.file === 'string') &&
       (value.host === undefined || typeof value.host === 'string') &&
-      (value.started === undefined || typeof value.started === 'string')
+      (value.started === undefined || typeof value.started === 'string') &&
+      (value.until === undefined || typeof value.until === 'string')
     )
       return value as Claim;
   } catch {}

@@ -1,6 +1,7 @@
 // The RowGuard of `invite send --file` over roster's record of sent invitations: each row is claimed there
 // just before its request leaves and settled after, so a run of another file never sends it meanwhile, and
 // a row this run leaves in doubt stays in doubt for every other run too, until this file's run settles it.
+import { MAX_RETRIES, MAX_RETRY_AFTER_MS } from '../api/retry.js';
 import type { RowGuard } from './bulk-runner.js';
 import { sentEntry } from './bulk-runner.js';
 import { invitationKey } from './invitation.js';
@@ -17,9 +18,22 @@ export interface GuardOptions {
   resendInDoubt: boolean;
   /** Keys of this run's own in-doubt rows being sent again. */
   resending: Set<string>;
+  /** The HTTP timeout of one attempt (--timeout), which bounds how long a row's claim may be held. */
+  timeoutMs: number;
   now(): Date;
   /** Told once, of the first problem noting an outcome (the row's outcome itself stands). */
   warn(message: string): void;
+  /** Told when a row has waited a few seconds for another run. */
+  info(message: string): void;
+}
+
+/**
+ * The longest a row's request can take: every attempt timing out (a 401 replayed once), and the longest
+ * pauses a server may ask for between them, with a minute to spare. Past it, a claim nobody settled was
+ * left by a run that stopped or hangs, and other runs stop waiting for it.
+ */
+export function claimHoldMs(timeoutMs: number): number {
+  return (MAX_RETRIES + 2) * timeoutMs + MAX_RETRIES * MAX_RETRY_AFTER_MS + 60_000;
 }
 
 export function recordGuard(record: SentRecord, options: GuardOptions): RowGuard {
@@ -31,6 +45,11 @@ export function recordGuard(record: SentRecord, options: GuardOptions): RowGuard
         ignoreSent: options.resendSent || again,
         ignoreDoubt: options.resendSent || options.resendInDoubt || again,
         signal: options.signal,
+        holdMs: claimHoldMs(options.timeoutMs),
+        onWait: (other) =>
+          options.info(
+            `Line ${row.line} waits for another roster run (pid ${other.pid}${other.file ? `, ${other.file}` : ''}) sending the same invitation; at most until ${other.until ?? 'it ends'}.`,
+          ),
       });
       switch (outcome.kind) {
         case 'claimed':

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RosterError } from '../errors.js';
 import { fileError, openOwnAppendable, privateFolder, readPrivateFile } from '../files.js';
-import { type Claim, type ClaimState, standing, updateClaims } from './claims.js';
+import { type Claim, type ClaimState, ClaimsFile, standing } from './claims.js';
 import { canonicalBaseUrl, type Destination } from './journal.js';
 import { acquireLock, LockHeld, type ProcessRef, releaseLock, thisProcess } from './lock.js';
 
@@ -67,6 +67,8 @@ export function sentRecordPath(stateDir: string, destination: Destination): stri
   );
 }
 
+/** How long a claim waits on another run before saying so. */
+const WAIT_NOTICE_MS = 5_000;
 /** How long an append waits for another process's append (each holds the lock for one write and fsync). */
 const LOCK_WAIT_MS = 30_000;
 /** Bytes read from the end to find a torn line: one entry is far smaller. */
@@ -83,6 +85,8 @@ export class SentRecord {
   private writing = false;
   /** This process, as its claims name it. */
   private me: ProcessRef | undefined;
+  /** The claims beside the record, read as they grow. */
+  private claims: ClaimsFile | undefined;
 
   private constructor(
     readonly path: string,
@@ -216,21 +220,37 @@ export class SentRecord {
    * live run is sending it; otherwise the claim is on disk when this resolves 'claimed'. 'sent': roster's
    * record shows it sent (unless `ignoreSent`); 'stopped' or 'in-doubt': another run was killed while sending
    * it, or could not tell whether it was sent (unless `ignoreDoubt`); 'aborted': the signal fired meanwhile.
+   * The claim holds for `holdMs` at most (the longest the request can take); `onWait` is told once when
+   * another run has held it for a few seconds.
    */
   async claim(
     identity: string,
     run: { run: string; file?: string },
-    options: { ignoreSent: boolean; ignoreDoubt: boolean; signal: AbortSignal },
+    options: {
+      ignoreSent: boolean;
+      ignoreDoubt: boolean;
+      signal: AbortSignal;
+      holdMs: number;
+      onWait?(other: Claim): void;
+    },
   ): Promise<ClaimOutcome> {
+    const started = Date.now();
+    let told = false;
     for (let delay = 10; ; delay = Math.min(delay * 2, 200)) {
       if (options.signal.aborted) return { kind: 'aborted' };
+      const claim = this.claimLine(identity, run, 'sending');
+      claim.until = new Date(Date.now() + options.holdMs).toISOString();
       const outcome = await this.enqueue({
         kind: 'claim',
-        claim: this.claimLine(identity, run, 'sending'),
+        claim,
         ignoreSent: options.ignoreSent,
         ignoreDoubt: options.ignoreDoubt,
       });
       if (outcome && outcome.kind !== 'busy') return outcome;
+      if (outcome && !told && Date.now() - started > WAIT_NOTICE_MS) {
+        told = true;
+        options.onWait?.(outcome.other);
+      }
       await sleep(delay + Math.random() * delay);
     }
   }
@@ -306,7 +326,8 @@ export class SentRecord {
       if (!batch.some((b) => b.kind === 'claim' || b.claims.length > 0)) return [];
       this.load();
       const outcomes: Answer[] = [];
-      await updateClaims(`${this.path}.claims`, (latest) =>
+      this.claims ??= new ClaimsFile(`${this.path}.claims`);
+      await this.claims.update((latest) =>
         batch.flatMap((b, i) => {
           if (b.kind === 'write') return b.claims;
           const outcome = this.decide(b, latest);
@@ -323,14 +344,14 @@ export class SentRecord {
   /** Whether a claim may be taken, given the record and every run's latest claims. */
   private decide(
     request: Extract<Request, { kind: 'claim' }>,
-    latest: Map<string, Claim>,
+    latest: ReadonlyMap<string, Claim>,
   ): Exclude<Answer, undefined> {
     const { claim } = request;
     const sentAt = this.sent.get(claim.id);
     if (sentAt !== undefined && !request.ignoreSent) return { kind: 'sent', sentAt };
     const other = latest.get(claim.id);
     const state = standing(other, claim.run);
-    if (state === 'busy') return { kind: 'busy' };
+    if (state === 'busy' && other) return { kind: 'busy', other };
     if ((state === 'stopped' || state === 'in-doubt') && !request.ignoreDoubt && other) {
       return { kind: state, run: other.run, ...(other.file !== undefined && { file: other.file }) };
     }
@@ -386,7 +407,7 @@ type Request =
   | { kind: 'write'; sent: SentEntry[]; claims: Claim[] }
   | { kind: 'claim'; claim: Claim; ignoreSent: boolean; ignoreDoubt: boolean };
 /** A claim's outcome, 'busy' (ask again shortly), or nothing for a write. */
-type Answer = ClaimOutcome | { kind: 'busy' } | undefined;
+type Answer = ClaimOutcome | { kind: 'busy'; other: Claim } | undefined;
 
 interface Operation {
   request: Request;

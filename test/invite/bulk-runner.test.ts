@@ -150,3 +150,82 @@ describe('sendRows', () => {
     expect(outcome.results.size).toBeLessThanOrEqual(2);
   });
 });
+
+describe('sendRows with a guard (claims in roster’s record)', () => {
+  const guardLog = () => {
+    const calls: string[] = [];
+    const guard = {
+      claim: async (row: PlannedRow) => {
+        calls.push(`claim ${row.body.email}`);
+        return row.body.email === 'p1@x.org'
+          ? ({ state: 'in-doubt', reason: 'another run was stopped while sending it' } as const)
+          : ('go' as const);
+      },
+      settle: async (row: PlannedRow, outcome: string) => {
+        calls.push(`settle ${row.body.email} ${outcome}`);
+      },
+    };
+    return { calls, guard };
+  };
+
+  it('claims each row before its request and settles it after; a row withheld is neither journaled nor sent', async () => {
+    const journal = await openJournal();
+    const { calls, guard } = guardLog();
+    const sent: string[] = [];
+    const outcome = await sendRows({
+      rows: rows(3),
+      journal,
+      guard,
+      concurrency: 1,
+      signal: new AbortController().signal,
+      resending: new Set(),
+      send: async (row) => {
+        sent.push(row.body.email);
+        if (row.body.email === 'p2@x.org') throw new ApiError('api', 400, 'refused');
+        return { message: 'ok' };
+      },
+      now: () => new Date(),
+      onProgress: () => {},
+    });
+    await journal.close();
+    expect(sent).toEqual(['p0@x.org', 'p2@x.org']);
+    expect(calls).toEqual([
+      'claim p0@x.org',
+      'settle p0@x.org sent',
+      'claim p1@x.org',
+      'claim p2@x.org',
+      'settle p2@x.org failed',
+    ]);
+    expect(outcome.results.get('p1@x.org s1')).toEqual({
+      state: 'in-doubt',
+      reason: 'another run was stopped while sending it',
+    });
+    expect(journal.states.has('p1@x.org s1')).toBe(false);
+  });
+
+  it('a journal that fails after a confirmed send still settles the row as sent (the record learns it), then ends the run', async () => {
+    const journal = await openJournal();
+    const { calls, guard } = guardLog();
+    const record = journal.record.bind(journal);
+    let writes = 0;
+    journal.record = async (entries) => {
+      if (++writes === 2) throw new RosterError('failure', 'disk full');
+      return record(entries);
+    };
+    await expect(
+      sendRows({
+        rows: rows(1),
+        journal,
+        guard,
+        concurrency: 1,
+        signal: new AbortController().signal,
+        resending: new Set(),
+        send: async () => ({ message: 'ok' }),
+        now: () => new Date(),
+        onProgress: () => {},
+      }),
+    ).rejects.toThrow('disk full');
+    await journal.close();
+    expect(calls).toEqual(['claim p0@x.org', 'settle p0@x.org sent']);
+  });
+});

@@ -311,7 +311,12 @@ describe('SentRecord: claims on invitations being sent', () => {
   const A = { run: '/state/invites/a.jsonl', file: '/data/a.csv' };
   const B = { run: '/state/invites/b.jsonl', file: '/data/b.csv' };
   const id = invitationIdentity('Parent@X.org', 'sch-1');
-  const ask = (signal = new AbortController().signal) => ({ ignoreSent: false, ignoreDoubt: false, signal });
+  const ask = (signal = new AbortController().signal) => ({
+    ignoreSent: false,
+    ignoreDoubt: false,
+    signal,
+    holdMs: 60_000,
+  });
   const claimsOf = (state: string) => `${sentRecordPath(state, destination)}.claims`;
   const lines = (path: string) =>
     readFileSync(path, 'utf8')
@@ -375,13 +380,39 @@ describe('SentRecord: claims on invitations being sent', () => {
     await record.close();
   });
 
-  it('another host’s claim (a shared home folder) cannot be checked: busy while recent, stopped after 15 minutes', () => {
-    const claim = { id, ...A, state: 'sending' as const, pid: 1, host: 'other-host.example', at: at(0) };
+  it('a claim past its deadline is stopped even if its pid runs (suspended, or the pid reused); another host’s gets 5 minutes for clock skew', () => {
     const start = Date.parse(at(0));
-    expect(standing(claim, B.run, start + 60_000)).toBe('busy');
-    expect(standing(claim, B.run, start + 16 * 60_000)).toBe('stopped');
-    expect(standing(claim, A.run, start + 60_000)).toBe('free');
-    expect(standing({ ...claim, state: 'done' }, B.run, start)).toBe('free');
+    const until = new Date(start + 60_000).toISOString();
+    // Our own pid stands for a live process that never settles (no start time: a reused pid looks alive).
+    const local = { id, ...A, state: 'sending' as const, pid: process.pid, at: at(0), until };
+    expect(standing(local, B.run, start + 30_000)).toBe('busy');
+    expect(standing(local, B.run, start + 61_000)).toBe('stopped');
+    const remote = { ...local, pid: 1, host: 'other-host.example' };
+    expect(standing(remote, B.run, start + 61_000)).toBe('busy');
+    expect(standing(remote, B.run, start + 60_000 + 5 * 60_000 + 1)).toBe('stopped');
+    expect(standing(remote, A.run, start + 61_000)).toBe('free');
+    expect(standing({ ...remote, state: 'done' }, B.run, start)).toBe('free');
+  });
+
+  it('read as it grows, and again from the start once another process rewrote it', async () => {
+    const state = tempDir();
+    const one = await SentRecord.open(state, destination);
+    const two = await SentRecord.open(state, destination);
+    const ids = Array.from({ length: 80 }, (_, i) => invitationIdentity(`g${i}@x.org`, 'sch-1'));
+    // `one` claims and settles enough for a rewrite; `two` read the file before it and must see the rest.
+    expect(await two.claim(ids[0] as string, B, ask())).toEqual({ kind: 'claimed' });
+    for (const i of ids.slice(1)) await one.claim(i, A, ask());
+    for (const i of ids.slice(2)) await one.settle(i, A, 'done');
+    expect(lines(claimsOf(state)).length).toBeLessThan(80);
+    expect(await two.claim(ids[1] as string, B, { ...ask(), signal: AbortSignal.timeout(100) })).toEqual({
+      kind: 'aborted',
+    });
+    expect(await one.claim(ids[0] as string, A, { ...ask(), signal: AbortSignal.timeout(100) })).toEqual({
+      kind: 'aborted',
+    });
+    expect(await two.claim(ids[5] as string, B, ask())).toEqual({ kind: 'claimed' });
+    await one.close();
+    await two.close();
   });
 
   it('an interrupt while waiting for another run: aborted, nothing claimed', async () => {
@@ -405,9 +436,12 @@ describe('SentRecord: claims on invitations being sent', () => {
     expect(await record.claim(other, A, ask())).toEqual({ kind: 'claimed' });
     expect(lines(claimsOf(state)).map((c) => c.id)).toEqual([id, other]);
     writeFileSync(claimsOf(state), `not json\n${readFileSync(claimsOf(state), 'utf8')}`);
-    await expect(record.claim(id, B, ask())).rejects.toThrow(
+    // Read by another process (roster only ever appends or replaces the file whole).
+    const reader = await SentRecord.open(state, destination);
+    await expect(reader.claim(id, B, ask())).rejects.toThrow(
       /claims on invitations being sent, .* are damaged at line 1/,
     );
+    await reader.close();
     await record.close();
   });
 
