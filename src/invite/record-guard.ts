@@ -42,7 +42,8 @@ export function recordGuard(record: SentRecord, options: GuardOptions): RowGuard
     async claim(row) {
       const again = options.resending.has(invitationKey(row.body.email, row.body.schoolId));
       const outcome = await record.claim(identityOf(row), options.run, {
-        ignoreSent: options.resendSent || again,
+        // Recorded sent means some run had it confirmed: even this run's own doubt is settled by that.
+        ignoreSent: options.resendSent,
         ignoreDoubt: options.resendSent || options.resendInDoubt || again,
         signal: options.signal,
         holdMs: claimHoldMs(options.timeoutMs),

@@ -144,5 +144,13 @@ describe('a run killed with requests in flight, then another file with the same 
     ]).done;
     expect({ code: resend.code, stderr: resend.stderr }).toMatchObject({ code: 0 });
     expect([...families, ...extra].map(emailsTo)).toEqual([2, 2, 2, 2, 1, 1, 1, 1]);
+
+    // The first file's own doubt about them is settled by that confirmed send: --resend-in-doubt skips them.
+    const firstAgain = await send(firstFile, state, ['--resend-in-doubt']).done;
+    expect({ code: firstAgain.code, stderr: firstAgain.stderr }).toMatchObject({ code: 0 });
+    expect([...families, ...extra].map(emailsTo)).toEqual([2, 2, 2, 2, 1, 1, 1, 1]);
+    const firstRows = new Map(rowsOf(firstAgain).map((r) => [r.email, r]));
+    for (const email of families.slice(0, 4))
+      expect(firstRows.get(email)).toMatchObject({ result: 'skipped', sentElsewhere: expect.any(String) });
   }, 60_000);
 });

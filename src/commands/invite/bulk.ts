@@ -57,7 +57,7 @@ const keyOf = (row: PlannedRow) => invitationKey(row.body.email, row.body.school
 /**
  * By row identity, whatever else changed: sent stays skipped, failed (or never tried) is sent with the
  * current values unless roster's record shows it sent by another run, in doubt stays in doubt unless
- * --resend-in-doubt.
+ * --resend-in-doubt (or the record shows it sent by another run since: then it is skipped).
  */
 function plan(
   rows: PlannedRow[],
@@ -70,8 +70,8 @@ function plan(
     const state = states.get(keyOf(row))?.state;
     const elsewhere = state === 'sent' ? undefined : sentElsewhere(row);
     if (state === 'sent') result.skipped.push(row);
-    else if (elsewhere !== undefined && !(resendInDoubt && (state === 'in-flight' || state === 'in-doubt')))
-      result.elsewhere.set(keyOf(row), elsewhere);
+    // Even a row in doubt here: another run had it confirmed sent, so --resend-in-doubt would send it twice.
+    else if (elsewhere !== undefined) result.elsewhere.set(keyOf(row), elsewhere);
     else if (state === 'in-flight' || state === 'in-doubt') {
       if (resendInDoubt) {
         result.toSend.push(row);
