@@ -1,5 +1,8 @@
 // The sandbox's demo clients as tests use them: one place that knows how to point the CLI at a sandbox.
+import { join } from 'node:path';
 import type { DemoClient, Sandbox } from '../../src/sandbox/server.js';
+import { writeSchoolsCache } from '../../src/schools/cache.js';
+import { tempDir } from './context.js';
 
 export function demoClient(sandbox: Sandbox, clientId = 'demo-allowed'): DemoClient {
   const client = sandbox.clients.find((c) => c.clientId === clientId);
@@ -40,4 +43,21 @@ export function insecureLogin(
     ],
     input: demoClient(sandbox, clientId).clientSecret,
   };
+}
+
+/**
+ * A HOME whose schools list for the demo client is cached, as after any earlier run: a run's first request
+ * is then its token (tests that stop a run at a known point rely on it).
+ */
+export async function homeWithSchoolsCached(sandbox: Sandbox): Promise<string> {
+  const home = tempDir();
+  await writeSchoolsCache(
+    join(home, '.cache', 'roster'),
+    { profile: 'default', baseUrl: sandbox.baseUrl, clientId: 'demo-allowed', oneroster: '1.1' },
+    {
+      readAt: Date.now(),
+      schools: [{ sourcedId: 'org-sch-1', name: 'Alder', identifier: '', status: 'active' }],
+    },
+  );
+  return home;
 }

@@ -5,10 +5,9 @@ import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { writeSchoolsCache } from '../../src/schools/cache.js';
 import { type CliResult, startCli, until } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
-import { demoEnv } from '../helpers/sandbox.js';
+import { demoEnv, homeWithSchoolsCached } from '../helpers/sandbox.js';
 
 const RACERS = Number(process.env.RACERS ?? 12);
 const ROUNDS = Number(process.env.ROUNDS ?? 4);
@@ -82,15 +81,7 @@ describe('the journal lock under simultaneous runs', () => {
       sandbox.setOptions({ latencyMs: 5_000 });
       const tokensBefore = sandbox.requests.filter((r) => r.path.endsWith('/token')).length;
       // Its schools list is cached (as after any earlier run), so the token is its first request.
-      const victimHome = tempDir();
-      await writeSchoolsCache(
-        join(victimHome, '.cache', 'roster'),
-        { profile: 'default', baseUrl: sandbox.baseUrl, clientId: 'demo-allowed', oneroster: '1.1' },
-        {
-          readAt: Date.now(),
-          schools: [{ sourcedId: 'org-sch-1', name: 'Alder', identifier: '', status: 'active' }],
-        },
-      );
+      const victimHome = await homeWithSchoolsCached(sandbox);
       const victim = start(stale.file, staleState, victimHome);
       await until(() => sandbox.requests.filter((r) => r.path.endsWith('/token')).length > tokensBefore);
       victim.child.kill('SIGKILL');

@@ -7,10 +7,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { writeSchoolsCache } from '../../src/schools/cache.js';
 import { type CliResult, startCli, until } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
-import { demoEnv } from '../helpers/sandbox.js';
+import { demoEnv, homeWithSchoolsCached } from '../helpers/sandbox.js';
 
 const RUNS = 6;
 const ROUNDS = 3;
@@ -98,15 +97,7 @@ describe('a run killed with requests in flight, then another file with the same 
     // answer yet. Its schools list is cached (as after any earlier run), so only its token comes first.
     sandbox.setOptions({ latencyMs: 3_000, jitterMs: 0 });
     const firstFile = writeCsv('first', families);
-    const home = tempDir();
-    await writeSchoolsCache(
-      join(home, '.cache', 'roster'),
-      { profile: 'default', baseUrl: sandbox.baseUrl, clientId: 'demo-allowed', oneroster: '1.1' },
-      {
-        readAt: Date.now(),
-        schools: [{ sourcedId: 'org-sch-1', name: 'Alder', identifier: '', status: 'active' }],
-      },
-    );
+    const home = await homeWithSchoolsCached(sandbox);
     const first = send(firstFile, state, [], home);
     await until(() => families.slice(0, 4).every((e) => emailsTo(e) === 1));
     first.child.kill('SIGKILL');
