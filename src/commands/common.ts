@@ -17,6 +17,9 @@ export async function openSession(ctx: Context, command: Command): Promise<Sessi
   return new Session(ctx, await loadSettings(ctx, command));
 }
 
+/** commander's argParser for a flag that may be given more than once: every value, in order. */
+export const repeatable = (value: string, previous: string[] = []): string[] => [...previous, value];
+
 /** commander's argParser for one of a fixed set of values, failing as a usage error. */
 export function choice<T extends string>(flag: string, allowed: readonly T[]) {
   return (value: string): T => {

@@ -9,7 +9,7 @@ import { isValidEmail } from '../../invite/invitation.js';
 import { type Column, cellText, printJson, printNdjsonLine, printTable } from '../../output/render.js';
 import type { Session } from '../../session.js';
 import { hiddenCharacter, parseCount, printable } from '../../values.js';
-import { examples, openSession } from '../common.js';
+import { examples, openSession, repeatable } from '../common.js';
 
 export interface ListOptions {
   schoolId?: string;
@@ -135,7 +135,6 @@ export function columnsOf(records: unknown[]): Column<unknown>[] {
 }
 
 export function register(invite: Command, ctx: Context): void {
-  const collect = (value: string, previous: string[] = []) => [...previous, value];
   const command = invite
     .command('list')
     .summary('list enrollment invitations')
@@ -144,7 +143,7 @@ export function register(invite: Command, ctx: Context): void {
     .option('--sent-by-user-id <id>', 'only invitations attributed to this user (sentByUserId)')
     .option('--page <n>', 'page to show (page, from 1)')
     .option('--per-page <n>', 'records per page (perPage)')
-    .option('--param <key=value>', 'any other query parameter, repeatable', collect)
+    .option('--param <key=value>', 'any other query parameter, repeatable', repeatable)
     .option('--all', 'follow every page (from --page on)')
     .option('--json', "print the server's body unchanged (with --all: every page's data, the last meta)")
     .option('--ndjson', 'print one record per line, streamed')

@@ -23,7 +23,7 @@ import { isActive } from '../../schools/match.js';
 import { Session } from '../../session.js';
 import type { Settings } from '../../settings.js';
 import { hiddenCharacter, printable } from '../../values.js';
-import { examples, loadSettings } from '../common.js';
+import { examples, loadSettings, repeatable } from '../common.js';
 import { runBulk } from './bulk.js';
 
 export interface PlanFlags {
@@ -245,7 +245,6 @@ async function savePlan(ctx: Context, plan: Plan, schoolYearId: string | undefin
 }
 
 export function register(invite: Command, ctx: Context): void {
-  const collect = (value: string, previous: string[] = []) => [...previous, value];
   const command = invite
     .command('plan')
     .summary("plan a campaign: one invitation per family e-mail, from the roster's guardians")
@@ -259,12 +258,12 @@ export function register(invite: Command, ctx: Context): void {
         '(--json), or as a CSV on stdout; on a terminal a preview is shown and you are asked whether to send ' +
         'it now, through `invite send --file` (its journal makes the send resumable).',
     )
-    .option('--school <school>', 'sourcedId, name or identifier of a school (repeatable)', collect)
+    .option('--school <school>', 'sourcedId, name or identifier of a school (repeatable)', repeatable)
     .option('--all-schools', 'every school of the district')
     .option(
       '--grade <grades>',
       'only students in these grades, e.g. KG,01 (repeatable; K, 00 and Kindergarten are KG)',
-      collect,
+      repeatable,
     )
     .option('--roles <roles>', `who is invited: some of ${AGENT_ROLES.join(', ')} (default ${DEFAULT_ROLES})`)
     .option(

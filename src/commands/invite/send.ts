@@ -21,7 +21,7 @@ import type { SchoolDirectory } from '../../schools/directory.js';
 import { Session } from '../../session.js';
 import type { Settings } from '../../settings.js';
 import { printable } from '../../values.js';
-import { examples, loadSettings } from '../common.js';
+import { examples, loadSettings, repeatable } from '../common.js';
 import { runBulk } from './bulk.js';
 import { draftFromFlags, invalidFlags, type SendOptions } from './options.js';
 
@@ -175,7 +175,6 @@ function printDryRun(ctx: Context, session: Session, body: InvitationBody, json?
 }
 
 export function register(invite: Command, ctx: Context): void {
-  const collect = (value: string, previous: string[] = []) => [...previous, value];
   const command = invite
     .command('send')
     .summary('e-mail an enrollment invitation to a parent or guardian (or one per CSV row with --file)')
@@ -199,7 +198,7 @@ export function register(invite: Command, ctx: Context): void {
     )
     .option('--refresh-schools', "read the district's schools again instead of using the day-old cache")
     .option('--student-count <n>', 'number of students (default 1)')
-    .option('--scope <scope>', 'scope for the guest token, repeatable (default fillEnrollment)', collect)
+    .option('--scope <scope>', 'scope for the guest token, repeatable (default fillEnrollment)', repeatable)
     .option('--interest-form-submission-id <id>', 'interest form submission id')
     .option('--learning-center-id <id>', 'learning center or campus id')
     .option('--school-year-id <id>', 'school year id')
