@@ -2,8 +2,7 @@
 // just before its request leaves and settled after, so a run of another file never sends it meanwhile, and
 // a row this run leaves in doubt stays in doubt for every other run too, until this file's run settles it.
 import { MAX_RETRIES, MAX_RETRY_AFTER_MS } from '../api/retry.js';
-import type { RowGuard } from './bulk-runner.js';
-import { sentEntry } from './bulk-runner.js';
+import { type RowGuard, sentEntry } from './bulk-runner.js';
 import { invitationKey } from './invitation.js';
 import type { PlannedRow } from './invite-file.js';
 import { invitationIdentity, type SentRecord } from './sent-record.js';

@@ -22,7 +22,7 @@ import { RosterError } from '../errors.js';
 import { fileError, openOwnAppendable, privateFolder, readPrivateFile } from '../files.js';
 import { type Claim, type ClaimState, ClaimsFile, standing } from './claims.js';
 import { canonicalBaseUrl, type Destination } from './journal.js';
-import { acquireLock, LockHeld, type ProcessRef, releaseLock, thisProcess } from './lock.js';
+import { acquireLock, LockHeld, releaseLock, thisProcess } from './lock.js';
 
 /** An invitation roster saw confirmed sent. */
 export interface SentEntry {
@@ -83,8 +83,6 @@ export class SentRecord {
   private lines = 0;
   private queue: Operation[] = [];
   private writing = false;
-  /** This process, as its claims name it. */
-  private me: ProcessRef | undefined;
   /** The claims beside the record, read as they grow. */
   private claims: ClaimsFile | undefined;
 
@@ -274,8 +272,7 @@ export class SentRecord {
   }
 
   private claimLine(identity: string, run: { run: string; file?: string }, state: ClaimState): Claim {
-    this.me ??= thisProcess();
-    return { id: identity, ...run, state, ...this.me, at: new Date().toISOString() };
+    return { id: identity, ...run, state, ...thisProcess(), at: new Date().toISOString() };
   }
 
   private enqueue(request: Request): Promise<Answer> {
