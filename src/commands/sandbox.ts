@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import { parseQuirks, QUIRK_DOCS, type Quirks } from '../sandbox/quirks.js';
 import { examples } from './common.js';
 
 export interface SandboxCommandOptions {
@@ -22,6 +23,7 @@ export interface SandboxCommandOptions {
   link?: string;
   outbox?: string;
   churn?: string;
+  quirks?: string;
   quiet?: boolean;
 }
 
@@ -57,8 +59,15 @@ export function sandboxOptions(o: SandboxCommandOptions) {
   if (unknown !== undefined) {
     throw new UsageError(`Invalid --refuse "${unknown.slice(0, 20)}": expected fields.`);
   }
+  let quirks: Quirks | undefined;
+  try {
+    quirks = o.quirks === undefined ? undefined : parseQuirks(o.quirks);
+  } catch (err) {
+    throw new UsageError(`Invalid --quirks: ${(err as Error).message}.`);
+  }
   return {
     host: o.host,
+    quirks,
     port: number('--port', o.port, 0, 65535),
     tokenTtlSeconds: number('--token-ttl', o.tokenTtl, 1, 86_400),
     latencyMs: number('--latency', o.latency, 0, 60_000),
@@ -110,6 +119,10 @@ export function register(program: Command, ctx: Context): void {
       '--churn <n>',
       'OneRoster: change n records a minute (edits, new students with their families and enrollments, tobedeleted); POST /__sandbox/churn?n=K makes K at once',
     )
+    .option(
+      '--quirks <list>',
+      `behave as real deployments do (comma-separated): ${QUIRK_DOCS.map((q) => (q.value ? `${q.name}[=${q.value}]` : q.name)).join(', ')}; see the README`,
+    )
     .option('--quiet', 'do not log requests')
     .action(async (options: SandboxCommandOptions) => {
       const parsed = sandboxOptions(options);
@@ -148,6 +161,7 @@ export function register(program: Command, ctx: Context): void {
     'roster sandbox --churn 30   # then: roster roster changes --since last',
     'roster sandbox --agents students --refuse fields   # links on one side only; a stricter 1.2 server',
     'roster sandbox --students 50000 --schools 25',
+    "roster sandbox --quirks wrappers,scope-required,clock=+2h   # rehearse a vendor's server",
     '# In a script (a rehearsal against the sandbox, stopped afterwards)',
     'roster sandbox --quiet & pid=$!; sleep 1; ROSTER_BASE_URL=http://127.0.0.1:4010/v1 ROSTER_CLIENT_ID=demo-allowed ROSTER_CLIENT_SECRET=riverside-secret-2024 roster doctor; kill $pid',
   ]);

@@ -14,6 +14,7 @@ import { createInvitationsRoute, type InvitationRecord, InvitationStore } from '
 import type { ChurnChange } from './oneroster/churn.js';
 import { createOneRosterService, type OneRosterSandboxOptions } from './oneroster/index.js';
 import { Outbox, type SentEmail } from './outbox.js';
+import type { Quirks } from './quirks.js';
 import { authenticateBearer, handleTokenRequest, TOKEN_ENDPOINTS, TokenStore } from './tokens.js';
 import type { Caller, ResourceRoute, SandboxRequest, SandboxResponse } from './types.js';
 
@@ -22,6 +23,7 @@ export type { ScriptedFault } from './faults.js';
 export type { InvitationRecord, PublicInvitation } from './invitations.js';
 export type { ChurnChange } from './oneroster/churn.js';
 export type { SentEmail } from './outbox.js';
+export type { Quirks } from './quirks.js';
 
 export interface SandboxOptions {
   /** Default '127.0.0.1'. Any host that is not loopback is refused (the demo secrets are public). */
@@ -53,6 +55,8 @@ export interface SandboxOptions {
   churnPerMinute?: number;
   /** Clock in epoch milliseconds, for tests of token expiry and rate limits (default Date.now). */
   now?: () => number;
+  /** Behaviours of real deployments the spec does not describe (`--quirks`): see quirks.ts. */
+  quirks?: Quirks;
   /** Serve HTTPS with this key and certificate (PEM) instead of plain HTTP. */
   tls?: { key: string | Buffer; cert: string | Buffer };
 }

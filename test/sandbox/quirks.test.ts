@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { sandboxOptions } from '../../src/commands/sandbox.js';
+import { UsageError } from '../../src/errors.js';
+import { DEFAULT_REQUIRED_SCOPE, parseQuirks, QUIRK_DOCS } from '../../src/sandbox/quirks.js';
+
+describe('sandbox --quirks', () => {
+  it('parses every documented quirk, with and without values', () => {
+    expect(parseQuirks('wrappers, endless-pages')).toEqual({ pathWrappers: true, endlessPages: true });
+    expect(parseQuirks('scope-required')).toEqual({ requiredScope: DEFAULT_REQUIRED_SCOPE });
+    expect(
+      parseQuirks('scope-required=https://purl.imsglobal.org/spec/or/v1p1/scope/roster.readonly'),
+    ).toEqual({
+      requiredScope: 'https://purl.imsglobal.org/spec/or/v1p1/scope/roster.readonly',
+    });
+    expect(parseQuirks('gateway-503')).toEqual({ gateway503: { rate: 1 } });
+    expect(parseQuirks('gateway-503-retry-after=0.25')).toEqual({
+      gateway503: { rate: 0.25, retryAfterSeconds: 1 },
+    });
+    expect(parseQuirks('clock=+2h').clockOffsetMs).toBe(2 * 3_600_000);
+    expect(parseQuirks('clock=-30m').clockOffsetMs).toBe(-30 * 60_000);
+    expect(parseQuirks('clock=+27000d').clockOffsetMs).toBe(27_000 * 86_400_000);
+    expect(parseQuirks('')).toEqual({});
+    expect(QUIRK_DOCS.map((q) => q.name)).toEqual([
+      'wrappers',
+      'scope-required',
+      'gateway-503',
+      'gateway-503-retry-after',
+      'clock',
+      'endless-pages',
+    ]);
+  });
+
+  it.each([
+    ['wrapper', /unknown quirk "wrapper"/],
+    ['wrappers=yes', /wrappers takes no value/],
+    ['gateway-503=2', /fraction from 0 to 1/],
+    ['clock=2h', /signed offset/],
+    ['clock=+40000d', /at most 100 years/],
+    ['clock', /signed offset/],
+    ['scope-required=a"b', /printable characters/],
+  ])('refuses %s as a usage error naming the problem', (list, message) => {
+    const parse = () => sandboxOptions({ port: '0', host: '127.0.0.1', quirks: list });
+    expect(parse).toThrow(UsageError);
+    expect(parse).toThrow(message);
+  });
+});
