@@ -33,7 +33,7 @@ export const QUIRK_DOCS: QuirkDoc[] = [
   {
     name: 'scope-required',
     value: 'SCOPE',
-    what: 'token endpoints answer 400 invalid_request "scope is required" unless the request asks for SCOPE (default roster-core.readonly)',
+    what: 'token endpoints answer 400 invalid_request "scope is required" to a request without a scope, invalid_scope to one without SCOPE (default roster-core.readonly); the token carries the scope',
   },
   {
     name: 'gateway-503',

@@ -248,7 +248,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     }
     const drop = scripted?.drop === true;
     if (TOKEN_ENDPOINTS.includes(sreq.path)) {
-      const result = handleTokenRequest(sreq, sreq.path, { clients, store: tokens, ttlSeconds });
+      const result = handleTokenRequest(sreq, sreq.path, {
+        clients,
+        store: tokens,
+        ttlSeconds,
+        requiredScope: options.quirks?.requiredScope,
+      });
       return { ...result, drop };
     }
     return resource(sreq, remote, drop);

@@ -65,6 +65,8 @@ export interface TokenContext {
   clients: readonly DemoClient[];
   store: TokenStore;
   ttlSeconds: number;
+  /** The `scope-required` quirk: a request must ask for every value of this scope (and may for the client's). */
+  requiredScope?: string;
 }
 
 export interface TokenResult {
@@ -166,12 +168,18 @@ export function handleTokenRequest(req: SandboxRequest, endpoint: string, ctx: T
   }
 
   const requested = (form.get('scope') ?? '').split(' ').filter((s) => s !== '');
-  const refused = requested.filter((s) => !client.scopes.includes(s));
-  if (refused.length > 0) {
-    return {
-      ...oauthError(400, 'invalid_scope', `Scope not allowed for this client: ${refused.join(' ')}`),
-      clientId: client.clientId,
-    };
+  const required = ctx.requiredScope?.split(' ') ?? [];
+  if (required.length > 0 && requested.length === 0) {
+    return { ...oauthError(400, 'invalid_request', 'scope is required'), clientId: client.clientId };
+  }
+  const missing = required.filter((s) => !requested.includes(s));
+  const refused = requested.filter((s) => !client.scopes.includes(s) && !required.includes(s));
+  if (refused.length > 0 || missing.length > 0) {
+    const why =
+      refused.length > 0
+        ? `Scope not allowed for this client: ${refused.join(' ')}`
+        : `This token endpoint requires the scope ${missing.join(' ')}`;
+    return { ...oauthError(400, 'invalid_scope', why), clientId: client.clientId };
   }
   const scope = requested.length > 0 ? requested.join(' ') : undefined;
   const caller: Caller = { clientId: client.clientId, label: client.label, tokenEndpoint: endpoint };

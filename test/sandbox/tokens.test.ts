@@ -265,3 +265,51 @@ describe('logging', () => {
     expect(all).not.toContain(access_token);
   });
 });
+
+describe('the scope-required quirk', () => {
+  let strict: Sandbox;
+  beforeAll(async () => {
+    strict = await startSandbox({ seed: 1, quirks: { requiredScope: 'roster-core.readonly' } });
+  });
+  afterAll(() => strict.close());
+  const allowed = () => strict.clients.find((c) => c.clientId === 'demo-allowed')!;
+  const auth = () => ({ Authorization: basicHeader(allowed().clientId, allowed().clientSecret) });
+
+  it.each(['/oauth/token', '/ims/oneroster/v1p1/token', '/ims/oneroster/v1p2/token'])(
+    '%s answers 400 invalid_request "scope is required" to a request without a scope',
+    async (endpoint) => {
+      const body = await expectError(
+        await tokenRequest(strict, { endpoint, fields: GRANT, headers: auth() }),
+        400,
+        'invalid_request',
+      );
+      expect(body.error_description).toBe('scope is required');
+    },
+  );
+
+  it('answers invalid_scope to a scope without the required one, or with one the client may not have', async () => {
+    for (const scope of [V1P1_ROSTER, 'roster-core.readonly everything']) {
+      const body = await expectError(
+        await tokenRequest(strict, { fields: { ...GRANT, scope }, headers: auth() }),
+        400,
+        'invalid_scope',
+      );
+      expect(body.error_description).toMatch(/scope/i);
+    }
+  });
+
+  it('issues a token carrying the scope, which then reads as any token does', async () => {
+    const res = await tokenRequest(strict, {
+      endpoint: '/ims/oneroster/v1p1/token',
+      fields: { ...GRANT, scope: `roster-core.readonly ${V1P1_ROSTER}` },
+      headers: auth(),
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Record<string, string>;
+    expect(body.scope).toBe(`roster-core.readonly ${V1P1_ROSTER}`);
+    const read = await fetch(`${strict.baseUrl}/ims/oneroster/v1p1/students?limit=1`, {
+      headers: { Authorization: `Bearer ${body.access_token}` },
+    });
+    expect(read.status).toBe(200);
+  });
+});
