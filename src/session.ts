@@ -13,9 +13,10 @@ import { TokenProvider, type TokenSource } from './auth/token-provider.js';
 import type { Context } from './context.js';
 import { AuthError, UsageError } from './errors.js';
 import { requireBaseUrl, type Settings } from './settings.js';
+import { printable } from './values.js';
 import { VERSION } from './version.js';
 
-const DEFAULT_ENDPOINT: Record<TokenPurpose, keyof typeof TOKEN_ENDPOINTS> = {
+export const DEFAULT_ENDPOINT: Record<TokenPurpose, keyof typeof TOKEN_ENDPOINTS> = {
   general: 'oauth',
   invitations: 'v1p1', // spec §4.5: API token authentication uses the OneRoster 1.1 token endpoint
   'oneroster-1.1': 'v1p1', // spec §5 rule 6
@@ -73,7 +74,7 @@ export class Session implements Authenticator {
     const endpoint = endpointPath(
       choice.endpoint ?? profile.tokenEndpoints?.[purpose] ?? DEFAULT_ENDPOINT[purpose],
     );
-    const scope = choice.scope ?? (purpose.startsWith('oneroster') ? profile.onerosterScope : profile.scope);
+    const scope = choice.scope ?? this.settings.scopes[purpose];
     const env = this.settings.envCredentials;
     // Environment credentials can change between runs: a token cached for another secret must not
     // answer for a wrong one. A short one-way fingerprint tells them apart without storing the secret.
@@ -90,6 +91,7 @@ export class Session implements Authenticator {
           clientAuth: this.settings.clientAuth,
           scope,
           now: this.ctx.now(),
+          scopeHint: scopeHint(purpose, scope, this.settings.profileName),
         });
         this.ctx.secrets.add(token.accessToken);
         return token;
@@ -125,6 +127,39 @@ export class Session implements Authenticator {
     await this.tokens.invalidate(this.tokenSource(purpose), token);
     return true;
   }
+}
+
+const USE: Record<TokenPurpose, string> = {
+  general: 'general',
+  invitations: 'invitation',
+  'oneroster-1.1': 'OneRoster 1.1',
+  'oneroster-1.2': 'OneRoster 1.2',
+};
+
+/**
+ * What to do when a token endpoint says the scope is missing or wrong: the settings that give this token
+ * use its scope (a flag of `roster login`, the environment, the profile's keys), highest first.
+ */
+export function scopeHint(
+  purpose: TokenPurpose,
+  sent: string | undefined,
+  profileName: string,
+  options: { login?: boolean } = {},
+): string {
+  const oneroster = purpose.startsWith('oneroster');
+  const [flag, variable, shared] = oneroster
+    ? ['--oneroster-scope', 'ROSTER_ONEROSTER_SCOPE', 'onerosterScope']
+    : ['--scope', 'ROSTER_SCOPE', 'scope'];
+  const what = sent === undefined ? 'No scope was sent' : `The scope sent was "${printable(sent)}"`;
+  const ask = `${what} for ${USE[purpose]} tokens: ask the district which scope this client may use, then`;
+  // `roster login` saves the profile only once a token proves it: the flag is the way there.
+  if (options.login) return `${ask} pass it with ${flag} SCOPE (or set ${variable}).`;
+  const own = purpose === 'general' ? '' : ` (or scopes.${purpose} for ${USE[purpose]} tokens alone)`;
+  const profile = profileName === 'default' ? '' : ` --profile ${profileName}`;
+  return (
+    `${ask} set it with \`roster config set${profile} ${shared} SCOPE\`${own}, ` +
+    `\`roster login${profile} ${flag} SCOPE\`, or ${variable}=SCOPE for one run.`
+  );
 }
 
 /**

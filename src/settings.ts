@@ -8,6 +8,7 @@ import {
   loadConfig,
   type OneRosterVersion,
   type Profile,
+  type TokenPurpose,
 } from './auth/config.js';
 import { parseBaseUrl } from './base-url.js';
 import { UsageError } from './errors.js';
@@ -37,6 +38,8 @@ export interface Settings {
   clientId?: string;
   clientAuth: ClientAuth;
   oneroster: OneRosterVersion;
+  /** The scope each token use asks for (undefined: none is sent). */
+  scopes: Record<TokenPurpose, string | undefined>;
   timeoutMs: number;
   /** The most bytes roster reads of one HTTP answer, as sent and decompressed. */
   maxResponseBytes: number;
@@ -125,6 +128,7 @@ export async function resolveSettings(flags: GlobalFlags, env: Env, configDir: s
       ['ROSTER_ONEROSTER', env.ROSTER_ONEROSTER],
       [`profile "${profileName}" oneroster`, profile.oneroster],
     ),
+    scopes: resolveScopes(env, profile, profileName),
     timeoutMs: parseTimeout(flags.timeout ?? nonEmpty(env.ROSTER_TIMEOUT)),
     maxResponseBytes: parseSize(flags.maxResponseSize ?? nonEmpty(env.ROSTER_MAX_RESPONSE_SIZE)),
     envCredentials: envId && envSecret ? { clientId: envId, clientSecret: envSecret } : undefined,
@@ -138,6 +142,42 @@ export function requireBaseUrl(settings: Settings): string {
     `No base URL for profile "${settings.profileName}".`,
     'Run `roster login`, or pass --base-url / set ROSTER_BASE_URL.',
   );
+}
+
+/**
+ * The scope of each token use: the environment, then the profile's key for that use alone (`scopes`), then
+ * its shared key (`scope` for general and invitation tokens, `onerosterScope` for OneRoster reads).
+ */
+function resolveScopes(env: Env, profile: Profile, profileName: string): Settings['scopes'] {
+  const scopeOf = (purpose: TokenPurpose, envName: string, shared: 'scope' | 'onerosterScope') => {
+    const found = pick(
+      [envName, env[envName]],
+      [`profile "${profileName}" scopes.${purpose}`, profile.scopes?.[purpose]],
+      [`profile "${profileName}" ${shared}`, profile[shared]],
+    );
+    return found && checkScope(found[1], found[0]);
+  };
+  return {
+    general: scopeOf('general', 'ROSTER_SCOPE', 'scope'),
+    invitations: scopeOf('invitations', 'ROSTER_SCOPE', 'scope'),
+    'oneroster-1.1': scopeOf('oneroster-1.1', 'ROSTER_ONEROSTER_SCOPE', 'onerosterScope'),
+    'oneroster-1.2': scopeOf('oneroster-1.2', 'ROSTER_ONEROSTER_SCOPE', 'onerosterScope'),
+  };
+}
+
+/** RFC 6749 §3.3: scope tokens of printable ASCII but `"` and `\`, separated by single spaces. */
+const SCOPE = /^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/;
+const MAX_SCOPE_LENGTH = 2000;
+
+/** A scope as a token request carries it; `source` names where it came from. */
+export function checkScope(value: string, source: string): string {
+  if (!SCOPE.test(value) || value.length > MAX_SCOPE_LENGTH) {
+    throw new UsageError(
+      `Invalid scope "${printable(value)}" from ${source}: give scope values of printable characters (no quotes or backslashes), separated by single spaces, at most ${MAX_SCOPE_LENGTH} characters.`,
+      'Example: https://purl.imsglobal.org/spec/or/v1p1/scope/roster-core.readonly',
+    );
+  }
+  return value;
 }
 
 /** Seconds, as given to --timeout or ROSTER_TIMEOUT. */

@@ -40,6 +40,8 @@ export interface TokenRequest {
   clientAuth: ClientAuth;
   scope?: string;
   now: number;
+  /** The next step when the server says the scope is missing or wrong: the caller knows which setting. */
+  scopeHint?: string;
 }
 
 export async function requestToken(transport: Transport, request: TokenRequest): Promise<CachedToken> {
@@ -56,16 +58,17 @@ export async function requestToken(transport: Transport, request: TokenRequest):
     form.set('client_secret', request.credentials.clientSecret);
   }
   const response = await transport.send({ method: 'POST', url: request.url, headers, body: form.toString() });
-  return parseTokenResponse(response, request.now, request.scope);
+  return parseTokenResponse(response, request.now, request.scope, request.scopeHint);
 }
 
 export function parseTokenResponse(
   response: HttpResponse,
   now: number,
   requestedScope?: string,
+  scopeHint?: string,
 ): CachedToken {
   const body = parseJson(response.body);
-  if (response.status !== 200) throw tokenError(response, body);
+  if (response.status !== 200) throw tokenError(response, body, scopeHint);
   const unexpected = (why: string) =>
     new RosterError('unexpected', `The token endpoint answered 200 but ${why}.`, 'Check the base URL.');
   if (!isRecord(body)) throw unexpected('not with a JSON object');
@@ -102,7 +105,18 @@ export function tokenLifetime(raw: unknown): number {
   return Math.min(MAX_TOKEN_LIFETIME_S, Math.max(1, Math.floor(seconds)));
 }
 
-function tokenError(response: HttpResponse, body: unknown): RosterError {
+/**
+ * Whether an OAuth error is about the scope: `invalid_scope`, or another error whose description says
+ * "scope" (servers answer a missing scope with `invalid_request` "scope is required").
+ */
+export function isScopeError(body: Record<string, unknown>): boolean {
+  return (
+    body.error === 'invalid_scope' ||
+    (typeof body.error_description === 'string' && /\bscopes?\b/i.test(body.error_description))
+  );
+}
+
+function tokenError(response: HttpResponse, body: unknown, scopeHint?: string): RosterError {
   const message = messageOf(body);
   const where = 'The token endpoint';
   // A failing server is not a credentials problem, whatever its body looks like.
@@ -110,8 +124,9 @@ function tokenError(response: HttpResponse, body: unknown): RosterError {
     const hint =
       body.error === 'invalid_client'
         ? 'Check the client id and secret (and --client-auth basic|post), or run `roster login`.'
-        : body.error === 'invalid_scope'
-          ? 'Check the scope configured for this profile (or pass a different --scope).'
+        : isScopeError(body)
+          ? (scopeHint ??
+            'Check the scope settings of this profile: `roster config get scope`, `roster config get onerosterScope`.')
           : undefined;
     return new AuthError(`${where} refused the request (HTTP ${response.status}): ${message}`, hint);
   }

@@ -15,10 +15,12 @@ export interface Profile {
   clientId?: string;
   clientAuth?: ClientAuth;
   oneroster?: OneRosterVersion;
-  /** Scope requested for general tokens (none by default). */
+  /** Scope requested for general and invitation tokens (none by default). */
   scope?: string;
   /** Scope requested for OneRoster tokens (none by default: some servers refuse any). */
   onerosterScope?: string;
+  /** Scope per token use, over `scope` / `onerosterScope` (1.1 and 1.2 scopes have different names). */
+  scopes?: Partial<Record<TokenPurpose, string>>;
   sentByUserId?: string;
   secretStorage?: 'keychain' | 'file';
   /** Token endpoint per purpose: a name (oauth, v1p1, v1p2) or a path below the base URL. */

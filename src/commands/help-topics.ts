@@ -38,6 +38,8 @@ Settings (a flag wins over its variable; a variable wins over the saved profile)
   ROSTER_TOKEN           a ready access token, sent as is (no token request; cannot be refreshed)
   ROSTER_CLIENT_AUTH     basic or post: how credentials reach the token endpoint (--client-auth)
   ROSTER_ONEROSTER       1.1 or 1.2 (--oneroster)
+  ROSTER_SCOPE           scope of general and invitation tokens (login --scope; profile scope)
+  ROSTER_ONEROSTER_SCOPE scope of OneRoster tokens (login --oneroster-scope; profile onerosterScope)
   ROSTER_TIMEOUT         seconds per HTTP request, default 30 (--timeout)
   ROSTER_MAX_RESPONSE_SIZE
                          largest HTTP answer read, as sent and unpacked: default 64M, 1K to 256M

@@ -11,16 +11,18 @@ import { parseBaseUrl } from '../base-url.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { readAll } from '../io.js';
-import { Session } from '../session.js';
-import type { Settings } from '../settings.js';
+import { Session, scopeHint } from '../session.js';
+import { checkScope, type Settings } from '../settings.js';
 import { hiddenCharacter, printable } from '../values.js';
 import { examples, loadSettings } from './common.js';
+import { checkUserId } from './config-keys.js';
 
 export interface LoginOptions {
   baseUrl?: string;
   clientId?: string;
   clientSecretStdin?: boolean;
   scope?: string;
+  onerosterScope?: string;
   sentByUserId?: string;
   insecureStorage?: boolean;
 }
@@ -41,6 +43,15 @@ export async function run(options: LoginOptions, settings: Settings, ctx: Contex
     );
   }
   const saved = settings.profile;
+  // Checked before any prompt or request, by the validators `roster config set` uses for the same keys.
+  // An empty --scope or --oneroster-scope clears the saved one.
+  const scope =
+    options.scope === undefined ? undefined : options.scope && checkScope(options.scope, '--scope');
+  const onerosterScope =
+    options.onerosterScope === undefined
+      ? undefined
+      : options.onerosterScope && checkScope(options.onerosterScope, '--oneroster-scope');
+  if (options.sentByUserId !== undefined) checkUserId(options.sentByUserId, '--sent-by-user-id');
   const prompter = ctx.interactive ? await ctx.prompter() : undefined;
 
   let baseUrl = options.baseUrl ?? settings.baseUrl;
@@ -83,14 +94,16 @@ export async function run(options: LoginOptions, settings: Settings, ctx: Contex
   // Prove the credentials before saving anything.
   const verifying = new Session(ctx, { ...settings, baseUrl });
   const source = verifying.tokenSource('general');
-  // The scope the profile will be saved with (an empty --scope clears it): the token is cached under it.
-  const scope = options.scope === undefined ? saved.scope : options.scope || undefined;
+  // The scope general tokens will be asked with (--scope, else ROSTER_SCOPE or the profile's): the token is
+  // cached under it.
+  const generalScope = options.scope === undefined ? settings.scopes.general : scope || undefined;
   const token = await requestToken(verifying.transport, {
     url: `${baseUrl}${source.key.endpoint}`,
     credentials: { clientId, clientSecret },
     clientAuth: settings.clientAuth,
-    scope,
+    scope: generalScope,
     now: ctx.now(),
+    scopeHint: scopeHint('general', generalScope, settings.profileName, { login: true }),
   });
   ctx.secrets.add(token.accessToken);
 
@@ -108,7 +121,8 @@ export async function run(options: LoginOptions, settings: Settings, ctx: Contex
     clientAuth: settings.clientAuth,
     oneroster: settings.oneroster,
     secretStorage: options.insecureStorage ? 'file' : 'keychain',
-    ...(options.scope !== undefined && { scope: options.scope || undefined }),
+    ...(scope !== undefined && { scope: scope || undefined }),
+    ...(onerosterScope !== undefined && { onerosterScope: onerosterScope || undefined }),
     ...(options.sentByUserId !== undefined && { sentByUserId: options.sentByUserId }),
   };
   const config = {
@@ -119,7 +133,7 @@ export async function run(options: LoginOptions, settings: Settings, ctx: Contex
   await saveConfig(ctx.paths.configDir, config);
   // The fresh token is good for an hour: the next command need not ask for another.
   await new TokenCache(`${ctx.paths.cacheDir}/tokens`)
-    .write({ ...source.key, clientId, scope }, token)
+    .write({ ...source.key, clientId, scope: generalScope }, token)
     .catch(() => {});
 
   return {
@@ -162,7 +176,11 @@ export function register(program: Command, ctx: Context): void {
     )
     .option('--client-id <id>', 'OAuth client id issued for the district')
     .option('--client-secret-stdin', 'read the client secret from stdin (it is never accepted as a flag)')
-    .option('--scope <scope>', 'scope to request with general tokens (default: none)')
+    .option('--scope <scope>', 'scope of general and invitation tokens (env ROSTER_SCOPE; default: none)')
+    .option(
+      '--oneroster-scope <scope>',
+      'scope of OneRoster tokens (env ROSTER_ONEROSTER_SCOPE; default: none)',
+    )
     .option('--sent-by-user-id <id>', 'default sentByUserId for invitations')
     .option('--insecure-storage', 'store the secret in a 0600 file instead of the keychain')
     .action(async (options: LoginOptions, cmd: Command) => {
@@ -177,6 +195,8 @@ export function register(program: Command, ctx: Context): void {
     '# On a terminal (asks for what is missing)',
     'roster login',
     'roster login --profile east --oneroster 1.2 --client-auth post',
+    '# A token endpoint that wants scopes',
+    'roster login --scope attendance --oneroster-scope https://purl.imsglobal.org/spec/or/v1p1/scope/roster-core.readonly',
     '# In a script (the secret from stdin, never a flag)',
     'printf %s "$SECRET" | roster login --no-input --base-url https://api.district.example/v1 --client-id district-42 --client-secret-stdin',
   ]);

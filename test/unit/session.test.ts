@@ -17,6 +17,12 @@ function settings(over: Partial<Settings> = {}, profile: Profile = {}): Settings
     clientId: 'district-42',
     clientAuth: 'basic',
     oneroster: '1.1',
+    scopes: {
+      general: undefined,
+      invitations: undefined,
+      'oneroster-1.1': undefined,
+      'oneroster-1.2': undefined,
+    },
     timeoutMs: DEFAULT_TIMEOUT_MS,
     maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
     ...over,
@@ -37,12 +43,15 @@ describe('Session.tokenSource', () => {
   it('lets a profile override endpoints and scopes, and an explicit choice override the profile', () => {
     const s = session(
       settings(
-        {},
         {
-          tokenEndpoints: { general: 'v1p2', invitations: '/custom/token' },
-          scope: 'attendance',
-          onerosterScope: 'roster.readonly',
+          scopes: {
+            general: 'attendance',
+            invitations: 'attendance',
+            'oneroster-1.1': 'roster.readonly',
+            'oneroster-1.2': 'roster.readonly',
+          },
         },
+        { tokenEndpoints: { general: 'v1p2', invitations: '/custom/token' } },
       ),
     );
     expect(s.tokenSource('general').key).toMatchObject({

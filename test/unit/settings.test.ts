@@ -159,3 +159,57 @@ describe('printable', () => {
     expect(printable('x'.repeat(100), 10)).toBe(`${'x'.repeat(10)}…`);
   });
 });
+
+describe('scopes per token use', () => {
+  const none = {
+    general: undefined,
+    invitations: undefined,
+    'oneroster-1.1': undefined,
+    'oneroster-1.2': undefined,
+  };
+
+  it('sends none by default', async () => {
+    expect((await resolveSettings({}, {}, await configDir())).scopes).toEqual(none);
+  });
+
+  it('takes the profile: the key of one use over the shared one (scope, onerosterScope)', async () => {
+    const dir = await configDir({
+      default: {
+        scope: 'attendance',
+        onerosterScope: 'core',
+        scopes: { invitations: 'invite', 'oneroster-1.2': 'v1p2/roster.readonly' },
+      },
+    });
+    expect((await resolveSettings({}, {}, dir)).scopes).toEqual({
+      general: 'attendance',
+      invitations: 'invite',
+      'oneroster-1.1': 'core',
+      'oneroster-1.2': 'v1p2/roster.readonly',
+    });
+  });
+
+  it('lets ROSTER_SCOPE and ROSTER_ONEROSTER_SCOPE win over every profile key (an empty one does not count)', async () => {
+    const dir = await configDir({
+      default: { scope: 'a', onerosterScope: 'b', scopes: { invitations: 'c', 'oneroster-1.1': 'd' } },
+    });
+    const env = { ROSTER_SCOPE: 'env-general', ROSTER_ONEROSTER_SCOPE: 'env-or' };
+    expect((await resolveSettings({}, env, dir)).scopes).toEqual({
+      general: 'env-general',
+      invitations: 'env-general',
+      'oneroster-1.1': 'env-or',
+      'oneroster-1.2': 'env-or',
+    });
+    expect((await resolveSettings({}, { ROSTER_SCOPE: '' }, dir)).scopes.general).toBe('a');
+  });
+
+  it.each([
+    [{ ROSTER_SCOPE: 'a\nb' }, {}, /Invalid scope "a\\nb" from ROSTER_SCOPE/],
+    [{ ROSTER_ONEROSTER_SCOPE: 'two  spaces' }, {}, /from ROSTER_ONEROSTER_SCOPE/],
+    [{}, { scopes: { 'oneroster-1.2': 'say "hi"' } }, /from profile "default" scopes.oneroster-1.2/],
+  ])('refuses a scope no token request can carry (%j %j)', async (env, profile, message) => {
+    const error = await usageError(
+      resolveSettings({}, env, await configDir({ default: profile as Profile })),
+    );
+    expect(error.message).toMatch(message);
+  });
+});

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { basicAuthorization, formEncode, parseTokenResponse } from '../../../src/api/oauth.js';
 import type { HttpResponse } from '../../../src/api/transport.js';
-import { AuthError, RosterError } from '../../../src/errors.js';
+import { AuthError, exitCodeFor, RosterError } from '../../../src/errors.js';
 
 const NOW = Date.UTC(2025, 0, 1);
 
@@ -145,6 +145,23 @@ describe('parseTokenResponse', () => {
     );
     if (error === 'invalid_client') expect(e.hint).toMatch(/--client-auth basic\|post/);
     if (error === 'invalid_scope') expect(e.hint).toMatch(/scope/);
+  });
+
+  it.each([
+    [{ error: 'invalid_request', error_description: 'scope is required' }, true],
+    [{ error: 'invalid_request', error_description: 'The Scope parameter is missing' }, true],
+    [{ error: 'invalid_scope' }, true],
+    [{ error: 'invalid_request', error_description: 'The grant_type parameter is missing' }, false],
+    [{ error: 'invalid_request', error_description: 'telescopes are not tokens' }, false],
+  ])("a token error about the scope (%j: %s) gets the caller's scope hint, exit 4", (body, aboutScope) => {
+    const e = thrown(() => parseTokenResponse(response(400, body), NOW, undefined, 'SCOPE HINT'));
+    expect(e).toBeInstanceOf(AuthError);
+    expect(exitCodeFor(e)).toBe(4);
+    if (aboutScope) expect(e.hint).toBe('SCOPE HINT');
+    else expect(e.hint).toMatch(/^Check the client id and secret/);
+    // Without a caller's hint, a scope error still points at the scope settings.
+    const bare = thrown(() => parseTokenResponse(response(400, body), NOW));
+    if (aboutScope) expect(bare.hint).toMatch(/roster config get scope/);
   });
 
   it('shows the bare error code when there is no description', () => {
