@@ -23,6 +23,7 @@ const COMMANDS: Record<string, () => Promise<{ register: Register }>> = {
   roster: () => import('./commands/roster/index.js'),
   doctor: () => import('./commands/doctor.js'),
   profiles: () => import('./commands/profiles.js'),
+  config: () => import('./commands/config.js'),
   sandbox: () => import('./commands/sandbox.js'),
   completion: () => import('./commands/completion.js'),
   help: () => import('./commands/help-topics.js'),

@@ -14,6 +14,7 @@ type Shell = (typeof SHELLS)[number];
 
 export async function completionScript(program: Command, shell: Shell): Promise<string> {
   const { describeProgram } = await import('../completion/model.js');
+  const keys = (await import('./config-keys.js')).PROFILE_KEYS.map((k) => k.name);
   const topLevel = program
     .createHelp()
     .visibleCommands(program)
@@ -21,6 +22,9 @@ export async function completionScript(program: Command, shell: Shell): Promise<
   const spec = describeProgram(program, {
     help: [...Object.keys(HELP_TOPICS), ...topLevel],
     'roster changes': COLLECTIONS.map((c) => c.name),
+    'config get': keys,
+    'config set': keys,
+    'config unset': keys,
   });
   if (shell === 'bash') return (await import('../completion/bash.js')).bashScript(spec);
   if (shell === 'zsh') return (await import('../completion/zsh.js')).zshScript(spec);

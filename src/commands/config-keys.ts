@@ -179,16 +179,16 @@ export function profileKey(name: string): ProfileKey {
   const wanted = loose(name);
   const key = PROFILE_KEYS.find((k) => loose(k.name) === wanted);
   if (key) return key;
-  if (/secret|password|token$|credential/.test(wanted)) {
-    throw new UsageError(
-      `"${printable(name)}" is not a config value: roster never keeps a secret or a token in the config file.`,
-      'Save the client secret with `roster login` (on a terminal, or with --client-secret-stdin in a script), or give it for one run with ROSTER_CLIENT_SECRET.',
-    );
-  }
   if (wanted === 'clientid' || wanted === 'secretstorage') {
     throw new UsageError(
       `"${printable(name)}" is set by \`roster login\`: it goes with the stored client secret.`,
       'Run `roster login --client-id ID` (with --insecure-storage for a file instead of the keychain).',
+    );
+  }
+  if (/secret|password|token$|credential/.test(wanted)) {
+    throw new UsageError(
+      `"${printable(name)}" is not a config value: roster never keeps a secret or a token in the config file.`,
+      'Save the client secret with `roster login` (on a terminal, or with --client-secret-stdin in a script), or give it for one run with ROSTER_CLIENT_SECRET.',
     );
   }
   throw new UsageError(

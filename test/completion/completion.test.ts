@@ -104,6 +104,21 @@ describe('bash completion', () => {
     expect(bash('roster roster changes users enr')).toEqual(['enrollments']);
   });
 
+  it('completes roster config: its subcommands, then the config keys (never a secret)', () => {
+    expect(bash('roster config ').sort()).toEqual(['get', 'list', 'set', 'unset']);
+    expect(bash('roster config set scop')).toEqual([
+      'scope',
+      'scopes.invitations',
+      'scopes.oneroster-1.1',
+      'scopes.oneroster-1.2',
+    ]);
+    expect(bash('roster config get tokenEndpoints.o')).toEqual([
+      'tokenEndpoints.oneroster-1.1',
+      'tokenEndpoints.oneroster-1.2',
+    ]);
+    expect(bash('roster config unset client')).toEqual(['clientAuth']);
+  });
+
   it('completes profile names from the config file, at TAB time', () => {
     expect(bash('roster --profile ')).toEqual(['east', 'west']);
     expect(bash('roster profiles use e')).toEqual(['east']);

@@ -96,6 +96,23 @@ describe('commands that need no network load no HTTP library', () => {
     expect(commandModules((await traced(['help'])).loaded).length).toBeGreaterThanOrEqual(9);
   });
 
+  it('roster config: its own chunk only, and no HTTP library', async () => {
+    const fresh = tempDir();
+    const { args, input } = insecureLogin(sandbox);
+    expect((await runCli(args, fresh, { input })).code).toBe(0);
+    for (const args of [
+      ['config', 'set', 'scope', 'attendance'],
+      ['config', 'get', 'scope'],
+      ['config', 'list'],
+    ]) {
+      const run = await traced(args, {}, fresh);
+      expect(run.code).toBe(0);
+      expect(run.http).toEqual([]);
+      expect(run.loaded.some((url) => /\/chunks\/config-/.test(url))).toBe(true);
+      expect(run.loaded.filter((url) => /\/chunks\/(login|doctor|index|sandbox)-/.test(url))).toEqual([]);
+    }
+  });
+
   it('usage errors (no command at all prints the help as one)', async () => {
     for (const args of [
       [],
