@@ -66,14 +66,15 @@ export async function change(
   cmd: Command,
   keyName: string,
   raw: string | undefined,
-): Promise<{ key: ProfileKey; profile: string; changed: boolean }> {
+): Promise<{ key: ProfileKey; profile: string; changed: boolean; loggedIn: boolean }> {
   const key = profileKey(keyName);
   const value = raw === undefined ? undefined : key.check(raw, `roster config set ${key.name}`);
   const { config, name, profile } = await target(ctx, cmd);
-  if (key.get(profile) === value) return { key, profile: name, changed: false };
+  const result = { key, profile: name, loggedIn: profile.clientId !== undefined };
+  if (key.get(profile) === value) return { ...result, changed: false };
   const updated = { ...config, profiles: { ...config.profiles, [name]: key.with(profile, value) } };
   await saveConfig(ctx.paths.configDir, updated);
-  return { key, profile: name, changed: true };
+  return { ...result, changed: true };
 }
 
 /** A value on one line of stdout, every control character shown (a hand-edited file may hold anything). */
@@ -129,7 +130,8 @@ export function register(program: Command, ctx: Context): void {
           ? `Saved ${result.key.name} of profile "${result.profile}".`
           : `${result.key.name} of profile "${result.profile}" already had that value.`,
       );
-      if (result.key.name === 'baseUrl' && result.changed) {
+      // The keychain account of the secret is the client id at the base URL it was saved with.
+      if (result.key.name === 'baseUrl' && result.changed && result.loggedIn) {
         ctx.log.warn(
           'the client secret was stored for the previous base URL: run `roster login` to store it for this one.',
         );

@@ -159,6 +159,15 @@ describe('roster config: happy paths', () => {
     expect(json).toHaveLength(lines.length - 1);
   });
 
+  it('baseUrl: saved as login saves it (no trailing slash), with a word about the stored secret', async () => {
+    const result = await roster(['config', 'set', 'baseUrl', 'https://new.example/v1/']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(
+      'the client secret was stored for the previous base URL: run `roster login`',
+    );
+    expect(saved().profiles.default.baseUrl).toBe('https://new.example/v1');
+  });
+
   it('says when a variable of the environment wins over the value in this shell', async () => {
     const set = await roster(['config', 'set', 'scope', 'a'], { ROSTER_SCOPE: 'b' });
     expect(set.stderr).toContain('Warning: ROSTER_SCOPE is set and still wins in this shell.');
