@@ -18,8 +18,6 @@ export interface ProfileKey {
   fallback?: string;
   /** The environment variable that wins over the profile's value, if any. */
   env?: string;
-  /** The allowed values, when there are few (for completion and the error). */
-  choices?: readonly string[];
   /** The value as saved, or a UsageError naming `source` (a flag or `roster config set <key>`). */
   check(value: string, source: string): string;
   get(profile: Profile): string | undefined;
@@ -30,9 +28,7 @@ export interface ProfileKey {
 const PURPOSES: readonly TokenPurpose[] = ['general', 'invitations', 'oneroster-1.1', 'oneroster-1.2'];
 const VERSIONS: readonly OneRosterVersion[] = ['1.1', '1.2'];
 
-export const checkBaseUrl = (value: string, source: string) => parseBaseUrl(value, source);
-
-export function checkChoice(allowed: readonly string[]) {
+function checkChoice(allowed: readonly string[]) {
   return (value: string, source: string): string => {
     if (allowed.includes(value)) return value;
     throw new UsageError(
@@ -116,20 +112,18 @@ export const PROFILE_KEYS: readonly ProfileKey[] = [
   top('baseUrl', {
     what: 'base URL of the service, including /v1',
     env: 'ROSTER_BASE_URL',
-    check: checkBaseUrl,
+    check: parseBaseUrl,
   }),
   top('clientAuth', {
     what: 'how credentials reach the token endpoint: basic or post',
     fallback: 'basic',
     env: 'ROSTER_CLIENT_AUTH',
-    choices: ['basic', 'post'],
     check: checkChoice(['basic', 'post']),
   }),
   top('oneroster', {
     what: 'OneRoster version: 1.1 or 1.2',
     fallback: '1.1',
     env: 'ROSTER_ONEROSTER',
-    choices: VERSIONS,
     check: checkChoice(VERSIONS),
   }),
   top('scope', {
