@@ -211,7 +211,12 @@ export async function run(
         ...(starts.get(collection)?.since === undefined ? { full: true } : {}),
       });
       if (options.since.kind === 'last') {
-        toSave.push(read.tracker.saved(windowKey(settings, service, collection, options.filter), ctx.now()));
+        // Nothing to save (nothing stamped read on a first run): the next run reads everything again.
+        const window = read.tracker.saved(
+          windowKey(settings, service, collection, options.filter),
+          ctx.now(),
+        );
+        if (window) toSave.push(window);
       }
     }
     await output.end();
