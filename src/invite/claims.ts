@@ -41,14 +41,38 @@ export interface Claim extends ProcessRef {
  */
 export type Standing = 'free' | 'busy' | 'stopped' | 'in-doubt';
 
-export function standing(claim: Claim | undefined, run: string, now = Date.now()): Standing {
+/** A run waiting for another's claim, by its own clock. */
+export interface Wait {
+  /** When this run first saw the claim. */
+  since: number;
+  /** The longest this run's own claims hold: it never waits longer for another's. */
+  holdMs: number;
+}
+
+export function standing(claim: Claim | undefined, run: string, now = Date.now(), wait?: Wait): Standing {
   if (!claim || claim.run === run || claim.state === 'done') return 'free';
   if (claim.state === 'in-doubt') return 'in-doubt';
-  // Another host's clock may differ from ours by a few minutes; its process cannot be checked from here.
-  const remote = claim.host !== undefined && claim.host !== hostname();
-  const deadline = claim.until === undefined ? Number.NaN : Date.parse(claim.until);
-  if (now > deadline + (remote ? CLOCK_SKEW_MS : 0)) return 'stopped';
+  if (now > waitEnd(claim, now, wait)) return 'stopped';
   return isRunning(claim) ? 'busy' : 'stopped';
+}
+
+/**
+ * Until when (this machine's clock) a `sending` claim is waited for: its deadline (another host's, whose
+ * clock may differ from ours, with a few minutes more), and never longer than the claim's length (its
+ * deadline less when it was made, both by its own clock; at most this run's own hold) from when this run
+ * first saw it. A host whose clock runs a year ahead writes a deadline a year ahead, not a longer claim.
+ */
+export function waitEnd(
+  claim: Claim,
+  now = Date.now(),
+  wait: Wait = { since: now, holdMs: Infinity },
+): number {
+  const deadline = claim.until === undefined ? Number.NaN : Date.parse(claim.until);
+  const remote = claim.host !== undefined && claim.host !== hostname();
+  const byDeadline = Number.isNaN(deadline) ? Infinity : deadline + (remote ? CLOCK_SKEW_MS : 0);
+  const stated = deadline - Date.parse(claim.at);
+  const length = Math.min(stated >= 0 ? stated : Infinity, wait.holdMs);
+  return Math.min(byDeadline, wait.since + length);
 }
 
 /** How far another host's clock may be ahead of ours. */

@@ -136,7 +136,9 @@ function readOwner(path: string): Found | undefined {
     .digest('hex')
     .slice(0, 16);
   if (record?.pid !== undefined) return { owner: { pid: record.pid, token: '' }, id };
-  return { owner: { pid: 0, token: '' }, id, unreadable: { ageMs: Date.now() - info.mtimeMs } };
+  // An mtime ahead of this machine's clock (a file server's clock, a touch) is as old as it is far ahead:
+  // a lock stamped a year ahead would otherwise stand for a year.
+  return { owner: { pid: 0, token: '' }, id, unreadable: { ageMs: Math.abs(Date.now() - info.mtimeMs) } };
 }
 
 function parseOwner(text: string): { pid: number; token?: string } | undefined {

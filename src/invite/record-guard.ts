@@ -1,6 +1,7 @@
 // The RowGuard of `invite send --file` over roster's record of sent invitations: each row is claimed there
 // just before its request leaves and settled after, so a run of another file never sends it meanwhile, and
 // a row this run leaves in doubt stays in doubt for every other run too, until this file's run settles it.
+import { hostname } from 'node:os';
 import { MAX_RETRIES, MAX_RETRY_AFTER_MS } from '../api/retry.js';
 import { type RowGuard, sentEntry } from './bulk-runner.js';
 import { invitationKey } from './invitation.js';
@@ -46,9 +47,9 @@ export function recordGuard(record: SentRecord, options: GuardOptions): RowGuard
         ignoreDoubt: options.resendSent || options.resendInDoubt || again,
         signal: options.signal,
         holdMs: claimHoldMs(options.timeoutMs),
-        onWait: (other) =>
+        onWait: (other, until) =>
           options.info(
-            `Line ${row.line} waits for another roster run (pid ${other.pid}${other.file ? `, ${other.file}` : ''}) sending the same invitation; at most until ${other.until ?? 'it ends'}.`,
+            `Line ${row.line} waits for another roster run (pid ${other.pid}${other.host && other.host !== hostname() ? ` on ${other.host}` : ''}${other.file ? `, ${other.file}` : ''}) sending the same invitation; at most until ${Number.isFinite(until) ? `${new Date(until).toISOString()} by this machine's clock` : 'it ends'}.`,
           ),
       });
       switch (outcome.kind) {

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RosterError } from '../errors.js';
 import { fileError, openOwnAppendable, privateFolder, readPrivateFile } from '../files.js';
-import { type Claim, type ClaimState, ClaimsFile, standing } from './claims.js';
+import { type Claim, type ClaimState, ClaimsFile, standing, type Wait, waitEnd } from './claims.js';
 import { canonicalBaseUrl, type Destination } from './journal.js';
 import { acquireLock, LockHeld, releaseLock, thisProcess } from './lock.js';
 
@@ -85,6 +85,8 @@ export class SentRecord {
   private writing = false;
   /** The claims beside the record, read as they grow. */
   private claims: ClaimsFile | undefined;
+  /** When (this machine's clock) this process first saw each claim it waits for: waits are bounded from there. */
+  private readonly waitingSince = new Map<string, number>();
 
   private constructor(
     readonly path: string,
@@ -218,8 +220,9 @@ export class SentRecord {
    * live run is sending it; otherwise the claim is on disk when this resolves 'claimed'. 'sent': roster's
    * record shows it sent (unless `ignoreSent`); 'stopped' or 'in-doubt': another run was killed while sending
    * it, or could not tell whether it was sent (unless `ignoreDoubt`); 'aborted': the signal fired meanwhile.
-   * The claim holds for `holdMs` at most (the longest the request can take); `onWait` is told once when
-   * another run has held it for a few seconds.
+   * The claim holds for `holdMs` at most (the longest the request can take), and another run's claim is
+   * waited for no longer than that from when this run first saw it, whatever deadline it states; `onWait`
+   * is told once when another run has held it for a few seconds, with until when this run waits.
    */
   async claim(
     identity: string,
@@ -229,7 +232,7 @@ export class SentRecord {
       ignoreDoubt: boolean;
       signal: AbortSignal;
       holdMs: number;
-      onWait?(other: Claim): void;
+      onWait?(other: Claim, until: number): void;
     },
   ): Promise<ClaimOutcome> {
     const started = Date.now();
@@ -243,11 +246,12 @@ export class SentRecord {
         claim,
         ignoreSent: options.ignoreSent,
         ignoreDoubt: options.ignoreDoubt,
+        holdMs: options.holdMs,
       });
       if (outcome && outcome.kind !== 'busy') return outcome;
       if (outcome && !told && Date.now() - started > WAIT_NOTICE_MS) {
         told = true;
-        options.onWait?.(outcome.other);
+        options.onWait?.(outcome.other, outcome.until);
       }
       await sleep(delay + Math.random() * delay);
     }
@@ -347,8 +351,17 @@ export class SentRecord {
     const sentAt = this.sent.get(claim.id);
     if (sentAt !== undefined && !request.ignoreSent) return { kind: 'sent', sentAt };
     const other = latest.get(claim.id);
-    const state = standing(other, claim.run);
-    if (state === 'busy' && other) return { kind: 'busy', other };
+    const now = Date.now();
+    const key = other && JSON.stringify([other.id, other.run, other.at]);
+    const wait: Wait | undefined = key
+      ? { since: this.waitingSince.get(key) ?? now, holdMs: request.holdMs }
+      : undefined;
+    const state = standing(other, claim.run, now, wait);
+    if (key && wait) {
+      if (state === 'busy') this.waitingSince.set(key, wait.since);
+      else this.waitingSince.delete(key);
+    }
+    if (state === 'busy' && other) return { kind: 'busy', other, until: waitEnd(other, now, wait) };
     if ((state === 'stopped' || state === 'in-doubt') && !request.ignoreDoubt && other) {
       return { kind: state, run: other.run, ...(other.file !== undefined && { file: other.file }) };
     }
@@ -402,9 +415,9 @@ export type ClaimOutcome =
 /** What a batch is asked: to write entries and settled claims, or whether a claim may be taken. */
 type Request =
   | { kind: 'write'; sent: SentEntry[]; claims: Claim[] }
-  | { kind: 'claim'; claim: Claim; ignoreSent: boolean; ignoreDoubt: boolean };
+  | { kind: 'claim'; claim: Claim; ignoreSent: boolean; ignoreDoubt: boolean; holdMs: number };
 /** A claim's outcome, 'busy' (ask again shortly), or nothing for a write. */
-type Answer = ClaimOutcome | { kind: 'busy'; other: Claim } | undefined;
+type Answer = ClaimOutcome | { kind: 'busy'; other: Claim; until: number } | undefined;
 
 interface Operation {
   request: Request;

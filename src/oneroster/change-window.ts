@@ -1,9 +1,12 @@
-// The moment a delta read starts from, and what `--since last` saves for the next run. The moment saved
-// is the server's clock (its Date header on the first page of the read) less OVERLAP_MS, so a record
-// written while the read ran, or stamped by a server clock a little behind, is read again next time; the
-// records already reported in that overlap (sourcedId and dateLastModified) are saved with it and not
-// reported again unless they changed since. State files live under the state directory, one per
-// profile, base URL, client id, OneRoster version, collection (and --filter, and export destination).
+// The moment a delta read starts from, and what `--since last` saves for the next run. A record changed
+// after this read is stamped by the server's clock at least as late as the newest dateLastModified read, so
+// the moment saved is that newest stamp or the server's clock (its Date header on the first page of the
+// read), whichever is earlier, less OVERLAP_MS: a clock that is off (a Date hours or decades ahead, records
+// stamped by a machine behind it, one record stamped in the future) never makes the next run skip a change.
+// A read that saw no stamp at all keeps the moment it started from. The records already reported after the
+// moment saved (sourcedId and dateLastModified) are saved with it and not reported again unless they
+// changed since. State files live under the state directory, one per profile, base URL, client id,
+// OneRoster version, collection (and --filter, and export destination).
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { isRecord } from '../api/errors.js';
@@ -12,7 +15,7 @@ import { RosterError } from '../errors.js';
 import { readPrivateFile, writePrivateFile } from '../files.js';
 import { sourcedIdOf } from './records.js';
 
-/** Overlap subtracted from the server's clock: clock skew between its machines and writes in flight. */
+/** Overlap subtracted from the moment saved: clock skew between the server's machines and writes in flight. */
 export const OVERLAP_MS = 5 * 60_000;
 
 export interface WindowKey {
@@ -35,7 +38,7 @@ export interface SavedWindow {
   key: WindowKey;
   /** The next run asks for dateLastModified > since. */
   since: string;
-  /** The server's Date header the moment came from (or the local clock, with clock: local). */
+  /** The server's Date header of this read (or the local clock, with clock: local). */
   serverDate: string;
   clock: 'server' | 'local';
   savedAt: string;
@@ -102,30 +105,54 @@ const modifiedOf = (record: unknown): string | undefined =>
 
 /**
  * One collection's delta read: decides which records to report, and remembers what the next run needs.
- * `clock(ms, from)` is called once, with the server's Date of the first answer (or the local clock).
+ * `setClock(ms, from)` is called once, with the server's Date of the first answer (or the local clock).
  */
 export class ChangeTracker {
   /** Records served but not reported: already reported in the overlap of the previous run. */
   suppressed = 0;
   /** Records served though they did not change after the moment: the server ignored the filter. */
   stale = 0;
-  private nextSince?: number;
+  /** Records served without a readable dateLastModified. */
+  unstamped = 0;
+  /** The newest dateLastModified served (epoch ms). */
+  newest?: number;
+  private clockMs?: number;
   private clock: 'server' | 'local' = 'server';
-  private serverDate?: number;
-  private readonly nextSeen = new Map<string, string>();
+  /** sourcedId → dateLastModified of records served after the earliest the next moment can be. */
+  private readonly nextSeen = new Map<string, { modified: string; at: number }>();
+  private pruneAbove = 1024;
 
   constructor(readonly start: StartWindow) {}
 
-  /** The moment of this read: the server's clock when it started, less the overlap. */
+  /** The clock of this read: the server's when it started (or this machine's). */
   setClock(ms: number, clock: 'server' | 'local'): void {
-    if (this.nextSince !== undefined) return;
-    this.serverDate = ms;
+    if (this.clockMs !== undefined) return;
+    this.clockMs = ms;
     this.clock = clock;
-    this.nextSince = ms - OVERLAP_MS;
   }
 
   get clockSet(): boolean {
-    return this.nextSince !== undefined;
+    return this.clockMs !== undefined;
+  }
+
+  /**
+   * The moment the next run starts from: the newest stamp read or the clock, whichever is earlier, less
+   * the overlap, and never before the moment this read started from; with no stamp read, that moment
+   * (undefined: the next run reads everything again).
+   */
+  get nextSince(): number | undefined {
+    if (this.newest === undefined) return this.start.since;
+    // Never before 1970: a hostile stamp at the edge of what a Date holds must not make the moment unwritable.
+    const moment = Math.max(0, Math.min(this.newest, this.clockMs ?? this.newest) - OVERLAP_MS);
+    return this.start.since === undefined ? moment : Math.max(this.start.since, moment);
+  }
+
+  /** The newest stamp, when it is later than the read's clock by more than the overlap. */
+  get stampedAhead(): number | undefined {
+    const { newest, clockMs } = this;
+    return newest !== undefined && clockMs !== undefined && newest > clockMs + OVERLAP_MS
+      ? newest
+      : undefined;
   }
 
   /** Whether to report this record (and remember it for the next run's overlap). */
@@ -133,8 +160,12 @@ export class ChangeTracker {
     const id = sourcedIdOf(record);
     const modified = modifiedOf(record);
     const at = modified === undefined ? Number.NaN : Date.parse(modified);
-    if (id !== undefined && modified !== undefined && this.nextSince !== undefined && at > this.nextSince) {
-      this.nextSeen.set(id, modified);
+    if (Number.isNaN(at)) this.unstamped++;
+    else if (this.newest === undefined || at > this.newest) this.newest = at;
+    // The next moment only moves later as the read goes on: what is at or before it now never counts.
+    if (id !== undefined && modified !== undefined && at > (this.nextSince ?? Number.NEGATIVE_INFINITY)) {
+      this.nextSeen.set(id, { modified, at });
+      if (this.nextSeen.size > this.pruneAbove) this.prune();
     }
     if (this.start.since !== undefined && !Number.isNaN(at) && at <= this.start.since) {
       this.stale++;
@@ -147,19 +178,27 @@ export class ChangeTracker {
     return true;
   }
 
-  /** What to save after a successful read. */
-  saved(key: WindowKey, now: number): SavedWindow {
-    if (this.nextSince === undefined || this.serverDate === undefined) {
-      throw new Error('ChangeTracker.saved before setClock');
-    }
+  private prune(): void {
+    const since = this.nextSince ?? Number.NEGATIVE_INFINITY;
+    for (const [id, { at }] of this.nextSeen) if (at <= since) this.nextSeen.delete(id);
+    this.pruneAbove = Math.max(1024, this.nextSeen.size * 2);
+  }
+
+  /** What to save after a successful read; undefined when the next run must read everything again. */
+  saved(key: WindowKey, now: number): SavedWindow | undefined {
+    if (this.clockMs === undefined) throw new Error('ChangeTracker.saved before setClock');
+    const since = this.nextSince;
+    if (since === undefined) return undefined;
+    const seen: Record<string, string> = {};
+    for (const [id, { modified, at }] of this.nextSeen) if (at > since) seen[id] = modified;
     return {
       format: 1,
       key,
-      since: new Date(this.nextSince).toISOString(),
-      serverDate: new Date(this.serverDate).toISOString(),
+      since: new Date(since).toISOString(),
+      serverDate: new Date(this.clockMs).toISOString(),
       clock: this.clock,
       savedAt: new Date(now).toISOString(),
-      seen: Object.fromEntries(this.nextSeen),
+      seen,
     };
   }
 }

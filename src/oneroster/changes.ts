@@ -1,6 +1,7 @@
 // One collection's delta read: every page of `dateLastModified>'<moment>'` (joined to the user's filter)
 // through the pager, each record passed through the ChangeTracker (overlap already reported, records the
-// server should not have sent), the server's clock taken from the first answer's Date header.
+// server should not have sent), the server's clock taken from the first answer's Date header. Clocks that
+// are off are said on stderr; they never stop the read or change what it reports.
 import { ApiError } from '../errors.js';
 import { ChangeTracker, OVERLAP_MS, parseHttpDate, type StartWindow } from './change-window.js';
 import type { Collection } from './collections.js';
@@ -92,8 +93,12 @@ export async function readChanges(
       `the server sent ${tracker.stale} ${collection.name} not changed since ${isoUtc(since ?? 0)}: it may ignore the dateLastModified filter; they were left out.`,
     );
   }
+  warnStamps(tracker, collection.name, hooks);
   return { tracker, changed, toBeDeleted, pager, ...(filter === undefined ? {} : { filter }) };
 }
+
+/** A Date before this is a clock never set (1970) or a damaged one, not a time. */
+const EARLIEST_CLOCK = Date.UTC(2000, 0, 1);
 
 /** Sets the tracker's clock from the server's Date header (sent `before` by the local clock). */
 export function setClock(
@@ -104,9 +109,15 @@ export function setClock(
   hooks: Pick<ChangeHooks, 'warn'>,
 ): void {
   const server = parseHttpDate(header);
-  if (server === undefined) {
+  if (server === undefined || server < EARLIEST_CLOCK) {
+    const sent =
+      server !== undefined
+        ? `a Date header of ${isoUtc(server)}`
+        : header === undefined
+          ? 'no Date header'
+          : 'a Date header roster cannot read';
     hooks.warn(
-      `the server sent no Date header reading ${what}: the next --since last starts from this machine's clock (less ${OVERLAP_MS / 60_000} minutes).`,
+      `the server sent ${sent} reading ${what}: this machine's clock stands in for the server's (the next --since last starts from the newest dateLastModified read or this machine's clock, whichever is earlier, less ${OVERLAP_MS / 60_000} minutes).`,
     );
     tracker.setClock(before, 'local');
     return;
@@ -114,10 +125,37 @@ export function setClock(
   const skew = server - before;
   if (Math.abs(skew) > OVERLAP_MS) {
     hooks.warn(
-      `the server's clock is ${Math.round(Math.abs(skew) / 60_000)} minutes ${skew > 0 ? 'ahead of' : 'behind'} this machine's; saved moments follow the server's.`,
+      `the server's clock is ${span(Math.abs(skew))} ${skew > 0 ? 'ahead of' : 'behind'} this machine's (reading ${what}): the next --since last starts from the newest dateLastModified read or that clock, whichever is earlier.`,
     );
   }
   tracker.setClock(server, 'server');
+}
+
+/** Says when the stamps read cannot move the moment on: none at all, or some later than the server's clock. */
+export function warnStamps(tracker: ChangeTracker, what: string, hooks: Pick<ChangeHooks, 'warn'>): void {
+  const ahead = tracker.stampedAhead;
+  if (ahead !== undefined) {
+    hooks.warn(
+      `the server sent ${what} stamped ${isoUtc(ahead)}, after its own clock: the next --since last starts from its clock and may report some of them again.`,
+    );
+  }
+  if (tracker.newest === undefined && tracker.unstamped > 0) {
+    hooks.warn(
+      `the server sent ${tracker.unstamped} ${what} without a dateLastModified: the next --since last ${tracker.start.since === undefined ? 'reads everything again' : 'starts from the same moment as this one'}.`,
+    );
+  }
+}
+
+/** 7 minutes, 2 hours, 27394 days: rounded, for a warning. */
+function span(ms: number): string {
+  const [amount, unit] =
+    ms < 90 * 60_000
+      ? [ms / 60_000, 'minute']
+      : ms < 48 * 3_600_000
+        ? [ms / 3_600_000, 'hour']
+        : [ms / 86_400_000, 'day'];
+  const n = Math.round(amount);
+  return `${n} ${unit}${n === 1 ? '' : 's'}`;
 }
 
 /** A 400 to the delta filter: name the cause and the way out (a full read). */

@@ -11,7 +11,7 @@ import { ApiError, RosterError, UsageError } from '../errors.js';
 import { createFresh, exists, fileError, isOwnFile, outputFolder, writePrivateFile } from '../files.js';
 import { csvLine } from '../output/csv.js';
 import { ChangeTracker, type SavedWindow, type StartWindow, type WindowKey } from './change-window.js';
-import { refused, setClock } from './changes.js';
+import { refused, setClock, warnStamps } from './changes.js';
 import {
   type CsvFile,
   type ExportMode,
@@ -408,12 +408,13 @@ async function exportTask(
     throw refused(error, collection.name, filter, start?.since); // runExport adds how to resume
   }
   report(pager, collection.path, hooks);
+  if (tracker) warnStamps(tracker, collection.path, hooks);
   if (tracker && options.since?.keyOf) {
     if (!tracker.clockSet) tracker.setClock(hooks.now(), 'local');
-    state.windows = {
-      ...state.windows,
-      [collection.name]: tracker.saved(options.since.keyOf(collection.name), hooks.now()),
-    };
+    // Nothing to save (nothing stamped read on a first run): the next export reads everything again.
+    const { [collection.name]: _, ...others } = state.windows ?? {};
+    const window = tracker.saved(options.since.keyOf(collection.name), hooks.now());
+    state.windows = window ? { ...others, [collection.name]: window } : others;
   }
 
   const completedAt = new Date(hooks.now()).toISOString();

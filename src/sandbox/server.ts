@@ -133,6 +133,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     );
   }
   const now = options.now ?? Date.now;
+  // The server's own clock (quirk clock): its Date header and the dateLastModified churn stamps. Tokens,
+  // rate limits and invitations keep `now`: a token's lifetime is relative, whatever the clock says.
+  const clockOffsetMs = options.quirks?.clockOffsetMs ?? 0;
+  const serverClock = () => now() + clockOffsetMs;
   const seed = options.seed ?? randomInt(2 ** 31);
   let ttlSeconds = checkTtl(options.tokenTtlSeconds ?? 3600);
   const faults = new Faults(
@@ -162,7 +166,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     oneroster.route,
   ];
   const churn = (n: number): ChurnChange[] => {
-    const changes = oneroster.churn.apply(n, now());
+    const changes = oneroster.churn.apply(n, serverClock());
     for (const c of changes) options.log?.(`churn: ${c.change} ${c.collection} ${c.sourcedId}`);
     return changes;
   };
@@ -333,8 +337,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     if (!isAdmin) await sleep(faults.delayMs());
     if (closed) return;
     entry.status = outcome.response.status;
-    // The sandbox's own clock (options.now), which also stamps churned records' dateLastModified.
-    outcome.response.headers = { Date: new Date(now()).toUTCString(), ...outcome.response.headers };
+    // The server's clock, which also stamps churned records' dateLastModified.
+    outcome.response.headers = { Date: new Date(serverClock()).toUTCString(), ...outcome.response.headers };
     if (outcome.clientId !== undefined) entry.clientId = outcome.clientId;
     if (outcome.drop) {
       entry.dropped = true;

@@ -329,6 +329,17 @@ describe('the journal lock', () => {
     await (await Journal.open(path, header(), new Date(at))).close();
   });
 
+  it('an empty lock stamped ahead of this machine’s clock is aged by how far: a year ahead is taken over, 2 s ahead waited out', async () => {
+    const path = join(tempDir(), 'j.jsonl');
+    writeFileSync(`${path}.lock`, '');
+    const soon = new Date(Date.now() + 2_000);
+    utimesSync(`${path}.lock`, soon, soon);
+    await expect(Journal.open(path, header(), new Date(at))).rejects.toThrow(/Another roster run/);
+    const nextYear = new Date(Date.now() + 365 * 86_400_000);
+    utimesSync(`${path}.lock`, nextYear, nextYear);
+    await (await Journal.open(path, header(), new Date(at))).close();
+  });
+
   it('finishes a takeover another run was killed in the middle of', async () => {
     const path = join(tempDir(), 'j.jsonl');
     writeFileSync(`${path}.lock`, owner({ pid: 999999999 }));

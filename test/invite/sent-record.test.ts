@@ -14,7 +14,7 @@ import {
 import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { standing } from '../../src/invite/claims.js';
+import { standing, waitEnd } from '../../src/invite/claims.js';
 import { invitationIdentity, SentRecord, sentRecordPath } from '../../src/invite/sent-record.js';
 import { tempDir } from '../helpers/context.js';
 import { asRoot, expectOwnPrivate, expectUntouched, ME, NOBODY, victim } from '../helpers/planted.js';
@@ -392,6 +392,56 @@ describe('SentRecord: claims on invitations being sent', () => {
     expect(standing(remote, B.run, start + 60_000 + 5 * 60_000 + 1)).toBe('stopped');
     expect(standing(remote, A.run, start + 61_000)).toBe('free');
     expect(standing({ ...remote, state: 'done' }, B.run, start)).toBe('free');
+  });
+
+  it('another host’s clock a year ahead: its claim is waited for no longer than its length (at most this run’s own hold) from when this run first saw it', () => {
+    const start = Date.parse(at(0));
+    const year = 365 * 86_400_000;
+    const remote = {
+      id,
+      ...A,
+      state: 'sending' as const,
+      pid: 1,
+      host: 'other-host.example',
+      at: new Date(start + year).toISOString(),
+      until: new Date(start + year + 60_000).toISOString(),
+    };
+    const wait = { since: start, holdMs: 120_000 };
+    expect(standing(remote, B.run, start + 59_000, wait)).toBe('busy');
+    expect(standing(remote, B.run, start + 60_001, wait)).toBe('stopped');
+    expect(waitEnd(remote, start + 30_000, wait)).toBe(start + 60_000);
+    // A claim that states a year's length is held no longer than this run's own claims are.
+    const long = { ...remote, at: at(0), until: new Date(start + year).toISOString() };
+    expect(standing(long, B.run, start + 119_000, wait)).toBe('busy');
+    expect(standing(long, B.run, start + 120_001, wait)).toBe('stopped');
+    // Without a deadline, this run's own hold bounds the wait as well (before, such a claim held forever).
+    const { until: _, ...open } = long;
+    expect(standing(open, B.run, start + 120_001, wait)).toBe('stopped');
+    // A deadline long past by our clock still ends the wait at once, however recently we first saw it.
+    const old = { ...remote, at: at(0), until: new Date(start + 60_000).toISOString() };
+    expect(standing(old, B.run, start + 6 * 60_000 + 1, { since: start + 6 * 60_000, holdMs: 120_000 })).toBe(
+      'stopped',
+    );
+  });
+
+  it('SentRecord: a claim from a host a year ahead is waited for from when this process first saw it, then in doubt', async () => {
+    const state = tempDir();
+    mkdirSync(dirname(claimsOf(state)), { recursive: true, mode: 0o700 });
+    const ahead = Date.now() + 365 * 86_400_000;
+    const remote = {
+      id,
+      ...A,
+      state: 'sending',
+      pid: 1,
+      host: 'other-host.example',
+      at: new Date(ahead).toISOString(),
+      until: new Date(ahead + 400).toISOString(),
+    };
+    writeFileSync(claimsOf(state), `${JSON.stringify(remote)}\n`, { mode: 0o600 });
+    const record = await SentRecord.open(state, destination);
+    // Before, this waited a year: the deadline is by the other host's clock.
+    expect(await record.claim(id, B, ask())).toEqual({ kind: 'stopped', ...A });
+    await record.close();
   });
 
   it('read as it grows, and again from the start once another process rewrote it', async () => {

@@ -123,28 +123,49 @@ describe('roster roster changes on a terminal', () => {
     expect(summaryLines(results, options.since).at(-1)).toBe('classes: 0 changed, 0 to be deleted');
   });
 
-  it('without a Date header, --since last saves the local clock less the overlap, and says so', async () => {
+  it('without a Date header, --since last saves the newest stamp read (or the local clock, if earlier) less the overlap, and says so', async () => {
     const { ctx, stderr } = fakeContext();
     const queries: string[] = [];
     const options = parseChangesOptions(['users'], { since: 'last' }, false, NOW);
     await run(options, service(undefined, queries), settings, ctx);
     expect(stderr()).toContain(
-      "the server sent no Date header reading users: the next --since last starts from this machine's clock",
+      "the server sent no Date header reading users: this machine's clock stands in for the server's (the next --since last starts from the newest dateLastModified read or this machine's clock, whichever is earlier, less 5 minutes)",
     );
     await run(options, service(undefined, queries), settings, ctx);
-    const second = new URLSearchParams(queries.at(-1)?.split('?')[1]).get('filter') ?? '';
-    const moment = Date.parse(/'(.+)'/.exec(second)?.[1] ?? '');
-    expect(moment).toBeGreaterThan(Date.now() - 6 * 60_000);
-    expect(moment).toBeLessThan(Date.now() - 4 * 60_000);
+    expect(decodeURIComponent(queries.at(-1) ?? '')).toContain("dateLastModified>'2026-11-23T08:15:00Z'");
   });
 
-  it("warns when the server's clock is far from this machine's, and follows the server's", async () => {
+  it('an unreadable Date, or one of 1970, is no clock: the local one stands in', async () => {
+    for (const [date, said] of [
+      ['yesterday-ish', 'a Date header roster cannot read'],
+      ['Thu, 01 Jan 1970 00:00:00 GMT', 'a Date header of 1970-01-01T00:00:00Z'],
+    ]) {
+      const { ctx, stderr } = fakeContext();
+      const options = parseChangesOptions(['users'], { since: 'last' }, false, NOW);
+      await run(options, service(date), settings, ctx);
+      expect(stderr()).toContain(`the server sent ${said} reading users: this machine's clock stands in`);
+    }
+  });
+
+  it("warns when the server's clock is far from this machine's; the moment is the earlier of it and the newest stamp", async () => {
     const { ctx, stderr } = fakeContext();
     const queries: string[] = [];
     const options = parseChangesOptions(['users'], { since: 'last' }, false, NOW);
+    // Behind the records it serves: its clock, the earlier, is the moment; the records ahead of it are named.
     await run(options, service('Mon, 01 Jan 2024 00:00:00 GMT', queries), settings, ctx);
-    expect(stderr()).toMatch(/the server's clock is \d+ minutes behind this machine's/);
+    expect(stderr()).toMatch(/the server's clock is \d+ days behind this machine's \(reading users\)/);
+    expect(stderr()).toContain(
+      'the server sent users stamped 2026-11-23T08:20:00Z, after its own clock: the next --since last starts from its clock',
+    );
     await run(options, service(SERVER_DATE, queries), settings, ctx);
     expect(decodeURIComponent(queries.at(-1) ?? '')).toContain("dateLastModified>'2023-12-31T23:55:00Z'");
+
+    // Ahead (in 2099): the newest record read, the earlier, is the moment, and the changes are still reported.
+    const ahead = fakeContext();
+    const first = await run(options, service('Thu, 01 Jan 2099 00:00:00 GMT', queries), settings, ahead.ctx);
+    expect(ahead.stderr()).toMatch(/the server's clock is \d+ days ahead of this machine's/);
+    expect(first[0]?.changed).toBeGreaterThan(0);
+    await run(options, service('Thu, 01 Jan 2099 00:00:00 GMT', queries), settings, ahead.ctx);
+    expect(decodeURIComponent(queries.at(-1) ?? '')).toContain("dateLastModified>'2026-11-23T08:15:00Z'");
   });
 });

@@ -3,9 +3,10 @@
 // record of sent invitations stands between a family and a second e-mail. Every row is claimed in that
 // record before its request leaves; a run that meets another's claim waits for it, and one left by a run
 // killed in the middle is in doubt for everyone but that run. Counted at the sandbox: e-mails per address.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { invitationIdentity, sentRecordPath } from '../../src/invite/sent-record.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { type CliResult, startCli, until } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
@@ -143,5 +144,53 @@ describe('a run killed with requests in flight, then another file with the same 
     const firstRows = new Map(rowsOf(firstAgain).map((r) => [r.email, r]));
     for (const email of families.slice(0, 4))
       expect(firstRows.get(email)).toMatchObject({ result: 'skipped', sentElsewhere: expect.any(String) });
+  }, 60_000);
+});
+
+describe('a claim from another host whose clock runs a year ahead', () => {
+  it('another run waits for it no longer than its length from when it first saw it, then leaves the row in doubt (never e-mailed)', async () => {
+    const state = tempDir();
+    const claimed = 'ahead-claimed@example.org';
+    const free = 'ahead-free@example.org';
+    // As written by a run on a machine whose clock is a year ahead: made "next year", held 8 s from then.
+    const made = Date.now() + 365 * 86_400_000;
+    const claim = {
+      id: invitationIdentity(claimed, 'org-sch-1'),
+      run: '/elsewhere/invites/a.jsonl',
+      file: '/elsewhere/a.csv',
+      state: 'sending',
+      pid: 4242,
+      host: 'other-host.example',
+      at: new Date(made).toISOString(),
+      until: new Date(made + 8_000).toISOString(),
+    };
+    const record = sentRecordPath(join(state, 'roster'), {
+      baseUrl: sandbox.baseUrl,
+      clientId: 'demo-allowed',
+    });
+    mkdirSync(dirname(record), { recursive: true, mode: 0o700 });
+    writeFileSync(`${record}.claims`, `${JSON.stringify(claim)}\n`, { mode: 0o600 });
+    sandbox.setOptions({ latencyMs: 10, jitterMs: 0 });
+    const started = Date.now();
+
+    const result = await send(writeCsv('ahead', [free, claimed]), state).done;
+
+    expect(result.code, result.stderr).toBe(5);
+    expect([emailsTo(free), emailsTo(claimed)]).toEqual([1, 0]);
+    const byEmail = new Map(rowsOf(result).map((r) => [r.email, r]));
+    expect(byEmail.get(free)?.result).toBe('sent');
+    expect(byEmail.get(claimed)).toMatchObject({
+      result: 'in-doubt',
+      reason: expect.stringMatching(/another run \(\/elsewhere\/a\.csv\) was stopped while sending it/),
+    });
+    // The wait it announced ends by this machine's clock within the claim's length, not next year.
+    const wait =
+      /Line 3 waits for another roster run \(pid 4242 on other-host\.example, \/elsewhere\/a\.csv\) sending the same invitation; at most until (\S+) by this machine's clock\./.exec(
+        result.stderr,
+      );
+    expect(wait, result.stderr).not.toBeNull();
+    const until = Date.parse(wait?.[1] ?? '');
+    expect(until).toBeGreaterThan(started + 8_000);
+    expect(until).toBeLessThan(Date.now());
   }, 60_000);
 });

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { sandboxOptions } from '../../src/commands/sandbox.js';
 import { UsageError } from '../../src/errors.js';
 import { DEFAULT_REQUIRED_SCOPE, parseQuirks, QUIRK_DOCS } from '../../src/sandbox/quirks.js';
+import { startSandbox } from '../../src/sandbox/server.js';
+import { bearer, getToken } from './helpers.js';
 
 describe('sandbox --quirks', () => {
   it('parses every documented quirk, with and without values', () => {
@@ -43,4 +45,42 @@ describe('sandbox --quirks', () => {
     expect(parse).toThrow(UsageError);
     expect(parse).toThrow(message);
   });
+});
+
+describe('sandbox quirk clock', () => {
+  it.each([
+    ['+2h', 2 * 3_600_000],
+    ['+8760h·75', 8760 * 75 * 3_600_000],
+    ['-2h', -2 * 3_600_000],
+  ])(
+    '%s: its Date header and the dateLastModified churn stamps run that far off; tokens still last their lifetime',
+    async (_, offset) => {
+      let clock = Date.UTC(2026, 10, 23, 9, 0, 0);
+      const sandbox = await startSandbox({
+        seed: 5,
+        now: () => clock,
+        tokenTtlSeconds: 60,
+        oneroster: { students: 10 },
+        quirks: { clockOffsetMs: offset },
+      });
+      try {
+        const token = await getToken(sandbox, 'demo-allowed', '/ims/oneroster/v1p1/token');
+        const [change] = sandbox.churn(1);
+        expect(change?.dateLastModified).toBe(new Date(clock + offset).toISOString());
+        clock += 59_000;
+        const res = await fetch(`${sandbox.baseUrl}/ims/oneroster/v1p1/users?limit=1`, {
+          headers: bearer(token),
+        });
+        expect(res.status).toBe(200);
+        expect(res.headers.get('date')).toBe(new Date(clock + offset).toUTCString());
+        clock += 1_000;
+        const late = await fetch(`${sandbox.baseUrl}/ims/oneroster/v1p1/users?limit=1`, {
+          headers: bearer(token),
+        });
+        expect(late.status).toBe(401);
+      } finally {
+        await sandbox.close();
+      }
+    },
+  );
 });

@@ -211,7 +211,12 @@ export async function run(
         ...(starts.get(collection)?.since === undefined ? { full: true } : {}),
       });
       if (options.since.kind === 'last') {
-        toSave.push(read.tracker.saved(windowKey(settings, service, collection, options.filter), ctx.now()));
+        // Nothing to save (nothing stamped read on a first run): the next run reads everything again.
+        const window = read.tracker.saved(
+          windowKey(settings, service, collection, options.filter),
+          ctx.now(),
+        );
+        if (window) toSave.push(window);
       }
     }
     await output.end();
@@ -387,7 +392,7 @@ export function register(group: Command, ctx: Context): void {
     .command('changes [collections...]')
     .summary('records changed since a moment: OneRoster delta reads (--since 24h, --since last)')
     .description(
-      `List the records created, changed or marked tobedeleted after a moment, asking the server with the standard filter dateLastModified>'<time>' (joined to --filter by AND). Collections: ${COLLECTIONS.map((c) => c.name).join(', ')}; default ${DEFAULT_COLLECTIONS.join(', ')} (demographics when permitted). --since last continues from the moment the previous successful --since last run saved for this profile, base URL, client, OneRoster version and collection: the server's clock when that run started, less 5 minutes (records already reported in those 5 minutes are not reported again). The first --since last run reads everything. A failed run saves nothing, so the next one repeats the window. A summary per collection goes to stderr.`,
+      `List the records created, changed or marked tobedeleted after a moment, asking the server with the standard filter dateLastModified>'<time>' (joined to --filter by AND). Collections: ${COLLECTIONS.map((c) => c.name).join(', ')}; default ${DEFAULT_COLLECTIONS.join(', ')} (demographics when permitted). --since last continues from the moment the previous successful --since last run saved for this profile, base URL, client, OneRoster version and collection: the newest dateLastModified that run read or the server's clock, whichever is earlier, less 5 minutes (records already reported after that moment are not reported again; a server clock that is off is warned about and never makes a run skip a change). The first --since last run reads everything. A failed run saves nothing, so the next one repeats the window. A summary per collection goes to stderr.`,
     )
     .option(
       '--since <when>',
