@@ -83,6 +83,7 @@ function redirectOutcome(error: RedirectRefused, what: string, check: string): R
 }
 
 export interface InvitationPage {
+  status: number;
   /** The server's body unchanged (spec §2.6: data and meta). */
   body: Record<string, unknown>;
   data: unknown[];
@@ -102,7 +103,7 @@ export async function listInvitations(api: ApiClient, query: URLSearchParams): P
   if (!isRecord(body) || !Array.isArray(body.data)) {
     throw unexpectedResponse(response, what, 'a JSON object with a data array');
   }
-  return { body, data: body.data, meta: body.meta };
+  return { status: response.status, body, data: body.data, meta: body.meta };
 }
 
 /** A value quoted for a POSIX shell when it needs to be, so a printed command can be pasted. */

@@ -1,12 +1,16 @@
 // The go-live checks of `roster doctor`, in the order they run. Each returns what it saw or throws:
 // a RosterError is a failure (its message carries the server's own), Skipped means it could not run.
 import { attendanceStatus } from '../api/attendance.js';
-import { isRecord, parseJson, unexpectedResponse } from '../api/errors.js';
+import { listInvitations } from '../api/enrollment.js';
+import { isRecord } from '../api/errors.js';
 import { TOKEN_ENDPOINTS } from '../api/oauth.js';
 import { displayProxy, proxyFor } from '../api/proxy.js';
 import type { ClientAuth, OneRosterVersion, TokenEndpointName, TokenPurpose } from '../auth/config.js';
 import type { CachedToken } from '../auth/token-cache.js';
 import { RosterError } from '../errors.js';
+import { collectionPager } from '../oneroster/collection-read.js';
+import { COLLECTIONS, type Collection } from '../oneroster/collections.js';
+import { type OneRosterService, serviceVia } from '../oneroster/service.js';
 import { type DoctorState, Skipped } from './state.js';
 
 export interface CheckOutcome {
@@ -167,22 +171,12 @@ export const CHECKS: readonly CheckDefinition[] = [
     network: true,
     async run(state) {
       await state.tokenFor('invitations');
-      const what = 'Invitation list';
-      const response = await state.api.send({
-        method: 'GET',
-        path: '/enrollment/invitations',
-        query: 'perPage=1',
-        purpose: 'invitations',
-        what,
-      });
-      const body = parseJson(response.body);
-      if (!isRecord(body) || !Array.isArray(body.data)) {
-        throw unexpectedResponse(response, what, 'a JSON body with a data array');
-      }
-      const total = isRecord(body.meta) && typeof body.meta.total === 'number' ? body.meta.total : undefined;
+      // `roster invite list --per-page 1`, read and parsed by the command's own function.
+      const { status, data, meta } = await listInvitations(state.api, new URLSearchParams({ perPage: '1' }));
+      const total = isRecord(meta) && typeof meta.total === 'number' ? meta.total : undefined;
       return {
-        message: `HTTP ${response.status}, ${plural(body.data.length, 'record')} on the first page${total === undefined ? '' : ` (meta.total ${total})`}`,
-        details: { status: response.status, records: body.data.length, total: total ?? null },
+        message: `HTTP ${status}, ${plural(data.length, 'record')} on the first page${total === undefined ? '' : ` (meta.total ${total})`}`,
+        details: { status, records: data.length, total: total ?? null },
       };
     },
   },
@@ -209,6 +203,8 @@ function tokenCheck(name: TokenEndpointName): CheckDefinition {
   };
 }
 
+const STUDENTS = COLLECTIONS.find((c) => c.name === 'students') as Collection;
+
 function oneRosterCheck(version: OneRosterVersion): CheckDefinition {
   const purpose: TokenPurpose = version === '1.1' ? 'oneroster-1.1' : 'oneroster-1.2';
   return {
@@ -218,32 +214,35 @@ function oneRosterCheck(version: OneRosterVersion): CheckDefinition {
     network: true,
     async run(state) {
       const token = await state.tokenFor(purpose);
-      const prefix =
-        state.settings.profile.onerosterPaths?.[version] ?? `/ims/oneroster/v1p${version.slice(2)}`;
-      const what = `OneRoster ${version} students`;
-      const response = await state.api.send({
-        method: 'GET',
-        path: `${prefix}/students`,
-        query: 'limit=1',
-        purpose,
-        what,
+      const service = serviceVia(state.api, state.requireSession().baseUrl, state.settings.profile, version);
+      let status: number | undefined;
+      const noted: OneRosterService = {
+        ...service,
+        send: async (path, query, what) => {
+          const response = await service.send(path, query, what);
+          status = response.status;
+          return response;
+        },
+      };
+      // `roster roster students --limit 1`, read and parsed by the command's own functions.
+      const pager = collectionPager(noted, STUDENTS, {
+        query: { limit: 1 },
+        all: false,
+        concurrency: 1,
+        warn: (line) => state.ctx.log.warn(line),
+        debug: (line) => state.ctx.log.debug(line),
       });
-      const body = parseJson(response.body);
-      const records = isRecord(body) ? (body.users ?? body.students) : undefined;
-      if (!Array.isArray(records)) throw unexpectedResponse(response, what, 'a JSON body with a users array');
-      const total = response.headers['x-total-count'];
+      let records = 0;
+      for await (const page of pager.pages()) records += page.records.length;
+      const total = pager.total;
       const from = state.settings.envToken
         ? 'ROSTER_TOKEN'
         : token.scope
           ? `token scope ${token.scope}`
           : undefined;
       return {
-        message: `HTTP ${response.status}, ${plural(records.length, 'student')} read${total ? ` (X-Total-Count ${total})` : ''}${from ? `; ${from}` : ''}`,
-        details: {
-          status: response.status,
-          records: records.length,
-          total: total === undefined ? null : Number(total),
-        },
+        message: `HTTP ${status}, ${plural(records, 'student')} read${total === undefined ? '' : ` (X-Total-Count ${total})`}${from ? `; ${from}` : ''}`,
+        details: { status, records, total: total ?? null },
       };
     },
   };

@@ -6,7 +6,7 @@
 // it are an error once every record served was handed over. A server that repeats a page or a next link
 // stops the read with an error instead of looping. When the total is known, the pages up to it are fetched
 // with bounded concurrency and handed over strictly in order, so at most `concurrency` pages are ever in
-// memory.
+// memory. Each page's list is under the standard's key or the one named after the path (wrappers.ts).
 import type { IncomingHttpHeaders } from 'node:http';
 import { isRecord, parseJson } from '../api/errors.js';
 import { RosterError } from '../errors.js';
@@ -14,6 +14,7 @@ import { offsetOf, parseLinkHeader, resolveLink } from './link.js';
 import { buildQuery, type ReadQuery } from './query.js';
 import { recordTexts } from './record-texts.js';
 import { SeenIds } from './seen-ids.js';
+import { describeKey, listWrapper, unwrap, type Wrapper } from './wrappers.js';
 
 export interface PageResponse {
   status: number;
@@ -32,7 +33,7 @@ export interface PagerOptions {
   /** Collection path below the base URL, e.g. `/ims/oneroster/v1p1/students`. */
   path: string;
   query: ReadQuery;
-  /** The key of the list in a page's body, e.g. `users`. */
+  /** The standard's key of the list in a page's body, e.g. `users` (see wrappers.ts for the other). */
   wrapper: string;
   /** Follow pagination to the end; otherwise read the one page asked for. */
   all: boolean;
@@ -77,8 +78,13 @@ export class Pager {
   private warnedElsewhere = false;
   /** The most records a page held so far: a page as long is full, not the last. */
   private largestPage = 0;
+  private readonly wrapper: Wrapper;
+  /** The key the last page's records were under (--debug says when it changes). */
+  private keyUsed?: string;
 
-  constructor(private readonly options: PagerOptions) {}
+  constructor(private readonly options: PagerOptions) {
+    this.wrapper = listWrapper(options.wrapper, options.path);
+  }
 
   async *pages(): AsyncGenerator<Page> {
     const { options } = this;
@@ -196,21 +202,17 @@ export class Pager {
     const total = parseTotal(response.headers['x-total-count']);
     const base = { links, url: response.url, body: response.body, ...(total === undefined ? {} : { total }) };
     if (response.status === 204) return { ...base, records: [] };
-    const body = parseJson(response.body);
-    const list = isRecord(body) ? body[this.options.wrapper] : undefined;
-    if (!Array.isArray(list)) {
-      const found = isRecord(body)
-        ? `keys: ${Object.keys(body).slice(0, 8).join(', ') || 'none'}`
-        : body === undefined
-          ? 'not JSON'
-          : `a JSON ${Array.isArray(body) ? 'array' : typeof body}`;
-      throw new RosterError(
-        'unexpected',
-        `Reading ${this.options.what}: the server answered HTTP ${response.status} without a "${this.options.wrapper}" list (${found})`,
-        'Check the OneRoster version (--oneroster) and the path prefix of the profile.',
-      );
+    const { key, value } = unwrap(
+      parseJson(response.body),
+      this.wrapper,
+      `Reading ${this.options.what}: the server answered HTTP ${response.status}`,
+    );
+    if (key !== this.keyUsed) {
+      this.keyUsed = key;
+      this.options.debug(`${this.options.what}: the records are ${describeKey(this.wrapper, key)}`);
     }
-    const texts = this.options.withTexts ? recordTexts(response.body, this.options.wrapper) : undefined;
+    const list = value as unknown[];
+    const texts = this.options.withTexts ? recordTexts(response.body, key) : undefined;
     return { ...base, records: list, ...(texts?.length === list.length && { texts }) };
   }
 

@@ -1,7 +1,8 @@
 // Where a profile's OneRoster rostering service lives and how to ask it: the path prefix of the version
 // (our service's default, or the profile's override for vendors that serve elsewhere) and the token
 // purpose that picks the version's own token endpoint (spec §5 rule 6).
-import type { OneRosterVersion, TokenPurpose } from '../auth/config.js';
+import type { ApiClient } from '../api/client.js';
+import type { OneRosterVersion, Profile, TokenPurpose } from '../auth/config.js';
 import { UsageError } from '../errors.js';
 import type { Session } from '../session.js';
 import type { PageResponse, SendPage } from './pager.js';
@@ -21,14 +22,22 @@ export interface OneRosterService {
 }
 
 export function onerosterService(session: Session): OneRosterService {
-  const { settings } = session;
-  const version = settings.oneroster;
+  return serviceVia(session.api, session.baseUrl, session.settings.profile, session.settings.oneroster);
+}
+
+/** A version's service asked through this client (the doctor's own reports its first answer, no retries). */
+export function serviceVia(
+  api: ApiClient,
+  baseUrl: string,
+  profile: Profile,
+  version: OneRosterVersion,
+): OneRosterService {
   const purpose: TokenPurpose = version === '1.1' ? 'oneroster-1.1' : 'oneroster-1.2';
   return {
     version,
-    baseUrl: session.baseUrl,
-    prefix: checkPrefix(settings.profile.onerosterPaths?.[version] ?? DEFAULT_PREFIX[version], version),
-    send: (path, query, what) => session.api.send({ method: 'GET', path, query, purpose, what }),
+    baseUrl,
+    prefix: checkPrefix(profile.onerosterPaths?.[version] ?? DEFAULT_PREFIX[version], version),
+    send: (path, query, what) => api.send({ method: 'GET', path, query, purpose, what }),
   };
 }
 

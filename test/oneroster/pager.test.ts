@@ -207,6 +207,34 @@ describe('servers that would make a naive client loop', () => {
     expect(new Set(run.ids).size).toBe(run.ids.length);
   });
 
+  it('reads a list named after the path, cuts its record texts, and says which key in --debug', async () => {
+    const bodies = [
+      '{"students":[{"sourcedId":"stu-1"},{"sourcedId":"stu-2"}]}',
+      '{"students":[{"sourcedId":"stu-3"}]}',
+      '{"students":[]}',
+    ];
+    const debug: string[] = [];
+    const pager = new Pager({
+      send: async () => ({ status: 200, headers: {}, body: bodies.shift() ?? '', url: `${BASE}${PATH}` }),
+      baseUrl: BASE,
+      path: PATH,
+      query: { limit: 2 },
+      wrapper: 'users',
+      all: true,
+      concurrency: 1,
+      what: 'students',
+      warn: () => {},
+      debug: (line) => debug.push(line),
+      withTexts: true,
+    });
+    const texts: string[] = [];
+    for await (const page of pager.pages()) texts.push(...(page.texts ?? []));
+    expect(texts).toEqual(['{"sourcedId":"stu-1"}', '{"sourcedId":"stu-2"}', '{"sourcedId":"stu-3"}']);
+    expect(debug).toEqual([
+      `students: the records are under "students", named after the path (the standard's key is "users")`,
+    ]);
+  });
+
   it('a 200 without the wrapper key is an error, not an empty list', async () => {
     const send = async () => ({ status: 200, headers: {}, body: '{"orgs":[]}', url: `${BASE}${PATH}` });
     const pager = new Pager({
@@ -226,7 +254,7 @@ describe('servers that would make a naive client loop', () => {
     })().catch((e) => e);
     expect(error.code).toBe('unexpected');
     expect(error.message).toBe(
-      'Reading students: the server answered HTTP 200 without a "users" list (keys: orgs)',
+      'Reading students: the server answered HTTP 200 without a "users" or "students" list (keys: orgs)',
     );
   });
 });

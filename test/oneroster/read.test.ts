@@ -176,7 +176,9 @@ describe('run', () => {
       ctx,
     ).catch((e) => e);
     expect(error.code).toBe('unexpected');
-    expect(error.message).toMatch(/without a "user" record/);
+    expect(error.message).toBe(
+      'Reading student "stu-1": the server answered HTTP 200 without a "user" or "student" record (keys: users)',
+    );
   });
 
   it("shows the server's imsx_description for a bad filter, with a hint", async () => {

@@ -1,6 +1,7 @@
 // Shared helpers for the OneRoster sandbox route tests: build requests without a socket.
 
 import { createOneRosterRoute, type OneRosterSandboxOptions } from '../../src/sandbox/oneroster/index.js';
+import type { Quirks } from '../../src/sandbox/quirks.js';
 import type { Caller, SandboxRequest, SandboxResponse } from '../../src/sandbox/types.js';
 
 export const caller11: Caller = { clientId: 'c1', label: 'Test', tokenEndpoint: '/ims/oneroster/v1p1/token' };
@@ -23,8 +24,12 @@ export type Get = (
 ) => Promise<SandboxResponse & { body: Record<string, unknown> }>;
 
 /** A GET helper over a route: `get('/students', 'limit=5')` with the version's prefix and token endpoint. */
-export function client(version: '1.1' | '1.2', options: OneRosterSandboxOptions = {}): Get {
-  const route = createOneRosterRoute(options);
+export function client(
+  version: '1.1' | '1.2',
+  options: OneRosterSandboxOptions = {},
+  quirks: Quirks = {},
+): Get {
+  const route = createOneRosterRoute(options, quirks);
   const prefix = version === '1.1' ? '/ims/oneroster/v1p1' : '/ims/oneroster/v1p2';
   const who = version === '1.1' ? caller11 : caller12;
   return async (path, rawQuery = '') => {

@@ -479,3 +479,76 @@ describe('seeded data', () => {
     expect(performance.now() - start).toBeLessThan(500);
   }, 20_000);
 });
+
+describe('the wrappers quirk: answers named after the path', () => {
+  const w11 = client('1.1', {}, { pathWrappers: true });
+  const w12 = client('1.2', {}, { pathWrappers: true });
+
+  it('serves every list, whole or nested, under its last path segment, with the same records', async () => {
+    const cases: [string, string, string][] = [
+      ['/students', 'students', 'users'],
+      ['/teachers', 'teachers', 'users'],
+      ['/users', 'users', 'users'],
+      ['/schools', 'schools', 'orgs'],
+      ['/orgs', 'orgs', 'orgs'],
+      ['/academicSessions', 'academicSessions', 'academicSessions'],
+      ['/terms', 'terms', 'academicSessions'],
+      ['/gradingPeriods', 'gradingPeriods', 'academicSessions'],
+      ['/classes', 'classes', 'classes'],
+      ['/courses', 'courses', 'courses'],
+      ['/enrollments', 'enrollments', 'enrollments'],
+      ['/demographics', 'demographics', 'demographics'],
+      ['/schools/org-sch-1/students', 'students', 'users'],
+      ['/schools/org-sch-1/terms', 'terms', 'academicSessions'],
+      ['/terms/as-2025-26-t1/gradingPeriods', 'gradingPeriods', 'academicSessions'],
+      ['/classes/cls-1-KG-MATH-01/teachers', 'teachers', 'users'],
+      ['/schools/org-sch-1/classes/cls-1-KG-MATH-01/enrollments', 'enrollments', 'enrollments'],
+    ];
+    for (const [path, named, standard] of cases) {
+      for (const [quirky, plain] of [
+        [w11, v11],
+        [w12, v12],
+      ] as const) {
+        const res = await quirky(path, 'limit=3');
+        expect(Object.keys(res.body), path).toEqual([named]);
+        expect(res.headers?.['X-Total-Count'], path).toBe(
+          (await plain(path, 'limit=3')).headers?.['X-Total-Count'],
+        );
+        expect(rows(res, named), path).toEqual(rows(await plain(path, 'limit=3'), standard));
+      }
+    }
+  });
+
+  it('serves single reads under the singular of their collection', async () => {
+    const cases: [string, string][] = [
+      ['/students/stu-000001', 'student'],
+      ['/teachers/tch-00001', 'teacher'],
+      ['/users/adm-001', 'user'],
+      ['/schools/org-sch-5', 'school'],
+      ['/orgs/org-district', 'org'],
+      ['/academicSessions/as-2025-26', 'academicSession'],
+      ['/terms/as-2025-26-t2', 'term'],
+      ['/gradingPeriods/as-2025-26-gp3', 'gradingPeriod'],
+      ['/classes/cls-1-KG-MATH-01', 'class'],
+      ['/courses/crs-1-KG-MATH', 'course'],
+      ['/enrollments/enr-stu-000001-MATH', 'enrollment'],
+      ['/demographics/stu-000001', 'demographic'],
+    ];
+    for (const [path, named] of cases) {
+      for (const get of [w11, w12]) {
+        const res = await get(path);
+        expect(res.status, path).toBe(200);
+        expect(Object.keys(res.body), path).toEqual([named]);
+        expect((res.body[named] as Record<string, unknown>).sourcedId, path).toBe(path.split('/')[2]);
+      }
+    }
+  });
+
+  it('keeps 1.1 warnings beside the list, and errors in their own shape', async () => {
+    const res = await w11('/students', 'limit=1&sort=shoeSize');
+    expect(Object.keys(res.body)).toEqual(['students', 'statusInfoSet']);
+    const missing = await w11('/students/stu-999999');
+    expect(missing.status).toBe(404);
+    expect(missing.body.imsx_codeMajor).toBe('failure');
+  });
+});

@@ -2,12 +2,12 @@
 // the table in oneroster/collections.ts. A list is streamed page by page to the chosen writer; a single
 // read prints one record.
 import type { Command } from 'commander';
-import { isRecord, parseJson } from '../../api/errors.js';
 import type { Context } from '../../context.js';
-import { ApiError, RosterError, UsageError } from '../../errors.js';
+import { ApiError, UsageError } from '../../errors.js';
+import { collectionPager, readRecord } from '../../oneroster/collection-read.js';
 import { type Collection, nestedRead, type ParentFlag, parentFlagsOf } from '../../oneroster/collections.js';
 import { favourMemory } from '../../oneroster/memory.js';
-import { Pager } from '../../oneroster/pager.js';
+import type { Pager } from '../../oneroster/pager.js';
 import {
   buildQuery,
   checkFilter,
@@ -17,7 +17,7 @@ import {
   type ReadQuery,
 } from '../../oneroster/query.js';
 import { columnReader, columnValues } from '../../oneroster/records.js';
-import { type OneRosterService, onerosterService, pageSender } from '../../oneroster/service.js';
+import { type OneRosterService, onerosterService } from '../../oneroster/service.js';
 import { createRecordWriter, type RecordColumn, type RecordFormat } from '../../output/record-stream.js';
 import { printFields, printJson } from '../../output/render.js';
 import { hiddenCharacter, parseCount, printable } from '../../values.js';
@@ -191,17 +191,12 @@ export async function run(
         encodePathSegment(options.parents[name] ?? ''),
       )
     : collection.path;
-  const what = `Reading ${collection.name}`;
   if (options.all) await favourMemory((line) => ctx.log.debug(line));
-  const pager = new Pager({
-    send: pageSender(service, what),
-    baseUrl: service.baseUrl,
-    path: `${service.prefix}/${below}`,
+  const pager = collectionPager(service, collection, {
+    below,
     query: options.query,
-    wrapper: collection.listKey,
     all: options.all,
     concurrency: options.concurrency,
-    what: collection.name,
     warn: (line) => ctx.log.warn(line),
     debug: (line) => ctx.log.debug(line),
     withTexts: options.format === 'ndjson' || options.format === 'json',
@@ -232,11 +227,10 @@ async function readOne(
   service: OneRosterService,
   ctx: Context,
 ): Promise<void> {
-  const path = `${service.prefix}/${collection.path}/${encodePathSegment(id)}`;
   const query = buildQuery({ fields: options.query.fields });
-  let response: Awaited<ReturnType<OneRosterService['send']>>;
+  let record: Record<string, unknown>;
   try {
-    response = await service.send(path, query, `Reading ${collection.noun} "${printable(id, 60)}"`);
+    ({ record } = await readRecord(service, collection, id, query, (line) => ctx.log.debug(line)));
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) {
       throw new ApiError(
@@ -247,15 +241,6 @@ async function readOne(
       );
     }
     throw explain(error, collection, options);
-  }
-  const body = parseJson(response.body);
-  const record = isRecord(body) ? body[collection.oneKey] : undefined;
-  if (!isRecord(record)) {
-    throw new RosterError(
-      'unexpected',
-      `Reading ${collection.noun} "${printable(id, 60)}": the server answered HTTP ${response.status} without a "${collection.oneKey}" record`,
-      'Check the OneRoster version (--oneroster) and the path prefix of the profile.',
-    );
   }
   if (options.format === 'json') return printJson(ctx, record);
   if (options.format === 'table' || options.format === 'tsv') {

@@ -1,13 +1,15 @@
 // OneRoster 1.1 / 1.2 rostering endpoints of the sandbox: a ResourceRoute serving the seeded district under
 // /ims/oneroster/v1p1/… and /ims/oneroster/v1p2/… with the standard's query grammar, paging headers and
 // errors, plus switches that reproduce what real vendors do (clamped pages, bare or missing Link headers).
+
+import type { Quirks } from '../quirks.js';
 import type { Caller, ResourceRoute, SandboxRequest, SandboxResponse } from '../types.js';
 import { Churn } from './churn.js';
 import { buildDistrict, DEFAULT_SCHOOLS, type District, MAX_SCHOOLS } from './district.js';
 import { errorResponse, OneRosterError, statusInfo } from './errors.js';
 import { fieldsOf, isKnownPath } from './fields.js';
 import { checkFilterFields, matches, parseFilter, valuesAt } from './filter.js';
-import { type IndexList, Indices, resolve, WRAPPER } from './lists.js';
+import { COLLECTIONS, type IndexList, Indices, resolve, WRAPPER } from './lists.js';
 import { type LinkStyle, linkHeader, pageOffsets } from './paging.js';
 import { decodeQuery, parseReadQuery } from './query.js';
 import {
@@ -61,12 +63,18 @@ const CACHE_ENTRIES = 32;
 
 const VERSIONS: Record<string, Version> = { v1p1: '1.1', v1p2: '1.2' };
 
-export function createOneRosterRoute(options: OneRosterSandboxOptions = {}): ResourceRoute {
-  return createOneRosterService(options).route;
+export function createOneRosterRoute(
+  options: OneRosterSandboxOptions = {},
+  quirks: Quirks = {},
+): ResourceRoute {
+  return createOneRosterService(options, quirks).route;
 }
 
 /** The route and the district's churn (changes made on demand: POST /__sandbox/churn, --churn N). */
-export function createOneRosterService(options: OneRosterSandboxOptions = {}): {
+export function createOneRosterService(
+  options: OneRosterSandboxOptions = {},
+  quirks: Quirks = {},
+): {
   route: ResourceRoute;
   churn: Churn;
 } {
@@ -87,7 +95,7 @@ export function createOneRosterService(options: OneRosterSandboxOptions = {}): {
   const seed = options.seed ?? DEFAULT_SEED;
   const d = buildDistrict(seed, students, schools);
   const churn = new Churn(d, seed);
-  const server = new OneRosterServer(d, options, churn);
+  const server = new OneRosterServer(d, options, churn, quirks);
   return { route: (req, caller) => server.handle(req, caller), churn };
 }
 
@@ -109,6 +117,7 @@ class OneRosterServer {
     private readonly d: District,
     private readonly options: OneRosterSandboxOptions,
     private readonly churn: Churn,
+    private readonly quirks: Quirks,
   ) {
     this.link = options.link ?? 'angle';
   }
@@ -178,7 +187,8 @@ class OneRosterServer {
 
     if (target.type === 'single') {
       const rec = select(this.churn.record(ctx, target.kind, target.index));
-      return { status: 200, headers, body: this.body(version, WRAPPER[target.kind].one, rec, warnings) };
+      const key = this.quirks.pathWrappers ? COLLECTIONS[segments[0] ?? '']!.one : WRAPPER[target.kind].one;
+      return { status: 200, headers, body: this.body(version, key, rec, warnings) };
     }
 
     const filter = query.filter === undefined ? undefined : parseFilter(query.filter);
@@ -242,7 +252,9 @@ class OneRosterServer {
     );
     if (link) headers.Link = link;
     if (rows.length === 0 && this.options.emptyStatus === 204) return { status: 204, headers };
-    return { status: 200, headers, body: this.body(version, WRAPPER[target.kind].many, rows, warnings) };
+    // The `wrappers` quirk: the list named after the path (…/schools/{id}/students: students).
+    const key = this.quirks.pathWrappers ? (segments.at(-1) ?? '') : WRAPPER[target.kind].many;
+    return { status: 200, headers, body: this.body(version, key, rows, warnings) };
   }
 
   private body(version: Version, key: string, value: unknown, warnings: Record<string, unknown>[]): Rec {

@@ -56,6 +56,8 @@ interface CollectionDef {
   kind: Kind;
   /** Noun used in 404 descriptions. */
   noun: string;
+  /** The key of a single read named after the path (the `wrappers` quirk): student, term, … */
+  one: string;
   all(d: District): Range;
 }
 
@@ -65,27 +67,35 @@ export const COLLECTIONS: Record<string, CollectionDef> = {
   academicSessions: {
     kind: 'academicSession',
     noun: 'academic session',
+    one: 'academicSession',
     all: () => new Range(0, SESSIONS.length),
   },
-  terms: { kind: 'academicSession', noun: 'term', all: () => new Range(1, 3) },
+  terms: { kind: 'academicSession', noun: 'term', one: 'term', all: () => new Range(1, 3) },
   gradingPeriods: {
     kind: 'academicSession',
     noun: 'grading period',
+    one: 'gradingPeriod',
     all: () => new Range(3, SESSIONS.length),
   },
-  classes: { kind: 'class', noun: 'class', all: (d) => new Range(0, d.classes.length) },
-  courses: { kind: 'course', noun: 'course', all: (d) => new Range(0, d.courses.length) },
+  classes: { kind: 'class', noun: 'class', one: 'class', all: (d) => new Range(0, d.classes.length) },
+  courses: { kind: 'course', noun: 'course', one: 'course', all: (d) => new Range(0, d.courses.length) },
   demographics: {
     kind: 'demographics',
     noun: 'demographics record',
+    one: 'demographic',
     all: (d) => new Range(0, d.studentCount),
   },
-  enrollments: { kind: 'enrollment', noun: 'enrollment', all: (d) => new Range(0, countOf(d, 'enrollment')) },
-  orgs: { kind: 'org', noun: 'org', all: (d) => new Range(0, 1 + d.schools.length) },
-  schools: { kind: 'org', noun: 'school', all: (d) => new Range(1, 1 + d.schools.length) },
-  students: { kind: 'user', noun: 'student', all: (d) => new Range(0, d.studentCount) },
-  teachers: { kind: 'user', noun: 'teacher', all: TEACHERS },
-  users: { kind: 'user', noun: 'user', all: (d) => new Range(0, countOf(d, 'user')) },
+  enrollments: {
+    kind: 'enrollment',
+    noun: 'enrollment',
+    one: 'enrollment',
+    all: (d) => new Range(0, countOf(d, 'enrollment')),
+  },
+  orgs: { kind: 'org', noun: 'org', one: 'org', all: (d) => new Range(0, 1 + d.schools.length) },
+  schools: { kind: 'org', noun: 'school', one: 'school', all: (d) => new Range(1, 1 + d.schools.length) },
+  students: { kind: 'user', noun: 'student', one: 'student', all: (d) => new Range(0, d.studentCount) },
+  teachers: { kind: 'user', noun: 'teacher', one: 'teacher', all: TEACHERS },
+  users: { kind: 'user', noun: 'user', one: 'user', all: (d) => new Range(0, countOf(d, 'user')) },
 };
 
 export type Target =
