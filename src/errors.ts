@@ -8,7 +8,7 @@ export type ErrorCode =
   | 'api' // the API answered with an error status
   | 'network' // no answer: refused, reset, timed out
   | 'unexpected' // an answer we cannot understand
-  | 'outcome-unknown' // a non-idempotent request may or may not have been processed
+  | 'outcome-unknown' // in doubt: a non-idempotent request may or may not have been processed
   | 'failure' // a local failure with a clear cause (keychain, files)
   | 'partial' // a bulk run finished with some rows failed
   | 'interrupted'; // Ctrl-C, after saving what must be saved
@@ -50,12 +50,31 @@ export class ApiError extends RosterError {
 }
 
 /**
- * An answer that is not the API's (a redirect, a sign-in page, a 2xx without the API's JSON): every later
- * request would meet it too. Code 'unexpected' when the request was certainly not processed,
+ * A request the server may have acted on (an answer that does not prove it did not, a connection cut after
+ * sending; see api/post-outcome.ts): roster never sends it again by itself. `status` when it answered.
+ */
+export class InDoubtError extends RosterError {
+  constructor(
+    message: string,
+    hint?: string,
+    readonly status?: number,
+  ) {
+    super('outcome-unknown', message, hint);
+  }
+}
+
+/**
+ * An answer that is not the API's (a redirect, a sign-in page, a 2xx without the API's JSON, a 4xx page):
+ * every later request would meet it too. Code 'unexpected' when the request was certainly not processed,
  * 'outcome-unknown' when it may have been.
  */
 export class ForeignAnswerError extends RosterError {
-  constructor(code: 'unexpected' | 'outcome-unknown', message: string, hint?: string) {
+  constructor(
+    code: 'unexpected' | 'outcome-unknown',
+    message: string,
+    hint?: string,
+    readonly status?: number,
+  ) {
     super(code, message, hint);
   }
 }
@@ -67,7 +86,8 @@ export const EXIT_CODES: Record<ErrorCode, number> = {
   api: 1,
   network: 1,
   unexpected: 1,
-  'outcome-unknown': 1,
+  // In doubt is a partial outcome, as for a bulk run with rows in doubt: check before sending again.
+  'outcome-unknown': 5,
   failure: 1,
   partial: 5,
   interrupted: 130,

@@ -1,9 +1,11 @@
 // Resource requests (everything but the token endpoints): a bearer token on each, one replay after a
-// 401 with a fresh token, retries per api/retry.ts, and every error answer turned into a RosterError.
+// 401 with a fresh token, retries per api/retry.ts, and every error answer turned into a RosterError. A POST
+// is replayed or retried only when the answer proves the API did not act on it (api/post-outcome.ts).
 import type { TokenPurpose } from '../auth/config.js';
 import type { Logger } from '../context.js';
-import { ApiError, RosterError } from '../errors.js';
+import { ApiError, ForeignAnswerError, InDoubtError, type RosterError } from '../errors.js';
 import { errorFromResponse } from './errors.js';
+import { doubtOf } from './post-outcome.js';
 import {
   backoffDelay,
   isRetryableStatus,
@@ -89,7 +91,12 @@ export class ApiClient {
         continue;
       }
 
-      if (response.status === 401 && !askedAfter401) {
+      // Why a POST's error answer leaves it in doubt: then it is neither replayed nor retried.
+      const doubt =
+        request.method === 'POST' && (response.status < 200 || response.status >= 300)
+          ? doubtOf(response)
+          : undefined;
+      if (response.status === 401 && !askedAfter401 && doubt === undefined) {
         askedAfter401 = true;
         if (await auth.rejected(request.purpose, token)) {
           replayedAfter401 = true;
@@ -98,7 +105,11 @@ export class ApiClient {
         }
       }
       const retryAfter = header(response, 'retry-after');
-      if (isRetryableStatus(request.method, response.status, retryAfter) && attempt < maxRetries) {
+      if (
+        doubt === undefined &&
+        isRetryableStatus(request.method, response.status, retryAfter) &&
+        attempt < maxRetries
+      ) {
         const asked = parseRetryAfter(retryAfter, this.options.now());
         if (asked === undefined || asked <= MAX_RETRY_AFTER_MS) {
           const delay = asked ?? backoffDelay(attempt, this.options.random);
@@ -109,6 +120,7 @@ export class ApiClient {
         }
       }
       if (response.status >= 200 && response.status < 300) return response;
+      if (doubt !== undefined) throw answerInDoubt(response.status, request, doubt);
       throw finalError(response, request, replayedAfter401, attempt);
     }
   }
@@ -136,11 +148,22 @@ function finalError(response: HttpResponse, request: ResourceRequest, replayed: 
 }
 
 function outcomeUnknown(request: ResourceRequest, url: string, reason: string): RosterError {
-  return new RosterError(
-    'outcome-unknown',
+  return new InDoubtError(
     `${request.what}: the outcome is unknown. The request to ${stripQuery(url)} may have reached the server (${reason.replace(/\.$/, '')}); it was not sent again.`,
     request.unknownOutcomeHint,
   );
+}
+
+/**
+ * A POST answered in a way that does not prove the API left it alone. A 5xx concerns this request (a
+ * gateway losing the API now and then); any other such answer (a sign-in page's 401, a firewall's 403, a
+ * 404 page) every later request would meet too.
+ */
+function answerInDoubt(status: number, request: ResourceRequest, why: string): RosterError {
+  const message = `${request.what}: the outcome is unknown (in doubt). ${why[0]!.toUpperCase()}${why.slice(1)}; it was not sent again.`;
+  return status >= 500
+    ? new InDoubtError(message, request.unknownOutcomeHint, status)
+    : new ForeignAnswerError('outcome-unknown', message, request.unknownOutcomeHint, status);
 }
 
 function gaveUp(error: NetworkError, tries: number): RosterError {

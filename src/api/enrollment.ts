@@ -4,6 +4,7 @@ import { ForeignAnswerError, RosterError } from '../errors.js';
 import type { InvitationBody } from '../invite/invitation.js';
 import type { ApiClient } from './client.js';
 import { describeBody, isRecord, messageOf, parseJson, unexpectedResponse } from './errors.js';
+import { redirectInDoubt } from './post-outcome.js';
 import { type HttpResponse, RedirectRefused, stripQuery } from './transport.js';
 
 export const INVITATIONS_PATH = '/enrollment/invitations';
@@ -22,7 +23,8 @@ export function checkCommand(email: string, schoolId: string): string {
 
 /**
  * Sends one invitation. Never replayed once it may have reached the server: the client throws
- * 'outcome-unknown' instead (see api/client.ts).
+ * 'outcome-unknown' (in doubt) instead, for a connection cut after sending and for any answer that does not
+ * prove the API left it alone (see api/post-outcome.ts).
  */
 export async function sendInvitation(api: ApiClient, body: InvitationBody): Promise<InvitationCreated> {
   const what = `Invitation to ${body.email}`;
@@ -61,14 +63,9 @@ export async function sendInvitation(api: ApiClient, body: InvitationBody): Prom
   return { status: response.status, body: parsed, message };
 }
 
-/**
- * What a redirect of the invitation POST means (it is never followed). A 303 See Other is how a server
- * points to the result of a request it has processed (RFC 9110 §15.4.4): in doubt. 301, 302, 307 and 308
- * say the resource is elsewhere (a moved base URL, a sign-in gateway, a load balancer), answered before
- * the API handled anything: not sent, and a later run may send it.
- */
+/** What a redirect of the invitation POST means (it is never followed): see redirectInDoubt. */
 function redirectOutcome(error: RedirectRefused, what: string, check: string): RosterError {
-  if (error.status === 303) {
+  if (redirectInDoubt(error.status)) {
     return new ForeignAnswerError(
       'outcome-unknown',
       `${what}: the outcome is unknown. The server answered 303 See Other (to ${stripQuery(error.location)}), which servers send after processing a request; it was not followed or sent again.`,

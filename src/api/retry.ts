@@ -9,7 +9,10 @@ export const MAX_RETRY_AFTER_MS = 60_000;
 
 const RETRYABLE_GET = new Set([408, 429, 500, 502, 503, 504]);
 
-/** Whether an error status may be retried. A POST is retried only on "not now" answers with Retry-After. */
+/**
+ * Whether an error status may be retried. A POST is retried only on "not now" answers with Retry-After, and
+ * only when the answer proves the API did not act on it (the client asks api/post-outcome.ts first).
+ */
 export function isRetryableStatus(method: string, status: number, retryAfter: string | undefined): boolean {
   if (method === 'GET') return RETRYABLE_GET.has(status);
   return (status === 429 || status === 503) && retryAfter !== undefined;

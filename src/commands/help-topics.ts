@@ -12,7 +12,7 @@ const EXIT_CODES = `Exit codes
   2    usage or invalid input: nothing was sent
   3    forbidden: the API answered 403
   4    authentication: no credentials, invalid client, or a token the API keeps rejecting
-  5    partial: a bulk run finished with some rows failed
+  5    partial: a bulk run finished with some rows failed or in doubt, or an invitation is in doubt
   130  interrupted (Ctrl-C, SIGTERM or SIGHUP), after saving what must be saved
 
 Per command
@@ -20,7 +20,8 @@ Per command
                             credentials fail
   roster doctor             0 when every required check passed; 3 when every failed check was a
                             403, 4 when every failed check was about credentials, 1 otherwise
-  roster invite send        5 when a CSV run finished with some rows failed (see its report)
+  roster invite send        5 when a CSV run finished with some rows failed or in doubt (see its
+                            report), or one invitation is in doubt (check with roster invite list)
   roster status             4 when the profile has no credentials
 
 In a script

@@ -165,30 +165,33 @@ export function sentEntry(row: PlannedRow, at: Date): SentEntry {
 }
 
 /**
- * What a failed request means for its row. `failed`: the server certainly did not send the e-mail (it
- * answered with a refusal, or the request never left), so a re-run retries it. `in-doubt`: it may have
- * been sent (the connection broke after the request went out, or the server failed part-way with a 5xx
- * other than 503), so it is never sent again without --resend-in-doubt.
+ * What a failed request means for its row, as the client decided it (api/post-outcome.ts): an ApiError is an
+ * answer that proves the API did not act (a 429, the API's own 4xx or 503), so the row `failed` and a re-run
+ * retries it; 'outcome-unknown' means it may have been sent (a connection cut after sending, a gateway's
+ * 503, a 500, a page that is not the API's), so it is `in-doubt`, never sent again without
+ * --resend-in-doubt.
  */
 export function classify(error: unknown): {
   outcome: RowResult & { state: 'failed' | 'in-doubt' };
   stops: boolean;
 } {
   if (error instanceof ApiError) {
-    const definite = error.status < 500 || error.status === 503;
     return {
-      outcome: { state: definite ? 'failed' : 'in-doubt', reason: error.message, status: error.status },
+      outcome: { state: 'failed', reason: error.message, status: error.status },
       // Credentials or permission problems would fail every later row the same way.
       stops: error.code === 'auth' || error.code === 'forbidden',
     };
   }
   if (error instanceof RosterError) {
-    // A cut connection concerns one row; an answer that is not the API's (a 303, a sign-in page) every row.
-    if (error.code === 'outcome-unknown')
+    // A cut connection or a gateway's 5xx concerns one row; an answer that is not the API's (a 303, a
+    // sign-in page, a 4xx page) every row.
+    if (error.code === 'outcome-unknown') {
+      const status = (error as { status?: number }).status;
       return {
-        outcome: { state: 'in-doubt', reason: error.message },
+        outcome: { state: 'in-doubt', reason: error.message, ...(status !== undefined && { status }) },
         stops: error instanceof ForeignAnswerError,
       };
+    }
     // 'api': a refusal in a success envelope. Anything else (network, credentials, a redirect) never
     // reached the service, since the client turns a request that may have arrived into outcome-unknown;
     // it would stop every later row too.

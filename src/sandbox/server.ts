@@ -9,6 +9,7 @@ import { createAttendanceRoute } from './attendance.js';
 import { type DemoClient, demoClients } from './clients.js';
 import { enrollmentPage } from './enroll.js';
 import { Faults, type ScriptedFault } from './faults.js';
+import { createGateway } from './gateway.js';
 import { BodyTooLarge, isLoopbackHost, readBody, sendResponse, sendTruncated, splitTarget } from './http.js';
 import { createInvitationsRoute, type InvitationRecord, InvitationStore } from './invitations.js';
 import type { ChurnChange } from './oneroster/churn.js';
@@ -150,6 +151,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
     seed,
   );
+  // --quirks gateway-503: a load balancer that loses some of the API's answers to invitations it sent.
+  const gateway = options.quirks?.gateway503 ? createGateway(options.quirks.gateway503, seed) : undefined;
   const clients = demoClients();
   const tokens = new TokenStore(now);
   const invitations = new InvitationStore();
@@ -232,7 +235,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   async function routeRequest(sreq: SandboxRequest, caller: Caller, drop: boolean): Promise<Outcome> {
     for (const handler of routes) {
       const response = await handler(sreq, caller);
-      if (response) return { response, clientId: caller.clientId, drop };
+      if (!response) continue;
+      const invitation = sreq.method === 'POST' && sreq.path === '/enrollment/invitations';
+      return {
+        response: gateway && invitation ? gateway(response) : response,
+        clientId: caller.clientId,
+        drop,
+      };
     }
     return {
       response: json(404, `No such endpoint: ${sreq.method} /v1${sreq.path}`),

@@ -46,7 +46,7 @@ describe('exit codes', () => {
       api: 1,
       network: 1,
       unexpected: 1,
-      'outcome-unknown': 1,
+      'outcome-unknown': 5,
       failure: 1,
       partial: 5,
       interrupted: 130,

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NetworkError } from '../../src/api/transport.js';
-import { ApiError, ForeignAnswerError, RosterError } from '../../src/errors.js';
+import { ApiError, ForeignAnswerError, InDoubtError, RosterError } from '../../src/errors.js';
 import { classify, sendRows } from '../../src/invite/bulk-runner.js';
 import { invitationKey } from '../../src/invite/invitation.js';
 import type { PlannedRow } from '../../src/invite/invite-file.js';
@@ -38,8 +38,11 @@ describe('classify', () => {
     [new ApiError('api', 400, 'bad'), 'failed', false],
     [new ApiError('api', 409, 'conflict'), 'failed', false],
     [new ApiError('api', 503, 'busy'), 'failed', false],
-    [new ApiError('api', 500, 'boom'), 'in-doubt', false],
-    [new ApiError('api', 502, 'gateway'), 'in-doubt', false],
+    [new ApiError('api', 429, 'slow down'), 'failed', false],
+    // The client throws these for answers that do not prove the API left the request alone.
+    [new InDoubtError('a gateway 503', undefined, 503), 'in-doubt', false],
+    [new InDoubtError('a 500', undefined, 500), 'in-doubt', false],
+    [new ForeignAnswerError('outcome-unknown', 'a 403 page', undefined, 403), 'in-doubt', true],
     [new ApiError('auth', 401, 'nope'), 'failed', true],
     [new ApiError('forbidden', 403, 'nope'), 'failed', true],
     [new RosterError('outcome-unknown', 'maybe'), 'in-doubt', false],
@@ -52,6 +55,8 @@ describe('classify', () => {
     const result = classify(error);
     expect(result.outcome.state).toBe(state);
     expect(result.stops).toBe(stops);
+    // The journal and the report keep the status of an answer, whichever way it went.
+    expect(result.outcome.status).toBe((error as { status?: number }).status);
   });
 });
 

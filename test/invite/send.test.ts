@@ -170,7 +170,7 @@ describe('invite send', () => {
       drop: true,
     });
     const run = await roster(sandbox, ['invite', 'send', '--email', 'cut@example.org', ...required]);
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(5);
     const lines = run.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/outcome is unknown/);

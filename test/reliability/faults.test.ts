@@ -332,7 +332,7 @@ describe('(c) GET retries', () => {
 });
 
 describe('(d) the invitation POST under a dropped connection', () => {
-  it('is reported as outcome unknown, exit 1, and the sandbox saw exactly one POST', async () => {
+  it('is reported as outcome unknown (in doubt), exit 5, and the sandbox saw exactly one POST', async () => {
     sandbox.injectFault({
       match: (req) => req.method === 'POST' && req.path === '/enrollment/invitations',
       drop: true,
@@ -353,7 +353,7 @@ describe('(d) the invitation POST under a dropped connection', () => {
       emails: sandbox.outbox.length,
       exit: result.code ?? -1,
     });
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(5);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/outcome is unknown/);
     expect(result.stderr).toContain('roster invite list --email dropped@example.org --school-id org-sch-2');
@@ -447,7 +447,7 @@ describe('(e) --timeout bounds a server that accepts and never answers', () => {
     );
     const elapsed = Date.now() - started;
     figures('POST to a hung server, ROSTER_TIMEOUT 0.4', { ms: elapsed, connections });
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(5);
     expect(result.stderr).toMatch(/outcome is unknown.*No answer .* within 0\.4 s/);
     expect(connections).toBe(1);
     expect(elapsed).toBeLessThan(400 + 2500);

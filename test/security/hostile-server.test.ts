@@ -195,7 +195,7 @@ describe('bounded responses', () => {
       '--sent-by-user-id',
       'u1',
     ]);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(5);
     expect(lines(result.stderr)).toHaveLength(1);
     expect(result.stderr).toMatch(/the outcome is unknown.*larger than 64 MiB/);
     expect(server.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
@@ -296,7 +296,7 @@ describe('"sent" means the API said so', () => {
     redirectTo(303);
     const result = await roster([...send, '--email', 'r303@example.org']);
     expect(result.stdout).toBe('');
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(5);
     expect(result.stderr).toMatch(
       /^Error: Invitation to r303@example\.org: the outcome is unknown\. The server answered 303 See Other/,
     );
@@ -320,12 +320,12 @@ describe('"sent" means the API said so', () => {
     ],
     ['an empty body', 'application/json', '', /an empty body/],
   ])(
-    'an invitation answered 200 with %s is in doubt, exit 1, not "✓ sent"',
+    'an invitation answered 200 with %s is in doubt, exit 5, not "✓ sent"',
     async (_, type, body, described) => {
       server.handle((_req, res) => res.writeHead(200, { 'content-type': type }).end(body));
       const result = await roster([...send, '--email', 'page@example.org']);
       expect(result.stdout).toBe('');
-      expect(result.code).toBe(1);
+      expect(result.code).toBe(5);
       expect(lines(result.stderr)).toHaveLength(1);
       expect(result.stderr).toMatch(
         /^Error: Invitation to page@example\.org: the outcome is unknown\. The server answered HTTP 200 with /,
@@ -408,7 +408,7 @@ describe('"sent" means the API said so', () => {
     ])('%s stops the run at the first row, in doubt; a re-run does not send it again', async (_, answer) => {
       answer();
       const first = await bulk();
-      expect(first.code).toBe(1);
+      expect(first.code).toBe(5);
       expect(results(first.stdout)).toEqual({
         [emails[0] as string]: 'in-doubt',
         ...Object.fromEntries(emails.slice(1).map((e) => [e, 'not-started'])),

@@ -5,7 +5,7 @@ import { ApiClient, type Authenticator, type ResourceRequest } from '../../../sr
 import { MAX_RETRIES, MAX_RETRY_AFTER_MS } from '../../../src/api/retry.js';
 import { type HttpRequest, type HttpResponse, NetworkError } from '../../../src/api/transport.js';
 import { createLogger, Redactor } from '../../../src/context.js';
-import { RosterError } from '../../../src/errors.js';
+import { ApiError, ForeignAnswerError, InDoubtError, RosterError } from '../../../src/errors.js';
 import { failure } from '../../helpers/errors.js';
 
 type Step = HttpResponse | Error;
@@ -218,10 +218,10 @@ describe('ApiClient.send', () => {
     expect(sent[1]?.body).toBe(sent[0]?.body);
   });
 
-  it('retries a POST on 429 or 503 only when Retry-After says when', async () => {
+  it("retries a POST on 429, or on the API's own 503, only when Retry-After says when", async () => {
     const withAfter = setup([
       reply(429, {}, { 'retry-after': '1' }),
-      reply(503, {}, { 'retry-after': '3' }),
+      reply(503, { message: 'maintenance' }, { 'retry-after': '3' }),
       reply(201),
     ]);
     expect((await withAfter.client.send(post)).status).toBe(201);
@@ -233,6 +233,86 @@ describe('ApiClient.send', () => {
       expect(sent, String(status)).toHaveLength(1);
     }
   });
+
+  const text = (status: number, body: string, headers: Record<string, string> = {}): HttpResponse => ({
+    status,
+    headers: { 'content-type': 'text/plain', ...headers },
+    body,
+    url: `${BASE}/x`,
+  });
+  const gateway503 =
+    'upstream connect error or disconnect/reset before headers. reset reason: connection termination';
+
+  it.each([
+    ["a gateway's text/plain 503 with Retry-After", text(503, gateway503, { 'retry-after': '1' }), 503],
+    [
+      "someone else's JSON 503 with Retry-After",
+      reply(503, { error: 'no healthy upstream' }, { 'retry-after': '1' }),
+      503,
+    ],
+    [
+      'an HTML 502',
+      {
+        ...text(502, '<html><title>502 Bad Gateway</title></html>'),
+        headers: { 'content-type': 'text/html' },
+      },
+      502,
+    ],
+    ["the API's own 500", reply(500, { message: 'database unavailable' }), 500],
+    ['an empty 503', text(503, ''), 503],
+  ])('a POST answered with %s is in doubt: one try, no wait, the status kept', async (_, answer, status) => {
+    const { client, sent, sleeps } = setup([answer, reply(201)]);
+    const error = await failure(client.send(post));
+    expect(sent).toHaveLength(1);
+    expect(sleeps).toEqual([]);
+    expect(error.code).toBe('outcome-unknown');
+    expect(error).toBeInstanceOf(InDoubtError);
+    expect((error as InDoubtError).status).toBe(status);
+    expect(error.message).toMatch(
+      /^Sending the invitation: the outcome is unknown \(in doubt\)\. .*; it was not sent again\.$/,
+    );
+    expect(error.hint).toBe('Run `roster invite list` to see whether it was sent.');
+  });
+
+  it("says what the gateway said, and that it is not the API's error", async () => {
+    const { client } = setup([text(503, gateway503, { 'retry-after': '1' })]);
+    expect((await failure(client.send(post))).message).toBe(
+      `Sending the invitation: the outcome is unknown (in doubt). The server answered HTTP 503 with a text/plain body "${gateway503}", not the API's own error: a gateway in front of the API answers so even after the API acted; it was not sent again.`,
+    );
+  });
+
+  it("a 401 or 403 page that is not the API's is in doubt, never replayed with a fresh token", async () => {
+    for (const status of [401, 403]) {
+      const page = {
+        ...text(status, '<html><title>Sign in</title></html>'),
+        headers: { 'content-type': 'text/html' },
+      };
+      const { client, sent, auth } = setup([page, reply(201)]);
+      const error = await failure(client.send(post));
+      expect(sent, String(status)).toHaveLength(1);
+      expect(auth.rejections).toEqual([]);
+      expect(error).toBeInstanceOf(ForeignAnswerError);
+      expect(error.code).toBe('outcome-unknown');
+    }
+  });
+
+  it('a POST refused by a Bearer challenge (RFC 6750), whatever its body, is replayed once with a fresh token', async () => {
+    const challenge = text(401, '', { 'www-authenticate': 'Bearer error="invalid_token"' });
+    const { client, sent } = setup([challenge, reply(201)]);
+    expect((await client.send(post)).status).toBe(201);
+    expect(sent.map((r) => r.headers?.authorization)).toEqual(['Bearer token-1', 'Bearer token-2']);
+  });
+
+  it.each([400, 403, 404, 409, 413, 422])(
+    "the API's own %i to a POST is a refusal (not sent), not in doubt",
+    async (status) => {
+      const { client, sent } = setup([reply(status, { message: 'refused' })]);
+      const error = await failure(client.send(post));
+      expect(sent).toHaveLength(1);
+      expect(error).toBeInstanceOf(ApiError);
+      expect(error.message).toBe(`Sending the invitation failed (HTTP ${status}): refused`);
+    },
+  );
 
   it('does not wait when Retry-After asks for more than MAX_RETRY_AFTER_MS', async () => {
     const seconds = String(MAX_RETRY_AFTER_MS / 1000 + 1);
