@@ -8,31 +8,37 @@ import type { Plan } from './planner.js';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-/** The plan as an invitation file: email, schoolId, studentCount[, schoolYearId], guardianNames, studentIds. */
+/**
+ * The plan as an invitation file: email, schoolId, studentCount[, schoolYearId], guardianNames, studentIds.
+ * Office staff open it in a spreadsheet, so no cell is ever a live formula: every value from the server
+ * goes through formulaSafe, and `invite send --file` takes the leading ' off again (invite-file.ts), so
+ * the address sent is the true one.
+ */
 export function planCsv(plan: Plan, schoolYearId: string | undefined): string {
   const header = ['email', 'schoolId', 'studentCount', ...(schoolYearId ? ['schoolYearId'] : [])];
   const lines = [csvLine([...header, 'guardianNames', 'studentIds'])];
   for (const i of plan.invitations) {
     lines.push(
-      csvLine([
-        i.email,
-        i.schoolId,
-        String(i.studentCount),
-        ...(schoolYearId ? [schoolYearId] : []),
-        // Names are only for the reader, who may open the file in a spreadsheet: never run as a formula.
-        formulaSafe(i.guardians.map((g) => g.name || g.sourcedId).join('; ')),
-        i.students.map((s) => s.sourcedId).join(' '),
-      ]),
+      csvLine(
+        [
+          i.email,
+          i.schoolId,
+          String(i.studentCount),
+          ...(schoolYearId ? [schoolYearId] : []),
+          i.guardians.map((g) => g.name || g.sourcedId).join('; '),
+          i.students.map((s) => s.sourcedId).join(' '),
+        ].map(formulaSafe),
+      ),
     );
   }
   return lines.join('');
 }
 
-/** The students left out, with their reasons, for the office to fix in the SIS. */
+/** The students left out, with their reasons, for the office to fix in the SIS (never a live formula). */
 export function uncoveredCsv(plan: Plan): string {
   return [
     csvLine(['sourcedId', 'name', 'reason']),
-    ...plan.uncovered.map((u) => csvLine([u.sourcedId, formulaSafe(u.name), u.reason])),
+    ...plan.uncovered.map((u) => csvLine([u.sourcedId, u.name, u.reason].map(formulaSafe))),
   ].join('');
 }
 
@@ -42,35 +48,68 @@ export interface Sources {
 }
 
 export function planJson(plan: Plan, sources: Sources) {
-  const total = (key: 'invitations' | 'students' | 'uncovered' | 'alreadyInvited' | 'refused') =>
+  const total = (key: 'inScope' | 'students' | 'alreadyInvited' | 'refused' | 'tooManyChildren') =>
     plan.schools.reduce((sum, s) => sum + s[key], 0);
   return {
     invitations: plan.invitations,
     uncovered: plan.uncovered,
     skipped: plan.skipped,
+    tooManyChildren: plan.crowded,
     summary: {
+      inScope: total('inScope'),
       invitations: plan.invitations.length,
       students: total('students'),
       uncovered: plan.uncovered.length,
       alreadyInvited: total('alreadyInvited'),
       refusedEmails: total('refused'),
+      tooManyChildren: total('tooManyChildren'),
       alreadyInvitedFrom: sources.alreadyInvited,
       schools: plan.schools,
     },
   };
 }
 
-/** One line per school: "Alder Elementary School: 412 invitations for 598 students; …". */
+/**
+ * One line per school, every student in scope accounted for: "Alder Elementary School: 598 students in
+ * scope: 583 covered by 412 invitations, 15 without a guardian e-mail; 3 already invited". Students reached
+ * only by invitations already sent (left out of the plan) are counted apart.
+ */
 export function summaryLines(plan: Plan, includeInvited: boolean): string[] {
   return plan.schools.map((s) => {
+    const earlier = s.inScope - s.students - s.uncovered;
+    const scope = [
+      `${s.students} covered by ${plural(s.invitations, 'invitation')}`,
+      ...(earlier > 0 ? [`${earlier} by invitations already sent`] : []),
+      `${s.uncovered} without a guardian e-mail`,
+    ];
     const parts = [
-      `${plural(s.invitations, 'invitation')} for ${plural(s.students, 'student')}`,
-      `${plural(s.uncovered, 'student')} without a guardian e-mail`,
+      `${plural(s.inScope, 'student')} in scope: ${scope.join(', ')}`,
       `${s.alreadyInvited} already invited${s.alreadyInvited && includeInvited ? ' (listed again: --include-invited)' : ''}`,
       ...(s.refused ? [`${plural(s.refused, 'e-mail')} invite send would refuse`] : []),
+      ...(s.tooManyChildren
+        ? [`${plural(s.tooManyChildren, 'e-mail')} with too many children left out (--max-children)`]
+        : []),
     ];
     return `${displayText(s.name)}: ${parts.join('; ')}`;
   });
+}
+
+/**
+ * The warning about e-mails linked to more children than --max-children at one school (a staff address,
+ * a teacher entered as a guardian): each named with its count, the first `shown` of them.
+ */
+export function crowdedWarning(plan: Plan, max: number, shown = 20): string | undefined {
+  const n = plan.crowded.length;
+  if (n === 0) return undefined;
+  const names = new Map(plan.schools.map((s) => [s.schoolId, s.name]));
+  const list = plan.crowded
+    .slice(0, shown)
+    .map(
+      (c) =>
+        `${displayText(c.email)} (${c.children} children at ${displayText(names.get(c.schoolId) ?? c.schoolId)})`,
+    );
+  const more = n > shown ? `, and ${n - shown} more (--json lists them)` : '';
+  return `${plural(n, 'e-mail')} ${n === 1 ? 'is' : 'are'} linked to more than ${max} children at one school, and left out of the plan (a staff or school address? check the SIS, or raise --max-children): ${list.join(', ')}${more}.`;
 }
 
 /**

@@ -17,6 +17,11 @@ export interface PlanScope {
   /** `in-scope`: the children in scope; `school`: every child of theirs at that school. */
   count: 'in-scope' | 'school';
   schoolYearId?: string;
+  /**
+   * More children than this for one e-mail at one school is taken for a data error (limits.ts): that
+   * invitation is left out, and its children are uncovered unless another e-mail reaches them.
+   */
+  maxChildren: number;
 }
 
 export interface Named {
@@ -52,18 +57,31 @@ export interface Skipped {
 export interface SchoolSummary {
   schoolId: string;
   name: string;
+  /** Students in scope at the school: reached by the invitations, by ones already sent, or uncovered. */
+  inScope: number;
   invitations: number;
   /** In-scope students reached by those invitations. */
   students: number;
   uncovered: number;
   alreadyInvited: number;
   refused: number;
+  /** E-mails left out for more children at the school than --max-children. */
+  tooManyChildren: number;
+}
+
+/** An e-mail linked to more children at one school than the plan's limit: left out, and warned about. */
+export interface Crowded {
+  email: string;
+  schoolId: string;
+  /** Its children at that school. */
+  children: number;
 }
 
 export interface Plan {
   invitations: Invitation[];
   uncovered: Uncovered[];
   skipped: Skipped[];
+  crowded: Crowded[];
   schools: SchoolSummary[];
 }
 
@@ -75,9 +93,12 @@ export const REASONS = {
   roleEnded: 'guardian role ended',
   noEmail: 'guardian without e-mail',
   refusedEmail: 'guardian e-mail invite send would refuse',
+  tooManyChildren: 'guardian e-mail with too many children (--max-children)',
 } as const;
 const ORDER: string[] = Object.values(REASONS);
 export const notAsked = (role: string) => `linked ${role || 'user'} (not in --roles)`;
+export const tooManyChildren = (children: number, max: number) =>
+  `${children} children at this school, more than --max-children ${max}`;
 export const alreadyInvited = (by: InvitedBy) =>
   by === 'roster' ? "already invited (roster's record)" : "already invited (the server's invitation list)";
 
@@ -144,10 +165,8 @@ export class CampaignPlanner {
       inScope,
       agents: [],
     };
-    for (const school of schools) if (!student.schools.includes(school)) student.schools.push(school);
-    for (const agent of person.agents) {
-      if (student.agents.includes(agent)) continue;
-      student.agents.push(agent);
+    addNew(student.schools, schools);
+    for (const agent of addNew(student.agents, person.agents)) {
       const students = this.named.get(agent);
       if (students) students.push(student.sourcedId);
       else this.named.set(agent, [student.sourcedId]);
@@ -158,11 +177,14 @@ export class CampaignPlanner {
   /** A user of the district: kept (compactly) only when linked to a student kept, on either side. */
   offer(person: Person): void {
     const linked = [...(this.named.get(person.sourcedId) ?? [])];
-    for (const id of person.agents) if (this.students.has(id)) addOnce(linked, id);
+    addNew(
+      linked,
+      person.agents.filter((id) => this.students.has(id)),
+    );
     if (linked.length === 0) return;
     const known = this.agents.get(person.sourcedId);
     if (known) {
-      for (const id of linked) addOnce(known.students, id);
+      addNew(known.students, linked);
       return;
     }
     const guardian = holds(person, this.scope.roles);
@@ -212,23 +234,46 @@ export class CampaignPlanner {
           groups.set(key, group);
         }
         group.guardians.push(agent);
-        for (const id of inScope) addOnce(group.inScope, id);
-        for (const id of children) addOnce(group.atSchool, id);
+        addNew(group.inScope, inScope);
+        addNew(group.atSchool, children);
       }
     }
 
     const invitations: Invitation[] = [];
     const skipped: Skipped[] = [...refused.values()];
+    const crowded: Crowded[] = [];
     const covered = new Set<string>();
     const tally = new Map<string, SchoolSummary>(
       [...scope.schools].map(([schoolId, name]) => [
         schoolId,
-        { schoolId, name, invitations: 0, students: 0, uncovered: 0, alreadyInvited: 0, refused: 0 },
+        {
+          schoolId,
+          name,
+          inScope: 0,
+          invitations: 0,
+          students: 0,
+          uncovered: 0,
+          alreadyInvited: 0,
+          refused: 0,
+          tooManyChildren: 0,
+        },
       ]),
     );
     const reached = new Map<string, Set<string>>();
     for (const r of refused.values()) tallyOf(tally, r.schoolId).refused++;
     for (const group of [...groups.values()].sort(bySchoolThenKey(scope.schools))) {
+      // A staff address on every student, or a teacher entered as a guardian: not a family.
+      if (group.atSchool.length > scope.maxChildren) {
+        const children = group.atSchool.length;
+        crowded.push({ email: group.email, schoolId: group.schoolId, children });
+        skipped.push({
+          email: group.email,
+          schoolId: group.schoolId,
+          reason: tooManyChildren(children, scope.maxChildren),
+        });
+        tallyOf(tally, group.schoolId).tooManyChildren++;
+        continue;
+      }
       for (const id of group.inScope) covered.add(id);
       const by = invitedBy(group.key);
       if (by !== undefined) tallyOf(tally, group.schoolId).alreadyInvited++;
@@ -255,12 +300,19 @@ export class CampaignPlanner {
 
     const uncovered: Uncovered[] = [];
     const byStudent = this.guardianSideLinks();
+    const crowdedKeys = new Set(crowded.map((c) => identity(c.email, c.schoolId, scope.schoolYearId)));
+    const isCrowded = (agent: Agent, student: Student) =>
+      student.schools.some((schoolId) =>
+        crowdedKeys.has(identity(agent.email, schoolId, scope.schoolYearId)),
+      );
     for (const student of [...this.students.values()].sort((a, b) => compare(a.sourcedId, b.sourcedId))) {
-      if (!student.inScope || covered.has(student.sourcedId)) continue;
-      uncovered.push({ ...named(student), reason: this.reasonFor(student, byStudent) });
+      if (!student.inScope) continue;
+      for (const schoolId of student.schools) tallyOf(tally, schoolId).inScope++;
+      if (covered.has(student.sourcedId)) continue;
+      uncovered.push({ ...named(student), reason: this.reasonFor(student, byStudent, isCrowded) });
       for (const schoolId of student.schools) tallyOf(tally, schoolId).uncovered++;
     }
-    return { invitations, uncovered, skipped, schools: [...tally.values()] };
+    return { invitations, uncovered, skipped, crowded, schools: [...tally.values()] };
   }
 
   /** An agent's children, by the campaign's school they attend. */
@@ -287,7 +339,11 @@ export class CampaignPlanner {
     return links;
   }
 
-  private reasonFor(student: Student, byStudent: Map<string, string[]>): string {
+  private reasonFor(
+    student: Student,
+    byStudent: Map<string, string[]>,
+    isCrowded: (agent: Agent, student: Student) => boolean,
+  ): string {
     const linked = new Set([...student.agents, ...(byStudent.get(student.sourcedId) ?? [])]);
     if (linked.size === 0) return REASONS.noLink;
     const reasons = new Set<string>();
@@ -298,6 +354,7 @@ export class CampaignPlanner {
       else if (!agent.active) reasons.add(REASONS.toBeDeleted);
       else if (agent.email === '') reasons.add(REASONS.noEmail);
       else if (emailProblem(agent.email) !== undefined) reasons.add(REASONS.refusedEmail);
+      else if (isCrowded(agent, student)) reasons.add(REASONS.tooManyChildren);
     }
     return [...reasons].sort(byReason).join('; ');
   }
@@ -313,9 +370,21 @@ interface Group {
 }
 
 const named = ({ sourcedId, name }: Named): Named => ({ sourcedId, name });
-const addOnce = (list: string[], id: string) => {
-  if (!list.includes(id)) list.push(id);
-};
+/**
+ * Appends to `list` the ids of `ids` it lacks (each once), in order, and returns those appended. Linear: a
+ * record may name hundreds of thousands of agents (a 16 MB page), where includes() per id would take minutes.
+ */
+function addNew(list: string[], ids: readonly string[]): string[] {
+  const seen = new Set(list);
+  const added: string[] = [];
+  for (const id of ids) {
+    if (seen.has(id)) continue;
+    seen.add(id);
+    list.push(id);
+    added.push(id);
+  }
+  return added;
+}
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The fixed reasons in their order, then the "linked <role>" ones alphabetically. */
@@ -325,9 +394,9 @@ function byReason(a: string, b: string): number {
 }
 
 function bySchoolThenKey(schools: ReadonlyMap<string, string>) {
-  const order = [...schools.keys()];
+  const rank = new Map([...schools.keys()].map((id, i) => [id, i]));
   return (a: Group, b: Group) =>
-    order.indexOf(a.schoolId) - order.indexOf(b.schoolId) || compare(a.key, b.key);
+    (rank.get(a.schoolId) ?? 0) - (rank.get(b.schoolId) ?? 0) || compare(a.key, b.key);
 }
 
 function tallyOf(tally: Map<string, SchoolSummary>, schoolId: string): SchoolSummary {

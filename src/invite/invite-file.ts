@@ -1,6 +1,7 @@
 // A whole invitation CSV checked before anything is sent: header names mapped to the §2.4 fields, per-run
 // flag values filling absent columns and empty cells, every row validated, duplicates (same e-mail and
 // school) flagged. The result is either the complete plan or every problem with its line number.
+import { formulaSafe, formulaUnescaped } from '../output/csv.js';
 import { csvLine, parseCsv } from './csv.js';
 import {
   FIELDS,
@@ -54,6 +55,19 @@ const FIELD_BY_HEADER = new Map<string, FieldName>([
   ['scope', 'scopes'],
 ]);
 const INFO_BY_HEADER = new Map<string, InfoColumn>(INFO_COLUMNS.map((c) => [normal(c), c]));
+
+/**
+ * The columns a campaign plan (and the failed-rows CSV) writes through formulaSafe, for the office staff who
+ * open them in a spreadsheet: a leading ' before =, +, -, @, a tab or a CR. Read back, that ' is taken off,
+ * so `=1+1@example.org` is sent as itself.
+ */
+const ESCAPED = new Set<FieldName | InfoColumn>([
+  'email',
+  'schoolId',
+  'schoolYearId',
+  'guardianNames',
+  'studentIds',
+]);
 
 /**
  * `fill` holds the per-run values (flags, profile default, built-in defaults): they stand in for a column the
@@ -117,8 +131,9 @@ export async function readInviteFile(
     }
     const draft: InvitationDraft = { ...rowFill };
     const info: Info = {};
-    row.fields.forEach((cell, index) => {
+    row.fields.forEach((raw, index) => {
       const field = columns[index];
+      const cell = ESCAPED.has((field ?? infoAt[index]) as FieldName) ? formulaUnescaped(raw) : raw;
       if (field && cell.trim() !== '') draft[field] = cell;
       const column = infoAt[index];
       if (column) info[column] = cell;
@@ -172,9 +187,14 @@ export function inviteCsv(
     if (value === undefined) return '';
     return Array.isArray(value) ? value.join(' ') : String(value);
   };
+  const safe = (name: FieldName | InfoColumn, value: string) =>
+    ESCAPED.has(name) ? formulaSafe(value) : value;
   return [
     [...names, ...columns],
-    ...bodies.map((b, i) => [...names.map((n) => cell(b, n)), ...columns.map((c) => infos[i]?.[c] ?? '')]),
+    ...bodies.map((b, i) => [
+      ...names.map((n) => safe(n, cell(b, n))),
+      ...columns.map((c) => safe(c, infos[i]?.[c] ?? '')),
+    ]),
   ]
     .map(csvLine)
     .join('');

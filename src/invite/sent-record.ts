@@ -12,9 +12,13 @@
 //   in one write and one fsync. Readers take no lock: they ignore a torn last line.
 // - A row of `invite send --file` is claimed before its request leaves and settled after it (claims.ts),
 //   under the same lock and in the same batches, so runs of different files never send one family at once.
+// - Forgetting (`roster invite forget`) appends a line per invitation forgotten (`forgottenAt` in place of
+//   `sentAt`), under the same lock: the file is never rewritten or replaced, so processes holding it open
+//   read the forgetting like any entry. One that finds the file at its path deleted or replaced (another
+//   device or inode than the one it holds) stops writing to it: its sends would be recorded nowhere.
 // - Read in one pass: hundreds of thousands of entries load in a fraction of a second (test/bench).
 import { createHash } from 'node:crypto';
-import { fstatSync, fsyncSync, ftruncateSync, readSync, writeFileSync } from 'node:fs';
+import { fstatSync, fsyncSync, ftruncateSync, lstatSync, readSync, writeFileSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -31,6 +35,21 @@ export interface SentEntry {
   schoolYearId?: string;
   /** When the server confirmed it (ISO 8601). */
   sentAt: string;
+}
+
+/** An invitation as its identity spells it: the e-mail trimmed and in lower case, school, school year. */
+export interface InvitationParts {
+  email: string;
+  schoolId: string;
+  schoolYearId?: string;
+}
+
+/** What forget() found: the invitations it forgot (or would), and those another live run is sending. */
+export interface ForgetOutcome {
+  /** Recorded sent, and forgotten (with `write`), each with when it was sent. */
+  forgotten: (InvitationParts & { sentAt: string })[];
+  /** Picked, but being sent right now by another live run: not forgotten (its run will record it). */
+  inFlight: (InvitationParts & { pid: number; file?: string })[];
 }
 
 interface RecordHeader {
@@ -50,6 +69,12 @@ const KIND = 'roster sent invitations';
  */
 export function invitationIdentity(email: string, schoolId: string, schoolYearId?: string | null): string {
   return JSON.stringify([email.trim().toLowerCase(), schoolId.trim(), (schoolYearId ?? '').trim()]);
+}
+
+/** The parts of an identity (invitationIdentity), as it spells them. */
+export function identityParts(identity: string): InvitationParts {
+  const [email = '', schoolId = '', schoolYearId = ''] = JSON.parse(identity) as string[];
+  return { email, schoolId, ...(schoolYearId !== '' && { schoolYearId }) };
 }
 
 /** `<state>/sent/<host>-<16 hex of the canonical base URL and client id>.jsonl`. */
@@ -77,6 +102,8 @@ const TAIL = 64 * 1024;
 export class SentRecord {
   /** Identity → when it was (last) confirmed sent; filled by load(). */
   private readonly sent = new Map<string, string>();
+  /** Identity → when it was (last) forgotten (roster invite forget); filled by load(). */
+  private readonly forgotten = new Map<string, string>();
   /** Bytes of the file read so far (a later load() reads only what was appended since). */
   private offset = 0;
   /** Lines of the file read so far (for a message naming a damaged one). */
@@ -150,6 +177,12 @@ export class SentRecord {
         return;
       }
       const entry = parseEntry(line);
+      if (entry && 'forgottenAt' in entry) {
+        const identity = invitationIdentity(entry.email, entry.schoolId, entry.schoolYearId);
+        this.sent.delete(identity);
+        this.forgotten.set(identity, entry.forgottenAt);
+        return;
+      }
       if (!entry) {
         throw new RosterError(
           'failure',
@@ -197,6 +230,11 @@ export class SentRecord {
   /** When the identity was last recorded as sent (ISO 8601), or undefined; after load(). */
   sentAt(identity: string): string | undefined {
     return this.sent.get(identity);
+  }
+
+  /** When the identity was last forgotten (ISO 8601), or undefined; after load(). */
+  forgottenAt(identity: string): string | undefined {
+    return this.forgotten.get(identity);
   }
 
   /** Identities known (after load()). */
@@ -322,6 +360,7 @@ export class SentRecord {
     const lockPath = `${this.path}.lock`;
     const token = await waitForLock(lockPath);
     try {
+      this.checkIdentity();
       const text = batch.flatMap((b) => (b.kind === 'write' ? b.sent.map(entryLine) : [])).join('');
       if (text !== '') this.append(text);
       if (!batch.some((b) => b.kind === 'claim' || b.claims.length > 0)) return [];
@@ -337,6 +376,72 @@ export class SentRecord {
         }),
       );
       return outcomes;
+    } finally {
+      await releaseLock(lockPath, token);
+    }
+  }
+
+  /**
+   * Under the lock: the file at the record's path is still the one this process holds. Deleted or replaced
+   * (a copy put back, a new record another run created after a delete), what this run sends next would be
+   * recorded where no other run looks, and the other runs' sends would be unknown to it: it stops.
+   */
+  private checkIdentity(): void {
+    const held = fstatSync((this.handle as FileHandle).fd);
+    let now: { dev: number; ino: number } | undefined;
+    try {
+      now = lstatSync(this.path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw fileError(error, this.path, 'read');
+    }
+    if (now?.dev === held.dev && now.ino === held.ino) return;
+    throw new RosterError(
+      'failure',
+      `roster's record of sent invitations ${this.path} was ${now ? 'replaced' : 'deleted'} while this run was using it; roster stops sending so that no family is e-mailed twice.`,
+      'Run the same command again to continue (its journal skips the rows already sent). To let invitations be sent again, use `roster invite forget`; never delete or replace the record while roster runs.',
+    );
+  }
+
+  /**
+   * Forgets the recorded invitations `pick` chooses, under the record's lock: each gets a line that takes
+   * it out of the record (every process reading the record sees it), so it can be sent again. Invitations
+   * another live run is sending right now are left alone and listed: that run records them when they are
+   * answered. Without `write`, only says what it would forget.
+   */
+  async forget(pick: (invitation: InvitationParts) => boolean, write: boolean): Promise<ForgetOutcome> {
+    const { handle } = this;
+    if (!handle) throw new Error(`${this.path} was opened to be read only.`);
+    while (this.writing) await sleep(5);
+    const lockPath = `${this.path}.lock`;
+    const token = await waitForLock(lockPath);
+    try {
+      this.checkIdentity();
+      this.load();
+      const busy = new Map<string, Claim>();
+      this.claims ??= new ClaimsFile(`${this.path}.claims`);
+      await this.claims.update((latest) => {
+        for (const [id, claim] of latest)
+          if (standing(claim, FORGET_RUN) === 'busy' && pick(identityParts(id))) busy.set(id, claim);
+        return [];
+      });
+      const outcome: ForgetOutcome = { forgotten: [], inFlight: [] };
+      for (const [id, sentAt] of this.sent) {
+        if (busy.has(id) || !pick(identityParts(id))) continue;
+        outcome.forgotten.push({ ...identityParts(id), sentAt });
+      }
+      for (const [id, claim] of busy)
+        outcome.inFlight.push({
+          ...identityParts(id),
+          pid: claim.pid,
+          ...(claim.file !== undefined && { file: claim.file }),
+        });
+      if (write && outcome.forgotten.length > 0) {
+        const at = new Date().toISOString();
+        this.append(outcome.forgotten.map((f) => forgetLine(f, at)).join(''));
+        // Read back at once, so this process's view and its offset follow the file.
+        this.load();
+      }
+      return outcome;
     } finally {
       await releaseLock(lockPath, token);
     }
@@ -433,21 +538,35 @@ const entryLine = (e: SentEntry) =>
     sentAt: e.sentAt,
   })}\n`;
 
+/** A line forgetting an invitation: its parts, and `forgottenAt` where an entry has `sentAt`. */
+const forgetLine = (f: InvitationParts, at: string) =>
+  `${JSON.stringify({
+    email: f.email,
+    schoolId: f.schoolId,
+    ...(f.schoolYearId ? { schoolYearId: f.schoolYearId } : {}),
+    forgottenAt: at,
+  })}\n`;
+
+/** The run forget() stands as when it reads the claims: no run's own, so every live one counts. */
+const FORGET_RUN = '\0roster invite forget';
+
 const canonical = (destination: Destination): Destination => ({
   baseUrl: canonicalBaseUrl(destination.baseUrl),
   clientId: destination.clientId,
 });
 
-function parseEntry(line: string): SentEntry | undefined {
+/** An entry, or a forgetting (roster invite forget), or undefined for a damaged line. */
+function parseEntry(line: string): SentEntry | (InvitationParts & { forgottenAt: string }) | undefined {
   try {
-    const value = JSON.parse(line) as Partial<SentEntry>;
+    const value = JSON.parse(line) as Partial<SentEntry & { forgottenAt: string }>;
     if (
       typeof value.email === 'string' &&
       typeof value.schoolId === 'string' &&
-      typeof value.sentAt === 'string' &&
       (value.schoolYearId === undefined || typeof value.schoolYearId === 'string')
-    )
-      return value as SentEntry;
+    ) {
+      if (typeof value.sentAt === 'string') return value as SentEntry;
+      if (typeof value.forgottenAt === 'string') return value as InvitationParts & { forgottenAt: string };
+    }
   } catch {}
   return undefined;
 }

@@ -16,3 +16,11 @@ export function csvLine(cells: readonly string[]): string {
 export function formulaSafe(value: string): string {
   return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
 }
+
+/**
+ * Undoes formulaSafe: a cell it escaped (a ' before =, +, -, @, a tab or a CR) back to its value. For files
+ * roster wrote escaped and reads back (a campaign plan fed to `invite send --file`).
+ */
+export function formulaUnescaped(value: string): string {
+  return /^'[=+\-@\t\r]/.test(value) ? value.slice(1) : value;
+}

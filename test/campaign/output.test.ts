@@ -31,24 +31,29 @@ const plan: Plan = {
   ],
   uncovered: [{ sourcedId: 's9', name: '@SUM(1)', reason: 'no guardian linked' }],
   skipped: [{ email: 'x@localhost', schoolId: 'org-sch-1', reason: 'e-mail refused: …' }],
+  crowded: [],
   schools: [
     {
       schoolId: 'org-sch-1',
       name: 'Alder',
+      inScope: 5,
       invitations: 1,
       students: 2,
       uncovered: 1,
       alreadyInvited: 3,
       refused: 1,
+      tooManyChildren: 0,
     },
     {
       schoolId: 'org-sch-2',
       name: 'Birch',
+      inScope: 1,
       invitations: 1,
       students: 1,
       uncovered: 0,
       alreadyInvited: 0,
       refused: 0,
+      tooManyChildren: 0,
     },
   ],
 };
@@ -106,10 +111,11 @@ describe('the plan as files', () => {
 
   it('the summary: one line per school, and the totals of --json', () => {
     expect(summaryLines(plan, false)).toEqual([
-      'Alder: 1 invitation for 2 students; 1 student without a guardian e-mail; 3 already invited; 1 e-mail invite send would refuse',
-      'Birch: 1 invitation for 1 student; 0 students without a guardian e-mail; 0 already invited',
+      'Alder: 5 students in scope: 2 covered by 1 invitation, 2 by invitations already sent, 1 without a guardian e-mail; 3 already invited; 1 e-mail invite send would refuse',
+      'Birch: 1 student in scope: 1 covered by 1 invitation, 0 without a guardian e-mail; 0 already invited',
     ]);
     expect(planJson(plan, { alreadyInvited: 'here' }).summary).toMatchObject({
+      inScope: 6,
       invitations: 2,
       students: 3,
       uncovered: 1,

@@ -35,6 +35,7 @@ const scope = (patch: Partial<PlanScope> = {}): PlanScope => ({
   ]),
   roles: new Set(['parent', 'guardian']),
   count: 'in-scope',
+  maxChildren: 12,
   ...patch,
 });
 

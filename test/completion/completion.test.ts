@@ -182,7 +182,7 @@ words=(\${(z)1}); [[ $1 == *' ' ]] && words+=(''); CURRENT=\${#words}; _roster`;
     );
     expect(registered).toBe('_roster\n');
     expect(zsh('roster inv')).toContain(
-      'invite:enrollment invitations: send (one or a CSV), list, and plan campaigns',
+      'invite:enrollment invitations: send (one or a CSV), list, plan campaigns, forget sent ones',
     );
     expect(zsh('roster attendance ')).toEqual([
       'check:check that API token authentication works for attendance-daily',

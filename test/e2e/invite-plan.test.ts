@@ -324,9 +324,9 @@ describe('invite plan on a terminal', () => {
     );
     await run.waitFor('e-mail');
     await run.waitFor(
-      /Alder Elementary School: (\d+) invitations for \d+ students; \d+ students? without a guardian e-mail; 0 already invited/,
+      /Alder Elementary School: \d+ students in scope: \d+ covered by (\d+) invitations, \d+ without a guardian e-mail; 0 already invited/,
     );
-    const n = Number(/Alder Elementary School: (\d+) invitations/.exec(run.screen())?.[1]);
+    const n = Number(/Alder Elementary School: .* covered by (\d+) invitations/.exec(run.screen())?.[1]);
     await run.waitFor(`Send these ${n} invitations now?`);
     expect(sb.outbox.length).toBe(0);
     run.type('y\r');
@@ -354,8 +354,8 @@ describe('invite plan on a terminal', () => {
     const home = tempDir();
     const args = ['invite', 'plan', '--school', 'org-sch-1', '--grade', 'KG', '--sent-by-user-id', 'usr-1'];
     const first = startPty(args, home, demoEnv(sb));
-    await first.waitFor(/Alder Elementary School: (\d+) invitations/);
-    const n = Number(/Alder Elementary School: (\d+) invitations/.exec(first.screen())?.[1]);
+    await first.waitFor(/Alder Elementary School: .* covered by (\d+) invitations/);
+    const n = Number(/Alder Elementary School: .* covered by (\d+) invitations/.exec(first.screen())?.[1]);
     await first.waitFor('now?');
     first.type('y\r');
     await first.waitFor(`Sent ${n} of ${n} invitations`);

@@ -162,6 +162,58 @@ describe('SentRecord', () => {
     expect(mine.has(invitationIdentity('theirs@x.org', 'sch-1'))).toBe(true);
     await Promise.all([mine.close(), theirs.close()]);
   });
+
+  it('forget() appends a line per invitation forgotten: every reader drops it, a later send records it again', async () => {
+    const state = tempDir();
+    const writer = await reopened(state);
+    await writer.add([entry('a@x.org', 1), entry('b@x.org', 2), entry('c@x.org', 3, '2026')]);
+    const path = sentRecordPath(state, destination);
+    const before = readFileSync(path, 'utf8');
+    const forgetter = await reopened(state);
+    const look = await forgetter.forget((p) => p.email !== 'b@x.org', false);
+    expect(look).toEqual({
+      forgotten: [
+        { email: 'a@x.org', schoolId: 'sch-1', sentAt: at(1) },
+        { email: 'c@x.org', schoolId: 'sch-1', schoolYearId: '2026', sentAt: at(3) },
+      ],
+      inFlight: [],
+    });
+    expect(readFileSync(path, 'utf8')).toBe(before);
+    const done = await forgetter.forget((p) => p.email !== 'b@x.org', true);
+    expect(done.forgotten).toEqual(look.forgotten);
+    // Appended, never rewritten: the same file, its old lines untouched.
+    expect(readFileSync(path, 'utf8').startsWith(before)).toBe(true);
+    writer.load();
+    const peeked = await SentRecord.peek(state, destination);
+    for (const reader of [writer, forgetter, peeked]) {
+      expect(reader.has(invitationIdentity('a@x.org', 'sch-1'))).toBe(false);
+      expect(reader.has(invitationIdentity('b@x.org', 'sch-1'))).toBe(true);
+      expect(reader.has(invitationIdentity('c@x.org', 'sch-1', '2026'))).toBe(false);
+      expect(reader.forgottenAt(invitationIdentity('a@x.org', 'sch-1'))).toEqual(expect.any(String));
+    }
+    await writer.add([entry('a@x.org', 9)]);
+    expect((await SentRecord.peek(state, destination)).sentAt(invitationIdentity('a@x.org', 'sch-1'))).toBe(
+      at(9),
+    );
+    await Promise.all([writer.close(), forgetter.close()]);
+  });
+
+  it('a record deleted or replaced under a process: its next write is refused, naming the record', async () => {
+    const state = tempDir();
+    const record = await reopened(state);
+    await record.add([entry('a@x.org', 1)]);
+    const path = sentRecordPath(state, destination);
+    rmSync(path);
+    await expect(record.add([entry('b@x.org', 2)])).rejects.toThrow(
+      `roster's record of sent invitations ${path} was deleted while this run was using it`,
+    );
+    // Another file at its path (a new record, a copy put back).
+    writeFileSync(path, '', { mode: 0o600 });
+    await expect(record.add([entry('b@x.org', 2)])).rejects.toThrow(
+      'was replaced while this run was using it',
+    );
+    await record.close();
+  });
 });
 
 describe('SentRecord: real processes appending at once', () => {

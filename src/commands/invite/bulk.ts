@@ -230,7 +230,8 @@ function sentElsewhereBy(record: SentRecord, resendSent: boolean): SentElsewhere
 
 /**
  * Rows the journal says were sent and the record lacks (a run killed between the two writes, or sent by a
- * release without the record) are added, so no campaign plan lists them again.
+ * release without the record) are added, so no campaign plan lists them again; not those forgotten
+ * (`roster invite forget`) since they were sent, which would undo the forgetting.
  */
 async function recordSentRows(
   record: SentRecord,
@@ -239,9 +240,9 @@ async function recordSentRows(
 ): Promise<void> {
   const missing = rows.flatMap((row) => {
     const entry = states.get(keyOf(row));
-    return entry?.state === 'sent' && !record.has(identityOf(row))
-      ? [sentEntry(row, new Date(entry.at))]
-      : [];
+    if (entry?.state !== 'sent' || record.has(identityOf(row))) return [];
+    const forgotten = record.forgottenAt(identityOf(row));
+    return forgotten !== undefined && forgotten >= entry.at ? [] : [sentEntry(row, new Date(entry.at))];
   });
   await record.add(missing);
 }
@@ -314,7 +315,7 @@ function progressText(sent: number, failed: number, inDoubt: number, remaining: 
   return `Sending invitations: ${sent} sent, ${failed} failed${inDoubt ? `, ${inDoubt} in doubt` : ''}, ${remaining} remaining`;
 }
 
-async function readInput(file: string, given: string): Promise<string> {
+export async function readInput(file: string, given: string): Promise<string> {
   if (given === '' || given === '-') {
     throw new UsageError(
       '--file needs a path to a CSV file (stdin cannot be resumed, so it is not accepted).',

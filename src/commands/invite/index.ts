@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { examples } from '../common.js';
+import { register as registerForget } from './forget.js';
 import { register as registerList } from './list.js';
 import { register as registerPlan } from './plan.js';
 import { register as registerSend } from './send.js';
@@ -9,7 +10,7 @@ import { register as registerSend } from './send.js';
 export function register(program: Command, ctx: Context): void {
   const invite = program
     .command('invite')
-    .summary('enrollment invitations: send (one or a CSV), list, and plan campaigns');
+    .summary('enrollment invitations: send (one or a CSV), list, plan campaigns, forget sent ones');
   examples(invite, [
     '# On a terminal',
     'roster invite send --email parent@example.org --school-id sch-001',
@@ -21,4 +22,5 @@ export function register(program: Command, ctx: Context): void {
   registerSend(invite, ctx);
   registerList(invite, ctx);
   registerPlan(invite, ctx);
+  registerForget(invite, ctx);
 }

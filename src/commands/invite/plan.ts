@@ -7,7 +7,15 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { alreadySent, invitationIdentity } from '../../campaign/already-sent.js';
 import { parseGrades } from '../../campaign/grades.js';
-import { planCsv, planJson, previewTable, summaryLines, uncoveredCsv } from '../../campaign/output.js';
+import { DEFAULT_MAX_CHILDREN_PER_EMAIL } from '../../campaign/limits.js';
+import {
+  crowdedWarning,
+  planCsv,
+  planJson,
+  previewTable,
+  summaryLines,
+  uncoveredCsv,
+} from '../../campaign/output.js';
 import { personOf } from '../../campaign/people.js';
 import { CampaignPlanner, type Plan, type PlanScope } from '../../campaign/planner.js';
 import { streamList } from '../../campaign/read.js';
@@ -39,6 +47,7 @@ export interface PlanFlags {
   includeInvited?: boolean;
   sentByUserId?: string;
   refreshSchools?: boolean;
+  maxChildren?: string;
 }
 
 /** The roles OneRoster gives to the people linked to a student as `agents`. */
@@ -54,6 +63,7 @@ export interface PlanRequest {
   roles: Set<string>;
   count: PlanScope['count'];
   schoolYearId?: string;
+  maxChildren: number;
   out?: string;
   uncoveredCsv?: string;
 }
@@ -89,6 +99,12 @@ export function parsePlanFlags(flags: PlanFlags): PlanRequest {
         `Invalid --school-year-id "${printable(year, 40)}"${hidden ? `: it contains ${hidden}` : ''}.`,
       );
   }
+  const maxText = (flags.maxChildren ?? String(DEFAULT_MAX_CHILDREN_PER_EMAIL)).trim();
+  const maxChildren = Number(maxText);
+  if (!/^\d+$/.test(maxText) || !Number.isSafeInteger(maxChildren) || maxChildren < 1)
+    throw new UsageError(
+      `Invalid --max-children "${printable(flags.maxChildren ?? '', 20)}": expected a whole number of 1 or more.`,
+    );
   for (const [flag, value] of [
     ['--out', flags.out],
     ['--uncovered-csv', flags.uncoveredCsv],
@@ -103,6 +119,7 @@ export function parsePlanFlags(flags: PlanFlags): PlanRequest {
     grades: parseGrades(flags.grade),
     roles,
     count,
+    maxChildren,
     ...(year !== undefined && { schoolYearId: year }),
     ...(flags.out !== undefined && { out: resolve(flags.out) }),
     ...(flags.uncoveredCsv !== undefined && { uncoveredCsv: resolve(flags.uncoveredCsv) }),
@@ -199,6 +216,8 @@ async function run(flags: PlanFlags, ctx: Context, settings: Settings): Promise<
   if (ctx.io.stderrIsTTY && plan.invitations.length > 0 && !flags.json)
     ctx.io.stderr.write(await previewTable(plan, ctx.io.columns));
   for (const line of summaryLines(plan, Boolean(flags.includeInvited))) ctx.log.info(line);
+  const crowded = crowdedWarning(plan, request.maxChildren);
+  if (crowded) ctx.log.warn(crowded);
   ctx.log.info(`Already invited: checked against ${source}.`);
   if (request.out) ctx.log.info(`Plan written to ${request.out}.`);
   if (request.uncoveredCsv) ctx.log.info(`Uncovered students written to ${request.uncoveredCsv}.`);
@@ -277,6 +296,10 @@ export function register(invite: Command, ctx: Context): void {
     .option('--include-invited', 'list invitations already sent too, marked, for a deliberate re-send')
     .option('--sent-by-user-id <id>', "when sending from the terminal: the sender (default: the profile's)")
     .option('--refresh-schools', "read the district's schools again instead of using the day-old cache")
+    .option(
+      '--max-children <n>',
+      `an e-mail with more children than this at one school is left out and warned about (default ${DEFAULT_MAX_CHILDREN_PER_EMAIL})`,
+    )
     .action(async (flags: PlanFlags, cmd: Command) => run(flags, ctx, await loadSettings(ctx, cmd)));
   examples(command, [
     'roster invite plan --school "Alder Elementary School"',

@@ -1,0 +1,243 @@
+// `roster invite forget`: takes invitations out of roster's record of sent invitations, so a plan lists them
+// and a file sends them again (a new campaign season, a family that asked for the e-mail again). The record
+// is edited under its lock, by appending (sent-record.ts): runs holding it open see the change and go on;
+// invitations another run is sending right now are never forgotten. Deleting the file instead would make
+// every run that holds it lose track of what the others sent.
+import type { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { RosterError, UsageError } from '../../errors.js';
+import { exists } from '../../files.js';
+import { readInviteFile } from '../../invite/invite-file.js';
+import type { Destination } from '../../invite/journal.js';
+import {
+  type ForgetOutcome,
+  type InvitationParts,
+  invitationIdentity,
+  SentRecord,
+  sentRecordPath,
+} from '../../invite/sent-record.js';
+import { printJson } from '../../output/render.js';
+import { displayText } from '../../output/safe-text.js';
+import { Session } from '../../session.js';
+import type { Settings } from '../../settings.js';
+import { printable } from '../../values.js';
+import { examples, loadSettings } from '../common.js';
+import { readInput } from './bulk.js';
+
+export interface ForgetFlags {
+  file?: string;
+  email?: string;
+  school?: string;
+  all?: boolean;
+  yes?: boolean;
+  dryRun?: boolean;
+  json?: boolean;
+}
+
+/** Which invitations the flags ask for. */
+type Request =
+  | { kind: 'file'; file: string }
+  | { kind: 'match'; email?: string; school?: string }
+  | { kind: 'all' };
+/** ...with a file's rows read: their exact identities. */
+type Selection = Exclude<Request, { kind: 'file' }> | { kind: 'file'; file: string; identities: Set<string> };
+
+/** Lines of the list shown on a terminal; a pipe gets them all. */
+const SHOWN = 50;
+
+export function parseForgetFlags(flags: ForgetFlags, interactive: boolean): Request {
+  const email = flags.email?.trim();
+  const school = flags.school?.trim();
+  const given = [flags.file !== undefined, email !== undefined || school !== undefined, Boolean(flags.all)];
+  if (given.filter(Boolean).length !== 1)
+    throw new UsageError(
+      'Which invitations? Give --file FILE, or --email and/or --school, or --all (one of these).',
+    );
+  if (email === '' || school === '') throw new UsageError(`--${email === '' ? 'email' : 'school'} is empty.`);
+  // Forgetting lets e-mails go out again: a script says so with --yes.
+  if (!flags.dryRun && !flags.yes && !interactive)
+    throw new UsageError(
+      'roster invite forget asks before it forgets, and there is no terminal to ask on.',
+      'Pass --yes to forget without asking, or --dry-run to list what would be forgotten.',
+    );
+  if (flags.all) return { kind: 'all' };
+  if (flags.file !== undefined) return { kind: 'file', file: flags.file };
+  return {
+    kind: 'match',
+    ...(email !== undefined && { email: email.toLowerCase() }),
+    ...(school !== undefined && { school }),
+  };
+}
+
+/** The identities of an invitation file's rows (as `invite send --file` reads them). */
+async function fileIdentities(file: string): Promise<Set<string>> {
+  const content = await readInput(file, file);
+  // Only the identity matters here: placeholders stand in for what a send would need.
+  const read = await readInviteFile(content, {
+    sentByUserId: 'forget',
+    scopes: 'fillEnrollment',
+    studentCount: '1',
+  });
+  if (!read.ok) {
+    const first = read.problems.slice(0, 5).map((p) => `line ${p.line}: ${p.reason}`);
+    throw new UsageError(
+      `${file}: ${read.problems.length} problem${read.problems.length === 1 ? '' : 's'} found (${first.join('; ')}${read.problems.length > 5 ? '; …' : ''}); nothing was forgotten.`,
+    );
+  }
+  return new Set(
+    read.rows.map((r) => invitationIdentity(r.body.email, r.body.schoolId, r.body.schoolYearId)),
+  );
+}
+
+const identityOf = (p: InvitationParts) => invitationIdentity(p.email, p.schoolId, p.schoolYearId);
+
+function picker(selection: Selection): (p: InvitationParts) => boolean {
+  switch (selection.kind) {
+    case 'all':
+      return () => true;
+    case 'file':
+      return (p) => selection.identities.has(identityOf(p));
+    case 'match':
+      return (p) =>
+        (selection.email === undefined || p.email === selection.email) &&
+        (selection.school === undefined || p.schoolId === selection.school);
+  }
+}
+
+async function run(flags: ForgetFlags, ctx: Context, settings: Settings): Promise<void> {
+  const request = parseForgetFlags(flags, ctx.interactive);
+  const selection: Selection =
+    request.kind === 'file' ? { ...request, identities: await fileIdentities(request.file) } : request;
+  const session = new Session(ctx, settings);
+  const destination: Destination = { baseUrl: session.baseUrl, clientId: settings.clientId ?? '' };
+  const path = sentRecordPath(ctx.paths.stateDir, destination);
+  const where = `roster's record of invitations sent to ${destination.baseUrl} as ${printable(destination.clientId, 80)}`;
+  if (!(await exists(path))) {
+    if (flags.json) printJson(ctx, report(path, destination, flags, { forgotten: [], inFlight: [] }));
+    ctx.log.info(`Nothing to forget: ${where} is empty (${path}).`);
+    return;
+  }
+  const record = await SentRecord.open(ctx.paths.stateDir, destination);
+  try {
+    const pick = picker(selection);
+    const preview = await record.forget(pick, false);
+    sayInFlight(ctx, preview);
+    if (selection.kind === 'file') sayNotRecorded(ctx, selection, preview);
+    const n = preview.forgotten.length;
+    if (n === 0) {
+      if (flags.json) printJson(ctx, report(path, destination, flags, preview));
+      ctx.log.info(`Nothing to forget in ${where}.`);
+      if (!flags.dryRun) stopIfInFlight(preview);
+      return;
+    }
+    if (!flags.json) list(ctx, preview);
+    const what = `${n} invitation${n === 1 ? '' : 's'}`;
+    if (flags.dryRun) {
+      if (flags.json) printJson(ctx, report(path, destination, flags, preview));
+      ctx.log.info(`Dry run: ${what} of ${where} would be forgotten; nothing was.`);
+      return;
+    }
+    if (!flags.yes) {
+      const yes = await (await ctx.prompter()).confirm(
+        `Forget ${n === 1 ? 'this invitation' : `these ${what}`}? roster will then plan and send ${n === 1 ? 'it' : 'them'} again when asked.`,
+        false,
+      );
+      if (!yes) throw new UsageError('Nothing was forgotten.');
+    }
+    // Exactly what was shown, less any that another run started sending since.
+    const shown = new Set(preview.forgotten.map(identityOf));
+    const done = await record.forget((p) => shown.has(identityOf(p)), true);
+    // Those in flight at the first look, and any of the rest that another run started sending since.
+    sayInFlight(ctx, done);
+    const outcome: ForgetOutcome = {
+      forgotten: done.forgotten,
+      inFlight: [...preview.inFlight, ...done.inFlight],
+    };
+    if (flags.json) printJson(ctx, report(path, destination, flags, outcome));
+    const gone = n - done.forgotten.length - done.inFlight.length;
+    ctx.log.info(
+      `Forgot ${done.forgotten.length} invitation${done.forgotten.length === 1 ? '' : 's'} of ${where} (${path})${gone > 0 ? `; ${gone} had been forgotten meanwhile` : ''}.`,
+    );
+    stopIfInFlight(outcome);
+  } finally {
+    await record.close();
+  }
+}
+
+/** Exit 5 when some invitations asked for were being sent, and so stay recorded. */
+function stopIfInFlight(outcome: ForgetOutcome): void {
+  const n = outcome.inFlight.length;
+  if (n === 0) return;
+  throw new RosterError(
+    'partial',
+    `${n} invitation${n === 1 ? ' was' : 's were'} being sent by another roster run and ${n === 1 ? 'was' : 'were'} not forgotten`,
+    'Run the same command again once that run is done.',
+  );
+}
+
+function sayInFlight(ctx: Context, outcome: ForgetOutcome): void {
+  for (const f of outcome.inFlight)
+    ctx.log.warn(
+      `${displayText(f.email)} at ${displayText(f.schoolId)} is being sent right now by another roster run (pid ${f.pid}${f.file ? `, ${displayText(f.file)}` : ''}): it cannot be forgotten; that run records it when it is answered.`,
+    );
+}
+
+function sayNotRecorded(
+  ctx: Context,
+  selection: Extract<Selection, { kind: 'file' }>,
+  outcome: ForgetOutcome,
+): void {
+  const found = new Set([...outcome.forgotten, ...outcome.inFlight].map(identityOf));
+  const missing = [...selection.identities].filter((id) => !found.has(id)).length;
+  if (missing > 0)
+    ctx.log.info(
+      `${missing} row${missing === 1 ? '' : 's'} of ${selection.file} ${missing === 1 ? 'is' : 'are'} not in roster's record (never confirmed sent by roster, or already forgotten).`,
+    );
+}
+
+/** The invitations to forget: tab-separated in a pipe, every one; on a terminal the first SHOWN. */
+function list(ctx: Context, outcome: ForgetOutcome): void {
+  const lines = outcome.forgotten.map((f) =>
+    [f.email, f.schoolId, f.schoolYearId ?? '', f.sentAt].map((v) => displayText(v)).join('\t'),
+  );
+  const shown = ctx.io.stdoutIsTTY ? lines.slice(0, SHOWN) : lines;
+  ctx.io.stdout.write(`${shown.join('\n')}\n`);
+  if (shown.length < lines.length)
+    ctx.io.stdout.write(`… and ${lines.length - shown.length} more (--dry-run --json lists them all)\n`);
+}
+
+function report(path: string, destination: Destination, flags: ForgetFlags, outcome: ForgetOutcome) {
+  return {
+    record: path,
+    destination,
+    dryRun: Boolean(flags.dryRun),
+    forgotten: outcome.forgotten,
+    inFlight: outcome.inFlight,
+  };
+}
+
+export function register(invite: Command, ctx: Context): void {
+  const command = invite
+    .command('forget')
+    .summary("take invitations out of roster's record of sent invitations, so they can be sent again")
+    .description(
+      "Take invitations out of roster's record of sent invitations for the current destination (base URL " +
+        'and client id): campaign plans list them again and `invite send --file` sends them again. By the ' +
+        'rows of an invitation CSV (--file), by e-mail and/or school, or all of them. Safe while other ' +
+        'roster runs send: the record is edited under its lock, and invitations being sent right now are ' +
+        'never forgotten. Shows what it will forget and asks (--yes skips the question).',
+    )
+    .option('--file <file>', 'the invitations of this CSV (email, schoolId, schoolYearId), e.g. a plan')
+    .option('--email <email>', 'every invitation to this e-mail address (any letter case)')
+    .option('--school <id>', 'every invitation for this school (its sourcedId)')
+    .option('--all', 'every invitation of the destination (a new campaign season)')
+    .option('--dry-run', 'list what would be forgotten; forget nothing')
+    .option('-y, --yes', 'forget without asking (needed without a terminal)')
+    .option('--json', 'print the record, the invitations forgotten and those in flight as JSON')
+    .action(async (flags: ForgetFlags, cmd: Command) => run(flags, ctx, await loadSettings(ctx, cmd)));
+  examples(command, [
+    'roster invite forget --email parent@example.org --dry-run',
+    'roster invite forget --file reenrol-2025.csv',
+    'roster invite forget --all --yes --json > forgotten.json',
+  ]);
+}
