@@ -13,7 +13,7 @@ import { closeSync, fstatSync, fsyncSync, openSync, readFileSync, type Stats, st
 import { constants, type FileHandle, lstat, mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { RosterError } from './errors.js';
-import { canSyncFolders, hasPosixOwners, quotePath } from './platform.js';
+import { canSyncFolders, hasPosixOwners, quotePath, renameRefusedForNow } from './platform.js';
 
 // Windows has no O_NOFOLLOW or O_NONBLOCK, nor owners to check: there the flags are 0 and checks skipped.
 const { O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_APPEND } = constants;
@@ -265,12 +265,24 @@ export async function writePrivateFile(
     } finally {
       await handle.close();
     }
-    await rename(temp, path);
+    await renameOver(temp, path);
     // ...and the rename itself on disk.
     if (options.durable) syncFolder(dirname(path));
   } catch (error) {
     await rm(temp, { force: true });
     throw fileError(error, path, 'write');
+  }
+}
+
+/** rename(), retried for up to about a second where the target's readers can refuse it for now (Windows). */
+async function renameOver(from: string, to: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await rename(from, to);
+    } catch (error) {
+      if (attempt >= 10 || !renameRefusedForNow((error as NodeJS.ErrnoException).code)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, attempt * 20));
+    }
   }
 }
 

@@ -22,6 +22,18 @@ export const canSyncFolders = (platform: Platform = process.platform): boolean =
 export const hasPosixOwners = (platform: Platform = process.platform): boolean => !isWindows(platform);
 
 /**
+ * Whether a rename over a file failed only for now: Windows refuses to replace a file that another process
+ * has open at that instant (a roster reading it, an antivirus or backup scan) with EPERM, EACCES or EBUSY.
+ * Elsewhere those mean a real permission problem, never worth a retry.
+ */
+export function renameRefusedForNow(
+  code: string | undefined,
+  platform: Platform = process.platform,
+): boolean {
+  return isWindows(platform) && (code === 'EPERM' || code === 'EACCES' || code === 'EBUSY');
+}
+
+/**
  * The signals that mean "stop" to a long run (the first stops taking work and saves it, exit 130).
  * - Linux and macOS: Ctrl-C (SIGINT), SIGTERM (`kill`, a cancelled CI job), SIGHUP (the terminal closed).
  * - Windows: Ctrl-C (SIGINT), Ctrl-Break (SIGBREAK), and the console window closed, which Node reports as

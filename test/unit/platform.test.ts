@@ -8,6 +8,7 @@ import {
   isWindows,
   keychainName,
   quotePath,
+  renameRefusedForNow,
   stopSignals,
 } from '../../src/platform.js';
 
@@ -24,6 +25,14 @@ describe('platform differences', () => {
       true,
       true,
     ]);
+  });
+
+  it('a rename refused with EPERM, EACCES or EBUSY is worth retrying on Windows alone', () => {
+    for (const code of ['EPERM', 'EACCES', 'EBUSY']) {
+      expect([renameRefusedForNow(code, 'win32'), renameRefusedForNow(code, 'linux')]).toEqual([true, false]);
+    }
+    expect(renameRefusedForNow('ENOSPC', 'win32')).toBe(false);
+    expect(renameRefusedForNow(undefined, 'win32')).toBe(false);
   });
 
   it('stops on Ctrl-C, Ctrl-Break and a closed console on Windows; Ctrl-C, SIGTERM and SIGHUP elsewhere', () => {
