@@ -6,6 +6,7 @@ import { createLogger, Redactor } from './context.js';
 import type { IO } from './io.js';
 import { type CommandListing, commandListing, createProgram, loadCommands, main } from './main.js';
 import { resolvePaths } from './paths.js';
+import { stopSignals } from './platform.js';
 import { VERSION } from './version.js';
 
 /** Every command as `roster --help` lists it: the build writes it to dist/commands.json (src/main.ts). */
@@ -46,9 +47,10 @@ function createContext(): Context {
   const trapInterrupt = () => {
     if (!interrupt) {
       const controller = new AbortController();
-      // SIGTERM (a cancelled CI job, `kill`) and SIGHUP (the terminal closed) are Ctrl-C too: the first stops
-      // the work and saves it (exit 130, like Ctrl-C), a second ends the process at once.
-      for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
+      // SIGTERM (a cancelled CI job, `kill`) and SIGHUP (the terminal closed), or on Windows Ctrl-Break and a
+      // closed console window, are Ctrl-C too: the first stops the work and saves it (exit 130, like Ctrl-C),
+      // a second ends the process at once.
+      for (const signal of stopSignals())
         process.on(signal, () => (controller.signal.aborted ? process.exit(130) : controller.abort()));
       interrupt = controller;
     }

@@ -33,8 +33,9 @@ export interface Context {
   keychain(): Promise<SecretStore>;
   prompter(): Promise<Prompter>;
   /**
-   * For long-running commands: from now on Ctrl-C, SIGTERM or SIGHUP aborts the returned signal (so the
-   * command can stop taking work and save its state) instead of ending the process; a second one ends it.
+   * For long-running commands: from now on Ctrl-C, SIGTERM or SIGHUP (on Windows Ctrl-C, Ctrl-Break or the
+   * console window closed: platform.ts's stopSignals) aborts the returned signal (so the command can stop
+   * taking work and save its state) instead of ending the process; a second one ends it.
    */
   trapInterrupt(): AbortSignal;
 }

@@ -7,10 +7,13 @@
 //   refused (they could plant files there: a journal seeded with "sent" rows, a token, a config);
 // - a failing disk (full, quota, I/O error, read-only) or a path that is a folder, a FIFO or a device is one
 //   FileError naming the file and what to do, never a stack trace or a hang.
+// On Windows there are no POSIX owners or modes to check or set, nor folders to fsync (platform.ts says
+// why): there roster's files are private because they live in the user's own profile folders.
 import { closeSync, fstatSync, fsyncSync, openSync, readFileSync, type Stats, statSync } from 'node:fs';
 import { constants, type FileHandle, lstat, mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { RosterError } from './errors.js';
+import { canSyncFolders, hasPosixOwners, quotePath, renameRefusedForNow } from './platform.js';
 
 // Windows has no O_NOFOLLOW or O_NONBLOCK, nor owners to check: there the flags are 0 and checks skipped.
 const { O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_APPEND } = constants;
@@ -64,7 +67,8 @@ export function fileError(error: unknown, path: string, action: Action): unknown
   return new FileError(path, reason, hint, { action });
 }
 
-const uid = () => process.getuid?.();
+/** The user's uid, or undefined where files have no POSIX owners (Windows): then nothing is distrusted. */
+const uid = () => (hasPosixOwners() ? process.getuid?.() : undefined);
 
 /** Why a stat-ed file or folder cannot be trusted, or undefined when it is the user's (or root's). */
 function distrust(mode: number, owner: number, sharedOk: boolean): string | undefined {
@@ -78,9 +82,8 @@ function distrust(mode: number, owner: number, sharedOk: boolean): string | unde
 }
 
 const octal = (mode: number) => (mode & 0o7777).toString(8).padStart(4, '0');
-/** A path as one word of a shell command line, quoted only when it must be. */
-export const shell = (path: string) =>
-  /^[\w./~+-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
+/** A path as one word of a shell command line (PowerShell's on Windows), quoted only when it must be. */
+export const shell = (path: string) => quotePath(path);
 
 function kindOf(s: { isDirectory(): boolean; isFIFO(): boolean; isSocket(): boolean }): string {
   if (s.isDirectory()) return 'it is a folder, not a file';
@@ -262,12 +265,24 @@ export async function writePrivateFile(
     } finally {
       await handle.close();
     }
-    await rename(temp, path);
+    await renameOver(temp, path);
     // ...and the rename itself on disk.
     if (options.durable) syncFolder(dirname(path));
   } catch (error) {
     await rm(temp, { force: true });
     throw fileError(error, path, 'write');
+  }
+}
+
+/** rename(), retried for up to about a second where the target's readers can refuse it for now (Windows). */
+async function renameOver(from: string, to: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await rename(from, to);
+    } catch (error) {
+      if (attempt >= 10 || !renameRefusedForNow((error as NodeJS.ErrnoException).code)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, attempt * 20));
+    }
   }
 }
 
@@ -291,8 +306,9 @@ export async function openOwnAppendable(path: string): Promise<FileHandle> {
   }
 }
 
-/** Puts a folder's entries (a file just created or renamed into it) on disk. */
+/** Puts a folder's entries (a file just created or renamed into it) on disk; nothing to do on Windows. */
 export function syncFolder(path: string): void {
+  if (!canSyncFolders()) return;
   const fd = openSync(path, O_RDONLY);
   try {
     fsyncSync(fd);

@@ -113,6 +113,8 @@ export function commandsFor(program: Command, argv: readonly string[]): string[]
     const arg = argv[i] as string;
     if (arg === '--') return all;
     if (!arg.startsWith('-') || arg === '-') {
+      // `__complete line` (the PowerShell script at TAB time) completes against the whole program.
+      if (arg === '__complete' && argv[i + 1] === 'line') return all;
       const name = Object.hasOwn(HIDDEN, arg) ? (HIDDEN[arg] as string) : arg;
       return Object.hasOwn(COMMANDS, name) && !WHOLE_PROGRAM.has(arg) ? [name] : all;
     }

@@ -1,7 +1,7 @@
 // Where roster keeps its files, following the XDG base directory spec on Linux and the platform's
 // conventions elsewhere. Tests point these at a temporary HOME or XDG_* variables.
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { posix, win32 } from 'node:path';
 
 export interface Paths {
   configDir: string;
@@ -12,6 +12,8 @@ export interface Paths {
 type Env = Readonly<Record<string, string | undefined>>;
 
 export function resolvePaths(env: Env, platform: NodeJS.Platform = process.platform): Paths {
+  // The platform's own separators, so that a unit test of another platform gets its paths exactly.
+  const { join } = platform === 'win32' ? win32 : posix;
   const home = env.HOME || homedir();
   const xdg = (name: string, fallback: string) => join(env[name] || fallback, 'roster');
   if (platform === 'darwin') {

@@ -2,6 +2,7 @@
 // the Secret Service: the library's other Linux store is a kernel keyring that forgets on reboot.
 // Every call has a timeout, because a locked keyring can wait forever for an unlock dialog.
 import { RosterError } from '../errors.js';
+import { keychainName } from '../platform.js';
 import { KEYCHAIN_SERVICE, type SecretStore } from './secret-store.js';
 
 export const KEYCHAIN_TIMEOUT_MS = 5_000;
@@ -11,8 +12,7 @@ export const keychainUnavailableHint =
   'or run `roster login --insecure-storage` to keep the secret in a file readable only by you.';
 
 export function createKeychainStore(timeoutMs = KEYCHAIN_TIMEOUT_MS): SecretStore {
-  const description =
-    process.platform === 'linux' ? 'the system keychain (Secret Service)' : 'the system keychain';
+  const description = keychainName();
 
   async function call<T>(what: string, run: (entry: KeyringEntry, signal: AbortSignal) => Promise<T>) {
     let keyring: typeof import('@napi-rs/keyring');

@@ -57,7 +57,11 @@ Network
   NO_PROXY               hosts that bypass the proxy: names, .domain suffixes, IPs, host:port, or *
   NODE_EXTRA_CA_CERTS    PEM file of extra certificate authorities to trust (a district or proxy CA)
 
-Files (Linux; macOS and Windows use their usual places unless the XDG variables are set)
+Shell completion
+  ROSTER_COMPLETE_WORDS  set by the PowerShell completion script for \`roster __complete line\`: the words
+                         typed so far, one per line (not for you to set)
+
+Files (Linux; macOS uses ~/Library unless the XDG variables are set; Windows %APPDATA% and %LOCALAPPDATA%)
   XDG_CONFIG_HOME        $XDG_CONFIG_HOME/roster/config.json: profiles, never a secret
                          (default ~/.config; credentials.json there only with login --insecure-storage)
   XDG_CACHE_HOME         $XDG_CACHE_HOME/roster/tokens: cached access tokens, 0600 (default ~/.cache)
@@ -65,7 +69,7 @@ Files (Linux; macOS and Windows use their usual places unless the XDG variables 
   HOME                   the base of the defaults above
 
 The client secret itself is kept in the OS keychain (Secret Service on Linux, which needs a session
-D-Bus). It is never read from a flag.
+D-Bus; the login keychain on macOS; Windows Credential Manager). It is never read from a flag.
 
 Examples
   On a terminal:  export ROSTER_PROFILE=east; roster doctor

@@ -98,6 +98,7 @@ export class ClaimsFile {
    */
   async update(decide: (latest: ReadonlyMap<string, Claim>) => Claim[]): Promise<void> {
     const fd = openOwnAppendableSync(this.path);
+    let open = true;
     try {
       const { ino, size } = fstatSync(fd);
       // Rewritten (another inode) or cut shorter than we read: read it again from the start.
@@ -113,6 +114,9 @@ export class ClaimsFile {
       const unsettled = [...this.latest.values()].filter((c) => c.state !== 'done');
       const lines = this.lines + added.length;
       if (lines > COMPACT_AFTER && unsettled.length * 4 < lines) {
+        // Closed first: Windows cannot replace a file that is open, even by the process replacing it (EPERM).
+        closeSync(fd);
+        open = false;
         await writePrivateFile(this.path, serialize(unsettled), { durable: true });
         this.reset(-1);
         return;
@@ -129,7 +133,7 @@ export class ClaimsFile {
     } catch (error) {
       throw fileError(error, this.path, 'write');
     } finally {
-      closeSync(fd);
+      if (open) closeSync(fd);
     }
   }
 

@@ -3,6 +3,13 @@
 // - Taken atomically: the owner record (pid, the process's start time where the OS tells it, host, a random
 //   token) is written to a private temporary file first and link()ed to the lock's name, which fails when the
 //   lock exists. Nobody ever sees a lock without its owner.
+// - Where the folder has no hard links (FAT and exFAT drives, some network shares: link() fails with EPERM,
+//   ENOTSUP or EXDEV, or EISDIR for Windows' "invalid function"), the lock's name itself is created with
+//   O_EXCL, which is as atomic, and the record written and fsynced into it. For that instant a reader may
+//   find the lock empty or half-written: such a lock counts as held (its writer is a few microseconds from
+//   done) until it has been unreadable for UNREADABLE_GRACE_MS, as a lock of a writer killed right there is.
+//   The writer then reads its lock back, so a writer stalled past that grace and taken over never believes
+//   it holds a lock it lost.
 // - A stale lock (its owner dead: kill -9, power cut, or its pid now another process) is taken over without a
 //   delete-then-create race: the right to remove one particular stale lock is itself a lock, named after that
 //   lock's token, so exactly one process removes it, and only after reading that it is still that very lock.
@@ -24,6 +31,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { hostname } from 'node:os';
+import { dirname } from 'node:path';
 
 export interface LockOwner extends ProcessRef {
   /** Unique to one taking of the lock. */
@@ -77,10 +85,17 @@ function take(path: string, depth: number): string {
     held.add(owner.token);
     for (let attempt = 0; attempt < 5; attempt++) {
       try {
-        linkSync(temp, path);
+        if (noHardLinks.has(dirname(path))) createWritten(path, owner);
+        else linkSync(temp, path);
         return owner.token;
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        const { code } = error as NodeJS.ErrnoException;
+        if (code !== undefined && NO_HARD_LINKS.has(code) && !noHardLinks.has(dirname(path))) {
+          noHardLinks.add(dirname(path));
+          attempt--; // the same attempt, without a link
+          continue;
+        }
+        if (code !== 'EEXIST') throw error;
       }
       const found = readOwner(path);
       if (found === undefined) continue; // released in between: try again
@@ -94,6 +109,29 @@ function take(path: string, depth: number): string {
     throw error;
   } finally {
     rmSync(temp, { force: true });
+  }
+}
+
+/** link() errors that mean the file system has no hard links (not that the lock exists or the disk fails). */
+const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EXDEV', 'ENOSYS', 'EISDIR']);
+/** Folders where link() failed so: their locks are created in place (createWritten). */
+const noHardLinks = new Set<string>();
+
+/**
+ * Creates the lock at `path` with O_EXCL (EEXIST when it is held) and writes the owner record into it,
+ * fsynced; then reads it back: if it was taken over meanwhile (see the top of this file), LockHeld.
+ */
+function createWritten(path: string, owner: LockOwner): void {
+  const fd = openSync(path, 'wx', 0o600);
+  try {
+    writeSync(fd, JSON.stringify(owner));
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  const found = readOwner(path);
+  if (found?.owner.token !== owner.token) {
+    throw new LockHeld(path, found?.owner ?? { pid: 0, token: '' });
   }
 }
 

@@ -1,7 +1,8 @@
 // Shell completion, tested in the real shells: the script printed by the built CLI is sourced and its
-// completion function called as the shell would at <TAB>. zsh and fish run when installed.
+// completion function called as the shell would at <TAB>. zsh and fish run when installed; PowerShell runs
+// when installed (it is not on these machines): otherwise what its script runs at <TAB> is checked.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createProgram, loadCommands } from '../../src/main.js';
@@ -40,7 +41,7 @@ beforeAll(async () => {
       ],
     },
   );
-  for (const shell of ['bash', 'zsh', 'fish']) {
+  for (const shell of ['bash', 'zsh', 'fish', 'powershell']) {
     const result = await runCli(['completion', shell], home);
     expect(result).toMatchObject({ code: 0, stderr: '' });
     scripts[shell] = join(home, `roster.${shell}`);
@@ -94,7 +95,7 @@ describe('bash completion', () => {
     expect(bash('roster --client-auth ')).toEqual(['basic', 'post']);
     expect(bash('roster attendance check --oneroster ')).toEqual(['1.1', '1.2']);
     expect(bash('roster --client-auth = p')).toEqual(['post']);
-    expect(bash('roster completion ')).toEqual(['bash', 'zsh', 'fish']);
+    expect(bash('roster completion ')).toEqual(['bash', 'zsh', 'fish', 'powershell']);
     expect(bash('roster doctor --skip oneroster')).toEqual(['oneroster-1.1', 'oneroster-1.2']);
     expect(bash('roster help e')).toEqual(['exit-codes', 'environment']);
   });
@@ -195,5 +196,84 @@ words=(\${(z)1}); [[ $1 == *' ' ]] && words+=(''); CURRENT=\${#words}; _roster`;
       'org\\:east\\:2:Birch School',
     ]);
     expect(zsh('roster invite send --school-id ')).toEqual([]);
+  });
+});
+
+describe('PowerShell completion', () => {
+  /**
+   * What the script's completer offers for a command line: it runs `roster __complete line` with the words
+   * in ROSTER_COMPLETE_WORDS (the last one being completed) and offers each line's first field.
+   */
+  const powershell = (line: string): string[] => {
+    const words = line.split(' ').slice(1);
+    return execFileSync(process.execPath, [ROSTER_BIN, '__complete', 'line'], {
+      env: { ...env, ROSTER_COMPLETE_WORDS: words.join('\n') },
+      encoding: 'utf8',
+    })
+      .split('\n')
+      .filter(Boolean)
+      .map((entry) => entry.split('\t')[0] as string);
+  };
+
+  it('registers a native completer for roster that asks roster __complete line, words in the environment', () => {
+    const script = readFileSync(scripts.powershell as string, 'utf8');
+    expect(script).toContain('Register-ArgumentCompleter -Native -CommandName roster -ScriptBlock {');
+    expect(script).toContain('param($wordToComplete, $commandAst, $cursorPosition)');
+    expect(script).toContain('$env:ROSTER_COMPLETE_WORDS = (@($before) + @($wordToComplete)) -join "`n"');
+    expect(script).toContain('$lines = @(& roster __complete line 2>$null)');
+    expect(script).toContain('Remove-Item Env:ROSTER_COMPLETE_WORDS');
+    expect(script).toContain(
+      '[System.Management.Automation.CompletionResult]::new($text, $text, $type, $tip)',
+    );
+    expect(script.split('{').length).toBe(script.split('}').length);
+    expect(script.split('(').length).toBe(script.split(')').length);
+  });
+
+  it('offers what bash offers, from the same model: commands, subcommands, flags, values, profiles, schools', () => {
+    for (const line of [
+      'roster ',
+      'roster inv',
+      'roster invite s',
+      'roster invite send --fi',
+      'roster attendance ',
+      'roster completion ',
+      'roster --client-auth ',
+      'roster --profile ',
+      'roster profiles use e',
+      'roster --profile east invite send --school-id ',
+      'roster invite send --profile=east --school-id org-e',
+      'roster invite send --school-id ',
+      'roster --profile east --timeout 5 profiles ',
+      'roster --profile=east attendance ',
+      'roster roster changes students ',
+      'roster doctor --sk',
+    ]) {
+      expect(powershell(line), line).toEqual(bash(line));
+    }
+  }, 120_000);
+
+  it('completes a --flag=value word whole, and leaves files and folders to PowerShell', () => {
+    expect(powershell('roster --client-auth=')).toEqual(['--client-auth=basic', '--client-auth=post']);
+    expect(powershell('roster invite send --file ')).toEqual([':files']);
+    expect(powershell('roster roster export --out ')).toEqual([':dirs']);
+  });
+
+  it.runIf(has('pwsh'))('runs in PowerShell', () => {
+    const complete = (line: string) =>
+      execFileSync(
+        'pwsh',
+        [
+          '-NoProfile',
+          '-Command',
+          `. '${scripts.powershell}'; (TabExpansion2 -inputScript '${line}' -cursorColumn ${line.length}).CompletionMatches.CompletionText`,
+        ],
+        { env, encoding: 'utf8' },
+      )
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean);
+    expect(complete('roster inv')).toEqual(['invite']);
+    expect(complete('roster --profile ')).toEqual(['east', 'west']);
+    expect(complete('roster completion p')).toEqual(['powershell']);
   });
 });
