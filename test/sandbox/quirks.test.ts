@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { sandboxOptions } from '../../src/commands/sandbox.js';
 import { UsageError } from '../../src/errors.js';
 import { DEFAULT_REQUIRED_SCOPE, parseQuirks, QUIRK_DOCS } from '../../src/sandbox/quirks.js';
+import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/context.js';
 
 describe('sandbox --quirks', () => {
   it('parses every documented quirk, with and without values', () => {
@@ -43,4 +45,18 @@ describe('sandbox --quirks', () => {
     expect(parse).toThrow(UsageError);
     expect(parse).toThrow(message);
   });
+});
+
+describe('roster sandbox --host', () => {
+  it.each(['0.0.0.0', '::', '192.168.1.10'])(
+    'refuses %s as a usage error (exit 2) saying why, before listening',
+    async (host) => {
+      const result = await runCli(['sandbox', '--port', '0', '--host', host], tempDir());
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`Invalid --host "${host}"`);
+      expect(result.stderr).toMatch(/loopback only .*demo secrets are public/);
+      expect(result.stderr).not.toMatch(/unexpected/i);
+      expect(result.stdout).not.toContain('Sandbox listening');
+    },
+  );
 });
