@@ -17,6 +17,8 @@ export interface OneRosterService {
   baseUrl: string;
   /** Path prefix below the base URL, without a trailing slash. */
   prefix: string;
+  /** The most records one read takes (--max-records); the pager's default when not given. */
+  maxRecords?: number;
   send(path: string, query: string, what: string): Promise<PageResponse>;
 }
 
@@ -28,6 +30,7 @@ export function onerosterService(session: Session): OneRosterService {
     version,
     baseUrl: session.baseUrl,
     prefix: checkPrefix(settings.profile.onerosterPaths?.[version] ?? DEFAULT_PREFIX[version], version),
+    maxRecords: settings.maxRecords,
     send: (path, query, what) => session.api.send({ method: 'GET', path, query, purpose, what }),
   };
 }

@@ -155,10 +155,19 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   let origin = '';
 
   // Tried in order; each answers the paths it owns. OneRoster comes from its own module.
-  const oneroster = createOneRosterService(options.oneroster ?? {});
+  const oneroster = createOneRosterService({
+    ...options.oneroster,
+    ...(options.quirks?.endlessPages && { endlessPages: true }),
+  });
   const routes: ResourceRoute[] = [
     createAttendanceRoute(clients),
-    createInvitationsRoute({ store: invitations, outbox, now, origin: () => origin }),
+    createInvitationsRoute({
+      store: invitations,
+      outbox,
+      now,
+      origin: () => origin,
+      endlessPages: options.quirks?.endlessPages,
+    }),
     oneroster.route,
   ];
   const churn = (n: number): ChurnChange[] => {

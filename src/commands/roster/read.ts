@@ -196,6 +196,7 @@ export async function run(
   const pager = new Pager({
     send: pageSender(service, what),
     baseUrl: service.baseUrl,
+    maxRecords: service.maxRecords,
     path: `${service.prefix}/${below}`,
     query: options.query,
     wrapper: collection.listKey,

@@ -52,6 +52,11 @@ export interface OneRosterSandboxOptions {
   pathPrefix?: string;
   /** Absolute service base for Link and href URLs (e.g. 'http://127.0.0.1:4010/v1'); default from Host. */
   baseUrl?: string;
+  /**
+   * The `endless-pages` quirk: a list never ends. Every page is full, links to the next one and holds
+   * records never served before (the district's, over and over, with sourcedIds counted on); no total.
+   */
+  endlessPages?: boolean;
 }
 
 export const DEFAULT_STUDENTS = 1200;
@@ -228,6 +233,8 @@ class OneRosterServer {
         : base;
 
     const total = list.length;
+    if (this.options.endlessPages && total > 0)
+      return this.endless(req, version, query, list, at, select, WRAPPER[target.kind].many);
     const pageSize = Math.min(query.limit, this.options.pageCap ?? Number.POSITIVE_INFINITY);
     const end = Math.min(total, query.offset + pageSize);
     const rows: Rec[] = [];
@@ -243,6 +250,36 @@ class OneRosterServer {
     if (link) headers.Link = link;
     if (rows.length === 0 && this.options.emptyStatus === 204) return { status: 204, headers };
     return { status: 200, headers, body: this.body(version, WRAPPER[target.kind].many, rows, warnings) };
+  }
+
+  /** An endless list (see endlessPages): record i is the district's i modulo its size, renamed past it. */
+  private endless(
+    req: SandboxRequest,
+    version: Version,
+    query: { offset: number; limit: number },
+    list: IndexList,
+    at: (i: number) => Rec,
+    select: (rec: Rec) => Rec,
+    key: string,
+  ): SandboxResponse {
+    const total = list.length;
+    const pageSize = Math.min(query.limit, this.options.pageCap ?? Number.POSITIVE_INFINITY);
+    const rows: Rec[] = [];
+    for (let i = query.offset; i < query.offset + pageSize; i++) {
+      const rec = select(at(list.at(i % total)));
+      const round = Math.floor(i / total);
+      const id = rec.sourcedId;
+      rows.push(round === 0 || typeof id !== 'string' ? rec : { ...rec, sourcedId: `${id}-r${round}` });
+    }
+    const links = {
+      first: 0,
+      next: query.offset + pageSize,
+      ...(query.offset > 0 && { prev: Math.max(0, query.offset - pageSize) }),
+    };
+    const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+    const link = linkHeader(`${this.serviceBase(req)}${req.path}`, req.rawQuery, links, this.link);
+    if (link) headers.Link = link;
+    return { status: 200, headers, body: this.body(version, key, rows, []) };
   }
 
   private body(version: Version, key: string, value: unknown, warnings: Record<string, unknown>[]): Rec {
