@@ -211,7 +211,7 @@ function parseMaxRecords(flag: string | undefined, env: string | undefined): num
 export function tooManyRecords(what: string, max: number): RosterError {
   return new RosterError(
     'failure',
-    `Reading ${what}: stopped at ${max.toLocaleString('en-US')} records, the ceiling of one read, and the server still serves more; the records written are incomplete.`,
+    `Reading ${what}: stopped at ${max.toLocaleString('en-US')} records, the ceiling of one read, and the server still serves more; what was read is incomplete.`,
     `A server whose list never ends does this. If the district really has more, raise the ceiling with --max-records N or ROSTER_MAX_RECORDS=N (default ${DEFAULT_MAX_RECORDS.toLocaleString('en-US')}).`,
   );
 }

@@ -90,6 +90,22 @@ describe('a list that never ends', () => {
     expect(pages).toHaveLength(3);
   });
 
+  it('invite plan: the students read stops at the ceiling, and so do the schools and invitations it checks', async () => {
+    const result = await roster(['invite', 'plan', '--school', 'org-sch-1'], { ROSTER_MAX_RECORDS: '300' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      'Error: Reading the students of org-sch-1: stopped at 300 records, the ceiling of one read',
+    );
+    // The schools directory and the server's invitation list are checks: each stops at the ceiling too
+    // and the plan says what it could not check.
+    expect(result.stderr).toMatch(/could not read the district's schools .*stopped at 300 records/);
+    expect(result.stdout).toBe('');
+    for (const path of ['/schools', '/enrollment/invitations']) {
+      expect(reads(path).length, path).toBeLessThanOrEqual(301);
+    }
+    expect(sandbox.requests.filter((r) => r.method === 'POST' && !r.path.endsWith('/token'))).toEqual([]);
+  });
+
   it.each([
     ['0', 'ROSTER_MAX_RECORDS'],
     ['ten', 'ROSTER_MAX_RECORDS'],
