@@ -40,10 +40,12 @@ export class Redactor {
    */
   redactEchoes(text: string): string {
     if (this.patterns.size === 0) return text;
+    // An encoded character needs a % or a backslash (or a + for a space): looked for once, not per secret.
+    const escapes = text.includes('%') || text.includes('\\');
     let out = text;
     for (const secret of this.patterns.keys()) {
       const p = this.built(secret);
-      if (!mayHold(out, p)) continue;
+      if (!mayHold(out, p, escapes)) continue;
       let result = '';
       let from = 0; // the first character not yet copied
       p.start.lastIndex = 0;
@@ -69,14 +71,15 @@ export class Redactor {
 
 /**
  * Whether the text may hold the secret's beginning: raw (indexOf, the fastest scan there is), or encoded,
- * which needs a % or a backslash in the text (or a + for a space) before the pattern is worth running.
+ * which needs `escapes` (a % or a backslash in the text) or a + for a space before the pattern is worth
+ * running.
  */
-function mayHold(text: string, p: SecretPatterns): boolean {
+function mayHold(text: string, p: SecretPatterns, escapes: boolean): boolean {
   const raw = p.chars.slice(0, MIN_LENGTH).join('');
   if (text.includes(raw)) return true;
-  const encoded = text.includes('%') || text.includes('\\') || (raw.includes(' ') && text.includes('+'));
+  if (!escapes && !(raw.includes(' ') && text.includes('+'))) return false;
   p.start.lastIndex = 0;
-  return encoded && p.start.test(text);
+  return p.start.test(text);
 }
 
 /** The text with every occurrence of one secret redacted (and its beginning, where the text was cut). */
