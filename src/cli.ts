@@ -2,7 +2,7 @@
 // `--version` itself; the program (commander, main) is in this chunk, each command in its own.
 import { isatty } from 'node:tty';
 import type { Context } from './context.js';
-import { createLogger, Redactor } from './context.js';
+import { createLogger, Redactor, redactedOutput } from './context.js';
 import type { IO } from './io.js';
 import { type CommandListing, commandListing, createProgram, loadCommands, main } from './main.js';
 import { resolvePaths } from './paths.js';
@@ -32,7 +32,8 @@ function createContext(): Context {
   const env = process.env;
   const secrets = new Redactor();
   const io: IO = {
-    stdout: process.stdout,
+    stdout: redactedOutput(process.stdout, secrets),
+    tokenOut: process.stdout,
     stderr: process.stderr,
     // Opening stdin costs start-up time; most commands never read it.
     get stdin() {

@@ -53,4 +53,15 @@ export function createLogger(stderr: IO['stderr'], secrets: Redactor, debugEnabl
   };
 }
 
+/**
+ * stdout with every secret the process knows redacted: a server may echo a token or the client secret into
+ * a label or a record field, and stdout goes to files and pipes as much as stderr does.
+ */
+export function redactedOutput(stdout: IO['stdout'], secrets: Redactor): IO['stdout'] {
+  return {
+    write: (chunk) => stdout.write(secrets.redactEchoes(chunk)),
+    once: (event, listener) => stdout.once?.(event, listener),
+  };
+}
+
 export { Redactor };

@@ -11,7 +11,7 @@
 // why): there roster's files are private because they live in the user's own profile folders.
 import { closeSync, fstatSync, fsyncSync, openSync, readFileSync, type Stats, statSync } from 'node:fs';
 import { constants, type FileHandle, lstat, mkdir, open, rename, rm } from 'node:fs/promises';
-import { dirname, join, relative, sep } from 'node:path';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import { RosterError } from './errors.js';
 import { canSyncFolders, hasPosixOwners, quotePath, renameRefusedForNow } from './platform.js';
 
@@ -137,11 +137,17 @@ export async function privateFolder(
 }
 
 /**
- * A folder the user chose for output (`roster export --out`), created 0700 when missing. Refused when
- * another user owns it or others can write to it without the sticky bit (they could replace the files
- * after roster wrote them); a folder its group can write to is allowed with a warning.
+ * A folder the user chose for output, created 0700 when missing: the one rule for every file roster writes
+ * where the user says (export --out, changes --csv, plan --out and --uncovered-csv, send --failed-csv).
+ * Refused when another user owns it or others can write to it without the sticky bit (they could replace
+ * the files after roster wrote them); a folder its group can write to is allowed with a warning. `what`
+ * names the files in the messages.
  */
-export async function outputFolder(dir: string, warn: (line: string) => void): Promise<void> {
+export async function outputFolder(
+  dir: string,
+  warn: (line: string) => void,
+  what = 'the exported files',
+): Promise<void> {
   let s: Stats;
   try {
     await mkdir(dir, { recursive: true, mode: 0o700 });
@@ -153,18 +159,20 @@ export async function outputFolder(dir: string, warn: (line: string) => void): P
   const why = distrust(s.mode, s.uid, true);
   if (why) {
     const fix = s.uid === uid() ? `Run: chmod o-w ${shell(dir)}, or choose` : 'Choose';
-    throw new FileError(
-      dir,
-      `${why}, so they could replace the exported files`,
-      `${fix} a folder of your own.`,
-      { untrusted: true },
-    );
+    throw new FileError(dir, `${why}, so they could replace ${what}`, `${fix} a folder of your own.`, {
+      untrusted: true,
+    });
   }
   if (uid() !== undefined && s.mode & 0o020 && !(s.mode & 0o1000)) {
     warn(
-      `${dir} can be written to by its group (gid ${s.gid}): its members could replace the exported files. Run chmod g-w ${shell(dir)} to prevent it.`,
+      `${dir} can be written to by its group (gid ${s.gid}): its members could replace ${what}. Run chmod g-w ${shell(dir)} to prevent it.`,
     );
   }
+}
+
+/** The folder of an output file the user named (`--out plan.csv`), checked by the rule of outputFolder. */
+export function outputFileFolder(path: string, warn: (line: string) => void): Promise<void> {
+  return outputFolder(dirname(path), warn, `${basename(path)} after roster wrote it`);
 }
 
 /**

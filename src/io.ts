@@ -5,7 +5,10 @@ export interface OutputStream {
 }
 
 export interface IO {
+  /** Data and results: every registered secret is redacted from it (see redactedOutput). */
   stdout: OutputStream;
+  /** stdout as is, for the one output that is a secret on purpose (`roster token`); default stdout. */
+  tokenOut?: OutputStream;
   stderr: OutputStream;
   stdin: NodeJS.ReadableStream;
   stdinIsTTY: boolean;

@@ -70,6 +70,10 @@ function baseProgram(ctx: Context): Command {
       '--max-response-size <size>',
       'largest HTTP answer read, e.g. 256M (env ROSTER_MAX_RESPONSE_SIZE; default 64M)',
     )
+    .option(
+      '--max-records <n>',
+      'most records one read takes, every page of one list (env ROSTER_MAX_RECORDS; default 10000000)',
+    )
     .option('--debug', 'trace HTTP requests on stderr (secrets redacted)')
     .option('--no-color', 'no colour (also NO_COLOR)')
     .option('--no-input', 'never prompt; a missing value is an error (also CI)')

@@ -11,7 +11,7 @@ import {
   type TokenPurpose,
 } from './auth/config.js';
 import { parseBaseUrl } from './base-url.js';
-import { UsageError } from './errors.js';
+import { RosterError, UsageError } from './errors.js';
 import { hiddenCharacter, printable } from './values.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -24,6 +24,7 @@ export interface GlobalFlags {
   oneroster?: string;
   timeout?: string;
   maxResponseSize?: string;
+  maxRecords?: string;
   debug?: boolean;
 }
 
@@ -43,6 +44,8 @@ export interface Settings {
   timeoutMs: number;
   /** The most bytes roster reads of one HTTP answer, as sent and decompressed. */
   maxResponseBytes: number;
+  /** The most records one read (every page of one list) takes before it stops with an error. */
+  maxRecords: number;
   /** Client credentials from ROSTER_CLIENT_ID + ROSTER_CLIENT_SECRET: they win, nothing is written. */
   envCredentials?: { clientId: string; clientSecret: string };
   /** A ready access token from ROSTER_TOKEN. */
@@ -59,6 +62,15 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 const MIN_RESPONSE_BYTES = 1024;
 /** 256 MiB: a body must become one JavaScript string (at most 512 Mi characters), and pages come in parallel. */
 const MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
+/**
+ * 10 million records in one read: the largest US district (New York City, about 1 million students) has
+ * a few million enrollments (a record per student per class), so no district's list comes near it, while a
+ * server that serves new records forever stops there (at 1,000 a page, 10,000 requests) instead of never.
+ * Records, not pages: every page that does not end a read holds at least one new record (an empty page
+ * ends it, a repeated one is an error), so the records bound the pages too, whatever the page size.
+ */
+export const DEFAULT_MAX_RECORDS = 10_000_000;
+const MAX_MAX_RECORDS = 1_000_000_000;
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /** Where the active profile's name came from. */
@@ -131,6 +143,7 @@ export async function resolveSettings(flags: GlobalFlags, env: Env, configDir: s
     scopes: resolveScopes(env, profile, profileName),
     timeoutMs: parseTimeout(flags.timeout ?? nonEmpty(env.ROSTER_TIMEOUT)),
     maxResponseBytes: parseSize(flags.maxResponseSize ?? nonEmpty(env.ROSTER_MAX_RESPONSE_SIZE)),
+    maxRecords: parseMaxRecords(flags.maxRecords, env.ROSTER_MAX_RECORDS),
     envCredentials: envId && envSecret ? { clientId: envId, clientSecret: envSecret } : undefined,
     envToken: checkToken(nonEmpty(env.ROSTER_TOKEN)),
   };
@@ -214,6 +227,33 @@ function parseSize(value: string | undefined): number {
     );
   }
   return bytes;
+}
+
+/** Records, as given to --max-records or ROSTER_MAX_RECORDS: a whole number, digits only (10000000). */
+function parseMaxRecords(flag: string | undefined, env: string | undefined): number {
+  const [source, value] =
+    flag !== undefined ? ['--max-records', flag] : ['ROSTER_MAX_RECORDS', nonEmpty(env)];
+  if (value === undefined) return DEFAULT_MAX_RECORDS;
+  const n = /^\d{1,10}$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
+  if (!(n >= 1 && n <= MAX_MAX_RECORDS)) {
+    throw new UsageError(
+      `Invalid record ceiling "${printable(value)}" from ${source}: give a whole number from 1 to ${MAX_MAX_RECORDS}.`,
+    );
+  }
+  return n;
+}
+
+/**
+ * A read that reached the ceiling with the server still serving new records: an error (exit 1) saying
+ * where it stopped and how to raise the ceiling, since a district this large is far likelier a server
+ * that never ends its list.
+ */
+export function tooManyRecords(what: string, max: number): RosterError {
+  return new RosterError(
+    'failure',
+    `Reading ${what}: stopped at ${max.toLocaleString('en-US')} records, the ceiling of one read, and the server still serves more; what was read is incomplete.`,
+    `A server whose list never ends does this. If the district really has more, raise the ceiling with --max-records N or ROSTER_MAX_RECORDS=N (default ${DEFAULT_MAX_RECORDS.toLocaleString('en-US')}).`,
+  );
 }
 
 /** ROSTER_TOKEN goes into an Authorization header: a line break or space in it is a paste mistake (or an injection). */

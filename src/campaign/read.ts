@@ -29,6 +29,7 @@ export async function streamList(
     const pager = new Pager({
       send: pageSender(service, `Reading ${read.what}`),
       baseUrl: service.baseUrl,
+      maxRecords: service.maxRecords,
       path: `${service.prefix}/${read.path}`,
       query,
       wrapper: 'users',

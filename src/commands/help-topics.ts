@@ -45,6 +45,8 @@ Settings (a flag wins over its variable; a variable wins over the saved profile)
   ROSTER_MAX_RESPONSE_SIZE
                          largest HTTP answer read, as sent and unpacked: default 64M, 1K to 256M
                          (--max-response-size); a larger answer is an error, never retried
+  ROSTER_MAX_RECORDS     most records one read takes, every page of one list: default 10000000
+                         (--max-records); past it the read stops with an error, exit 1
 
 Terminal
   NO_COLOR               any value: no colour (also --no-color; colour is off for pipes anyway)

@@ -2,7 +2,9 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import { isLoopbackHost } from '../sandbox/http.js';
 import { parseQuirks, QUIRK_DOCS, type Quirks } from '../sandbox/quirks.js';
+import { printable } from '../values.js';
 import { examples } from './common.js';
 
 export interface SandboxCommandOptions {
@@ -46,6 +48,13 @@ function number(
 
 export function sandboxOptions(o: SandboxCommandOptions) {
   const rate = (v: string | undefined) => (v?.endsWith('/s') ? v.slice(0, -2) : v);
+  // The demo clients' secrets are public: a sandbox reachable from the network would hand them out.
+  if (!isLoopbackHost(o.host)) {
+    throw new UsageError(
+      `Invalid --host "${printable(o.host, 60)}": the sandbox listens on loopback only (127.0.0.1, ::1, localhost), because its demo secrets are public.`,
+      'To reach it from another machine, tunnel to it (e.g. ssh -L 4010:127.0.0.1:4010).',
+    );
+  }
   if (o.link !== undefined && !['angle', 'bare', 'none'].includes(o.link)) {
     throw new UsageError(`Invalid --link "${o.link.slice(0, 20)}": expected angle, bare or none.`);
   }

@@ -51,8 +51,9 @@ export function register(program: Command, ctx: Context): void {
     .option('--json', 'print access_token, token_type, expires_in, scope and expires_at as JSON')
     .action(async (options: TokenOptions, cmd: Command) => {
       const output = await run(options, await openSession(ctx, cmd), ctx);
-      // The token itself is a printable b64token (checked where token answers are parsed and cached).
-      ctx.io.stdout.write(
+      // The token itself is a printable b64token (checked where token answers are parsed and cached). The
+      // one output that is a secret on purpose: stdout unredacted.
+      (ctx.io.tokenOut ?? ctx.io.stdout).write(
         options.json ? `${jsonText(JSON.stringify(output, null, 2))}\n` : `${output.access_token}\n`,
       );
     });

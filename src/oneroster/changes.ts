@@ -58,6 +58,7 @@ export async function readChanges(
       return response;
     },
     baseUrl: service.baseUrl,
+    maxRecords: service.maxRecords,
     path: `${service.prefix}/${path}`,
     query: { limit: options.pageSize, ...(filter === undefined ? {} : { filter }) },
     wrapper: collection.listKey,

@@ -24,6 +24,7 @@ export function collectionPager(service: OneRosterService, collection: Collectio
   return new Pager({
     send: pageSender(service, `Reading ${collection.name}`),
     baseUrl: service.baseUrl,
+    maxRecords: service.maxRecords,
     path: `${service.prefix}/${read.below ?? collection.path}`,
     query: read.query,
     wrapper: collection.listKey,

@@ -341,6 +341,7 @@ async function exportTask(
   const pager = new Pager({
     send,
     baseUrl: service.baseUrl,
+    maxRecords: service.maxRecords,
     path,
     query,
     wrapper: collection.listKey,

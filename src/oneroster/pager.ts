@@ -7,9 +7,11 @@
 // stops the read with an error instead of looping. When the total is known, the pages up to it are fetched
 // with bounded concurrency and handed over strictly in order, so at most `concurrency` pages are ever in
 // memory. Each page's list is under the standard's key or the one named after the path (wrappers.ts).
+// A read hands over at most --max-records records: a server that never ends its list is an error.
 import type { IncomingHttpHeaders } from 'node:http';
 import { isRecord, parseJson } from '../api/errors.js';
 import { RosterError } from '../errors.js';
+import { DEFAULT_MAX_RECORDS, tooManyRecords } from '../settings.js';
 import { offsetOf, parseLinkHeader, resolveLink } from './link.js';
 import { buildQuery, type ReadQuery } from './query.js';
 import { recordTexts } from './record-texts.js';
@@ -43,6 +45,8 @@ export interface PagerOptions {
   what: string;
   warn: (line: string) => void;
   debug: (line: string) => void;
+  /** The most records the read hands over (default DEFAULT_MAX_RECORDS): past it, an error. */
+  maxRecords?: number;
   /** Also hand over each record's text as the server sent it, where it can be cut out safely. */
   withTexts?: boolean;
 }
@@ -236,6 +240,8 @@ export class Pager {
     if (withIds > 0 && out.length === 0) {
       throw this.loopError(`the page at offset ${offset} repeats ${withIds} records already received`);
     }
+    const max = this.options.maxRecords ?? DEFAULT_MAX_RECORDS;
+    if (this.delivered + out.length > max) throw tooManyRecords(this.options.what, max);
     this.delivered += out.length;
     return { records: out, offset, ...(outTexts && { texts: outTexts }) };
   }

@@ -18,11 +18,14 @@ export interface OneRosterService {
   baseUrl: string;
   /** Path prefix below the base URL, without a trailing slash. */
   prefix: string;
+  /** The most records one read takes (--max-records); the pager's default when not given. */
+  maxRecords?: number;
   send(path: string, query: string, what: string): Promise<PageResponse>;
 }
 
 export function onerosterService(session: Session): OneRosterService {
-  return serviceVia(session.api, session.baseUrl, session.settings.profile, session.settings.oneroster);
+  const { settings } = session;
+  return serviceVia(session.api, session.baseUrl, settings.profile, settings.oneroster, settings.maxRecords);
 }
 
 /** A version's service asked through this client (the doctor's own reports its first answer, no retries). */
@@ -31,12 +34,14 @@ export function serviceVia(
   baseUrl: string,
   profile: Profile,
   version: OneRosterVersion,
+  maxRecords?: number,
 ): OneRosterService {
   const purpose: TokenPurpose = version === '1.1' ? 'oneroster-1.1' : 'oneroster-1.2';
   return {
     version,
     baseUrl,
     prefix: checkPrefix(profile.onerosterPaths?.[version] ?? DEFAULT_PREFIX[version], version),
+    maxRecords,
     send: (path, query, what) => api.send({ method: 'GET', path, query, purpose, what }),
   };
 }

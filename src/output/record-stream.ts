@@ -15,7 +15,7 @@ import { writeWithBackpressure } from '../io.js';
 import { csvLine, formulaSafe } from './csv.js';
 import { displayLines, displayText, jsonText } from './safe-text.js';
 import { colours } from './style.js';
-import { fitWidths } from './widths.js';
+import { contentWidths, fitWidths } from './widths.js';
 
 export type RecordFormat = 'json' | 'ndjson' | 'csv' | 'tsv' | 'table';
 
@@ -116,7 +116,10 @@ function tableWriter(ctx: Context, write: Write, columns: RecordColumn[]): Recor
       .join('  ')
       .trimEnd()}\n`;
   const start = (rows: string[][]) => {
-    const content = columns.map((c, i) => Math.max(c.header.length, ...rows.map((r) => (r[i] ?? '').length)));
+    const content = contentWidths(
+      columns.map((c) => c.header),
+      rows,
+    );
     widths = fitWidths(content, ctx.io.columns - 2 * (columns.length - 1));
     return bold(row(columns.map((c) => c.header)).trimEnd()) + '\n';
   };

@@ -4,7 +4,7 @@ import type { Context } from '../context.js';
 import { writeWithBackpressure } from '../io.js';
 import { displayText, jsonText } from './safe-text.js';
 import { colours } from './style.js';
-import { fitWidths } from './widths.js';
+import { contentWidths, fitWidths } from './widths.js';
 
 export interface Column<Row> {
   header: string;
@@ -33,7 +33,10 @@ export async function printTable<Row>(ctx: Context, columns: Column<Row>[], rows
     return;
   }
   const { default: Table } = await import('cli-table3');
-  const content = columns.map((c, i) => Math.max(c.header.length, ...cells.map((r) => (r[i] ?? '').length)));
+  const content = contentWidths(
+    columns.map((c) => c.header),
+    cells,
+  );
   // cli-table3 counts one space of padding each side inside colWidths, plus one border per column and one.
   const width = fitWidths(content, ctx.io.columns - (columns.length + 1) - 2 * columns.length).map(
     (w) => w + 2,

@@ -156,6 +156,8 @@ export interface InvitationRouteContext {
   now: () => number;
   /** Origin the enrollment link points at, e.g. `http://127.0.0.1:43123`. */
   origin: () => string;
+  /** The `endless-pages` quirk: every page of the list is full and announces one more. */
+  endlessPages?: boolean;
 }
 
 const badRequest = (message: string): SandboxResponse => ({ status: 400, body: { message } });
@@ -164,7 +166,8 @@ export function createInvitationsRoute(ctx: InvitationRouteContext): ResourceRou
   return async (req, caller) => {
     if (req.path !== '/enrollment/invitations') return undefined;
     if (req.method === 'POST') return createInvitation(req, caller, ctx);
-    if (req.method === 'GET') return listInvitations(req, caller, ctx.store);
+    if (req.method === 'GET')
+      return ctx.endlessPages ? endlessInvitations(req, ctx.now()) : listInvitations(req, caller, ctx.store);
     return { status: 405, headers: { Allow: 'GET, POST' }, body: { message: 'Use GET or POST' } };
   };
 }
@@ -283,6 +286,36 @@ function listInvitations(req: SandboxRequest, caller: Caller, store: InvitationS
       meta: { page, perPage, total: matching.length, totalPages: Math.ceil(matching.length / perPage) },
     },
   };
+}
+
+/**
+ * The `endless-pages` quirk: page N holds perPage invitations never listed before (their ids and addresses
+ * count on from the page's position), and meta always announces page N + 1.
+ */
+function endlessInvitations(req: SandboxRequest, nowMs: number): SandboxResponse {
+  const page = positiveParam(req.query, 'page', 1, 1_000_000);
+  if (typeof page === 'string') return badRequest(page);
+  const perPage = positiveParam(req.query, 'perPage', DEFAULT_PER_PAGE, MAX_PER_PAGE);
+  if (typeof perPage === 'string') return badRequest(perPage);
+  const createdAt = new Date(nowMs).toISOString();
+  const data: PublicInvitation[] = [];
+  for (let n = (page - 1) * perPage + 1; n <= page * perPage; n++) {
+    data.push({
+      id: `inv-endless-${n}`,
+      email: `family-${n}@endless.example`,
+      schoolId: 'org-sch-1',
+      studentCount: 1,
+      scopes: ['enrollment'],
+      learningCenterId: null,
+      schoolYearId: null,
+      interestFormSubmissionId: null,
+      sentByUserId: 'adm-001',
+      status: 'sent',
+      createdAt,
+    });
+  }
+  const total = (page + 1) * perPage;
+  return { status: 200, body: { data, meta: { page, perPage, total, totalPages: page + 1 } } };
 }
 
 export function toPublic(record: InvitationRecord): PublicInvitation {

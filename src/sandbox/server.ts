@@ -165,7 +165,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const oneroster = createOneRosterService(options.oneroster ?? {}, options.quirks);
   const routes: ResourceRoute[] = [
     createAttendanceRoute(clients),
-    createInvitationsRoute({ store: invitations, outbox, now, origin: () => origin }),
+    createInvitationsRoute({
+      store: invitations,
+      outbox,
+      now,
+      origin: () => origin,
+      endlessPages: options.quirks?.endlessPages,
+    }),
     oneroster.route,
   ];
   const churn = (n: number): ChurnChange[] => {

@@ -126,6 +126,7 @@ export class SchoolDirectory {
     const pager = new Pager({
       send: pageSender(service, "Reading the district's schools"),
       baseUrl: service.baseUrl,
+      maxRecords: service.maxRecords,
       path: `${service.prefix}/schools`,
       query: { limit: 1000 },
       wrapper: 'orgs',
@@ -137,8 +138,12 @@ export class SchoolDirectory {
     });
     const schools: School[] = [];
     try {
-      for await (const page of pager.pages())
-        schools.push(...page.records.flatMap((r) => schoolFrom(r) ?? []));
+      for await (const page of pager.pages()) {
+        for (const record of page.records) {
+          const school = schoolFrom(record);
+          if (school) schools.push(school);
+        }
+      }
     } catch (error) {
       if (!(error instanceof RosterError) || error.code === 'usage' || error.code === 'interrupted')
         throw error;

@@ -79,4 +79,11 @@ describe('table', () => {
   it('prints the header of an empty table', async () => {
     expect(await write('table', [], true)).toBe('sourcedId  orgs\n');
   });
+
+  it('takes a first page of 300,000 rows (its widths are measured without spreading the rows)', async () => {
+    const page = Array.from({ length: 300_000 }, (_, i) => ({ id: `stu-${i}`, orgs: ['o1'] }));
+    const out = await write('table', [page], true);
+    expect(out.split('\n')).toHaveLength(300_002);
+    expect(out.split('\n')[300_000]).toBe('stu-299999  o1');
+  });
 });

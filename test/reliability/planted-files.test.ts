@@ -169,6 +169,91 @@ describe('roster roster export: never writes through a planted file', () => {
   });
 });
 
+describe('one rule for every file roster writes where the user says: a folder others can write to is refused', () => {
+  /** A folder anyone can write to, without the sticky bit: they could replace a file after roster wrote it. */
+  const shared = () => {
+    const dir = join(tempDir(), 'shared');
+    mkdirSync(dir);
+    chmodSync(dir, 0o777);
+    return dir;
+  };
+  const requestsBeyondToken = () => sandbox.requests.filter((r) => !r.path.endsWith('/token'));
+
+  it.each([
+    ['--out', 'plan.csv'],
+    ['--uncovered-csv', 'uncovered.csv'],
+  ])('invite plan %s into it: refused before any request, exit 1, nothing written', async (flag, name) => {
+    const dir = shared();
+    const file = join(dir, name);
+    const result = await roster(['invite', 'plan', '--school', 'org-sch-1', flag, file]);
+    expect(result.code).toBe(1);
+    expect(oneLine(result.stderr)).toBe(
+      `Error: ${dir}: other users can write to it (mode 0777), so they could replace ${name} after roster wrote it. Run: chmod o-w ${dir}, or choose a folder of your own.`,
+    );
+    expect(readdirSync(dir)).toEqual([]);
+    expect(requestsBeyondToken()).toEqual([]);
+  });
+
+  it('invite send --failed-csv into it: refused before anything is sent, exit 1, nothing written', async () => {
+    const csv = join(tempDir(), 'invites.csv');
+    writeFileSync(csv, 'email,schoolId,studentCount\nparent@example.org,org-sch-1,1\n');
+    const dir = shared();
+    const result = await roster([
+      'invite',
+      'send',
+      '--sent-by-user-id',
+      'usr-1',
+      '--file',
+      csv,
+      '--yes',
+      '--failed-csv',
+      join(dir, 'failed.csv'),
+    ]);
+    expect(result.code).toBe(1);
+    expect(oneLine(result.stderr)).toBe(
+      `Error: ${dir}: other users can write to it (mode 0777), so they could replace failed.csv after roster wrote it. Run: chmod o-w ${dir}, or choose a folder of your own.`,
+    );
+    expect(readdirSync(dir)).toEqual([]);
+    expect(sandbox.requests.filter((r) => r.method === 'POST' && r.path.endsWith(INVITATIONS_PATH))).toEqual(
+      [],
+    );
+    expect(sandbox.outbox).toEqual([]);
+  });
+
+  it('roster changes --csv --out into it: refused before any request, exit 1, nothing written', async () => {
+    const dir = shared();
+    const result = await roster(['roster', 'changes', 'users', '--since', '1h', '--csv', '--out', dir]);
+    expect(result.code).toBe(1);
+    expect(oneLine(result.stderr)).toBe(
+      `Error: ${dir}: other users can write to it (mode 0777), so they could replace the change files. Run: chmod o-w ${dir}, or choose a folder of your own.`,
+    );
+    expect(readdirSync(dir)).toEqual([]);
+    expect(requestsBeyondToken()).toEqual([]);
+  });
+
+  it('a sticky shared folder (like /tmp) is used for the plan, as for an export', async () => {
+    const dir = join(tempDir(), 'sticky');
+    mkdirSync(dir);
+    chmodSync(dir, 0o1777);
+    const result = await roster(['invite', 'plan', '--school', 'org-sch-1', '--out', join(dir, 'plan.csv')]);
+    expect(result.code, result.stderr).toBe(0);
+    allOwnPrivate(dir);
+    expect(readFileSync(join(dir, 'plan.csv'), 'utf8')).toMatch(/^email,/);
+  });
+
+  it.skipIf(!asRoot)('a folder of another user’s is refused for the plan', async () => {
+    const dir = join(tempDir(), 'theirs');
+    mkdirSync(dir, { mode: 0o755 });
+    chownSync(dir, NOBODY, NOBODY);
+    const result = await roster(['invite', 'plan', '--school', 'org-sch-1', '--out', join(dir, 'plan.csv')]);
+    expect(result.code).toBe(1);
+    expect(oneLine(result.stderr)).toBe(
+      `Error: ${dir}: it belongs to another user (uid ${NOBODY}), so they could replace plan.csv after roster wrote it. Choose a folder of your own.`,
+    );
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});
+
 describe('invite send --file: a journal or state folder planted by another user is not trusted', () => {
   const posts = () =>
     sandbox.requests.filter((r) => r.method === 'POST' && r.path.endsWith(INVITATIONS_PATH));

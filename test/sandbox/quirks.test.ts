@@ -3,6 +3,8 @@ import { sandboxOptions } from '../../src/commands/sandbox.js';
 import { UsageError } from '../../src/errors.js';
 import { DEFAULT_REQUIRED_SCOPE, parseQuirks, QUIRK_DOCS } from '../../src/sandbox/quirks.js';
 import { startSandbox } from '../../src/sandbox/server.js';
+import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/context.js';
 import { bearer, getToken } from './helpers.js';
 
 describe('sandbox --quirks', () => {
@@ -81,6 +83,20 @@ describe('sandbox quirk clock', () => {
       } finally {
         await sandbox.close();
       }
+    },
+  );
+});
+
+describe('roster sandbox --host', () => {
+  it.each(['0.0.0.0', '::', '192.168.1.10'])(
+    'refuses %s as a usage error (exit 2) saying why, before listening',
+    async (host) => {
+      const result = await runCli(['sandbox', '--port', '0', '--host', host], tempDir());
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`Invalid --host "${host}"`);
+      expect(result.stderr).toMatch(/loopback only .*demo secrets are public/);
+      expect(result.stderr).not.toMatch(/unexpected/i);
+      expect(result.stdout).not.toContain('Sandbox listening');
     },
   );
 });

@@ -96,3 +96,66 @@ describe('a server issuing a huge token (a JWT full of claims, or hostile)', () 
     }
   });
 });
+
+describe('a server echoing the token and the secret in what roster prints on stdout', () => {
+  const TOKEN = 'tok-Echo-9f8e7d6c5b4a';
+  const ECHO = `label ${TOKEN} / ${SECRET} / ${encodeURIComponent(SECRET)} / end`;
+  let echoing: ScriptedServer;
+  beforeAll(async () => {
+    echoing = await startScriptedServer((request) => {
+      if (request.path.endsWith('/token'))
+        return { body: { access_token: TOKEN, token_type: 'bearer', expires_in: 3600 } };
+      if (request.path.endsWith('/attendance/status')) return { body: { success: true, clientLabel: ECHO } };
+      if (request.path.endsWith('/enrollment/invitations'))
+        return {
+          body: {
+            data: [{ id: 'inv-1', email: 'p@example.org', note: ECHO }],
+            meta: { page: 1, totalPages: 1 },
+          },
+        };
+      const user = { sourcedId: 's-1', givenName: ECHO, familyName: 'Okafor' };
+      return { body: request.path.endsWith('/s-1') ? { user } : { users: [user] } };
+    });
+  });
+  afterAll(() => echoing.close());
+
+  const run = (args: string[]) =>
+    runCli(args, tempDir(), {
+      env: { ROSTER_BASE_URL: echoing.baseUrl, ROSTER_CLIENT_ID: CLIENT_ID, ROSTER_CLIENT_SECRET: SECRET },
+    });
+
+  it.each([
+    [['attendance', 'check']],
+    [['attendance', 'check', '--json']],
+    [['roster', 'students']],
+    [['roster', 'students', '--json']],
+    [['roster', 'students', '--ndjson']],
+    [['roster', 'students', '--csv']],
+    [['roster', 'students', 's-1']],
+    [['invite', 'list']],
+    [['invite', 'list', '--json']],
+    [['invite', 'list', '--all', '--json']],
+    [['invite', 'list', '--ndjson']],
+  ])('roster %j: the echo is printed, the token and the secret are not', async (args) => {
+    const result = await run(args);
+    expect(result.stderr).not.toMatch(/Error/);
+    expect(result.code).toBe(0);
+    // The record or label did reach stdout…
+    expect(result.stdout).toContain('label [redacted]');
+    expect(result.stdout).toContain('/ end');
+    // …without the token or the secret in any form.
+    const output = result.stdout + result.stderr;
+    expect(output).not.toContain(TOKEN);
+    expect(output).not.toContain('Echo-9f8e');
+    for (const [name, value] of Object.entries(FORMS)) {
+      expect(output.includes(value), `${name}: ${value}`).toBe(false);
+    }
+    expect(output).not.toContain('Sp3c');
+  });
+
+  it('roster token still prints the token: the one output that is a secret on purpose', async () => {
+    const result = await run(['token']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(`${TOKEN}\n`);
+  });
+});

@@ -152,3 +152,30 @@ describe('Redactor on a secret that looks encoded itself', () => {
     }
   });
 });
+
+describe('Redactor.redactEchoes (stdout)', () => {
+  const r = new Redactor();
+  r.add(SECRET);
+  r.add('tok-abcdef123456');
+  const lines = [
+    '{"id":"1","note":"Bearer abc and access_token=xyz stay: they are data"}',
+    `{"id":"2","note":"${SECRET.replace(/\//g, '\\/')}"}`,
+    `2,${encodeURIComponent(SECRET)},tok-abcdef123456`,
+    'stu-3\tcut short: tok-abcd…',
+  ];
+
+  it('redacts the secrets in every line that holds them, in any encoding, and touches nothing else', () => {
+    const out = r.redactEchoes(`${lines.join('\n')}\n`).split('\n');
+    expect(out[0]).toBe(lines[0]);
+    expect(out[1]).toBe('{"id":"2","note":"[redacted]"}');
+    expect(out[2]).toBe('2,[redacted],[redacted]');
+    expect(out[3]).toBe('stu-3\tcut short: [redacted]…');
+    expect(out[4]).toBe('');
+  });
+
+  it('returns a text without them as it is, and any text when no secret is known', () => {
+    const text = 'sourcedId\tgivenName\nstu-1\tZoë\n'.repeat(1000);
+    expect(r.redactEchoes(text)).toBe(text);
+    expect(new Redactor().redactEchoes(`${SECRET}\n`)).toBe(`${SECRET}\n`);
+  });
+});

@@ -2,7 +2,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Profile } from '../../src/auth/config.js';
 import { endpointPath, Session } from '../../src/session.js';
-import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS, type Settings } from '../../src/settings.js';
+import {
+  DEFAULT_MAX_RECORDS,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_TIMEOUT_MS,
+  type Settings,
+} from '../../src/settings.js';
 import { fakeContext } from '../helpers/context.js';
 
 const BASE = 'https://api.example/v1';
@@ -25,6 +30,7 @@ function settings(over: Partial<Settings> = {}, profile: Profile = {}): Settings
     },
     timeoutMs: DEFAULT_TIMEOUT_MS,
     maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
+    maxRecords: DEFAULT_MAX_RECORDS,
     ...over,
   };
 }

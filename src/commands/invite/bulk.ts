@@ -9,7 +9,7 @@ import { basename, dirname, resolve } from 'node:path';
 import { INVITATIONS_PATH, sendInvitation } from '../../api/enrollment.js';
 import type { Context } from '../../context.js';
 import { RosterError, UsageError } from '../../errors.js';
-import { privateFolder, writePrivateFile } from '../../files.js';
+import { outputFileFolder, privateFolder, writePrivateFile } from '../../files.js';
 import { sendRows, sentEntry } from '../../invite/bulk-runner.js';
 import { type InvitationDraft, invitationKey } from '../../invite/invitation.js';
 import {
@@ -96,6 +96,10 @@ export async function runBulk(options: SendOptions, ctx: Context, settings: Sett
   // Every check that needs no request first: a bad file is refused before anything is read or sent.
   const first = await readInviteFile(content, fill);
   if (!first.ok) throw refuse(ctx, first.problems, file, options);
+  // The failed rows' folder before anything is sent, by the rule of every file roster writes.
+  if (options.failedCsv !== undefined && !options.dryRun) {
+    await outputFileFolder(resolve(options.failedCsv), (line) => ctx.log.warn(line));
+  }
   const session = new Session(ctx, settings);
   const checked = await withSchools(ctx, session, content, fill, options);
   if (!checked.ok) throw refuse(ctx, checked.problems, file, options);

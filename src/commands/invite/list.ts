@@ -6,8 +6,12 @@ import { isRecord } from '../../api/errors.js';
 import type { Context } from '../../context.js';
 import { RosterError, UsageError } from '../../errors.js';
 import { isValidEmail } from '../../invite/invitation.js';
-import { type Column, cellText, printJson, printNdjsonLine, printTable } from '../../output/render.js';
+import { writeWithBackpressure } from '../../io.js';
+import { createRecordWriter } from '../../output/record-stream.js';
+import { type Column, cellText, printJson, printTable } from '../../output/render.js';
+import { jsonText } from '../../output/safe-text.js';
 import type { Session } from '../../session.js';
+import { tooManyRecords } from '../../settings.js';
 import { hiddenCharacter, parseCount, printable } from '../../values.js';
 import { examples, openSession, repeatable } from '../common.js';
 
@@ -22,19 +26,6 @@ export interface ListOptions {
   json?: boolean;
   ndjson?: boolean;
 }
-
-export interface ListResult {
-  /** With --all, the data of every page; otherwise the one page's. */
-  data: unknown[];
-  /** The last page's meta. */
-  meta: unknown;
-  /** The last page's body unchanged (for --json without --all). */
-  body: Record<string, unknown>;
-  pages: number;
-}
-
-/** Guards --all against a server that ignores the page parameter. */
-const MAX_PAGES = 10_000;
 
 export function buildQuery(options: ListOptions): URLSearchParams {
   const query = new URLSearchParams();
@@ -73,49 +64,58 @@ export function buildQuery(options: ListOptions): URLSearchParams {
 const positive = (flag: string, value: string | undefined) =>
   parseCount(flag, value, 1, 999_999_999)?.toString();
 
-/** Fetches one page, or every page from --page on with --all; `onPage` sees each page's records as they come. */
+/**
+ * Fetches one page, or every page from --page on with --all, and hands each page's records to `onPage` as
+ * it comes: nothing is kept, so a list of any length costs one page of memory. Resolves with the last page.
+ */
 export async function run(
   options: ListOptions,
   session: Session,
-  onPage: (data: unknown[]) => Promise<void> = async () => {},
-): Promise<ListResult> {
-  const data: unknown[] = [];
+  onPage: (data: unknown[]) => Promise<void>,
+): Promise<InvitationPage & { pages: number; records: number }> {
   let last: (InvitationPage & { pages: number }) | undefined;
+  let records = 0;
   for await (const page of invitationPages(session, buildQuery(options), Boolean(options.all))) {
     await onPage(page.data);
-    data.push(...page.data);
+    records += page.data.length;
     last = page;
   }
   // invitationPages yields at least one page.
-  const { meta, body, pages } = last as InvitationPage & { pages: number };
-  return { data, meta, body, pages };
+  return { ...(last as InvitationPage & { pages: number }), records };
 }
 
 /**
  * The pages of GET /enrollment/invitations for `query`: the one page asked for, or with `all` every page from
  * its `page` on, until meta.totalPages or an empty page. A page that repeats the previous one (a server that
- * ignores the page parameter) is an error, never an endless loop.
+ * ignores the page parameter) is an error, never an endless loop; so is a list longer than --max-records (a
+ * server that serves new records forever).
  */
 export async function* invitationPages(
   session: Session,
   query: URLSearchParams,
   all: boolean,
 ): AsyncGenerator<InvitationPage & { pages: number }> {
+  const max = session.settings.maxRecords;
   let page = Number(query.get('page') ?? 1);
   let previous: string | undefined;
+  let records = 0;
   for (let pages = 1; ; pages++) {
     if (all) query.set('page', String(page));
     const result = await listInvitations(session.api, query);
+    if (all) {
+      const fingerprint = JSON.stringify(result.data);
+      if (fingerprint === previous) {
+        throw new RosterError(
+          'unexpected',
+          `Listing invitations: page ${page} repeats the previous one; the server may not support the page parameter.`,
+        );
+      }
+      previous = fingerprint;
+    }
+    records += result.data.length;
+    if (records > max) throw tooManyRecords('invitations', max);
     yield { ...result, pages };
     if (!all || !hasMore(result.meta, page, result.data)) return;
-    const fingerprint = JSON.stringify(result.data);
-    if (fingerprint === previous || pages >= MAX_PAGES) {
-      throw new RosterError(
-        'unexpected',
-        `Listing invitations: page ${page} repeats the previous one; the server may not support the page parameter.`,
-      );
-    }
-    previous = fingerprint;
     page++;
   }
 }
@@ -151,23 +151,26 @@ export function register(invite: Command, ctx: Context): void {
       if (options.json && options.ndjson) throw new UsageError('Choose one of --json and --ndjson.');
       buildQuery(options); // usage errors before any credentials are read
       const session = await openSession(ctx, cmd);
-      const result = await run(options, session, async (data) => {
-        if (options.ndjson) for (const record of data) await printNdjsonLine(ctx, record);
+      // --ndjson and --all --json leave a page at a time; the table needs every row for its columns.
+      const rows: unknown[] = [];
+      const json = options.json && options.all ? jsonPagesWriter(ctx) : undefined;
+      const ndjson = options.ndjson ? createRecordWriter(ctx, 'ndjson', []) : undefined;
+      const last = await run(options, session, async (data) => {
+        if (json) await json.writePage(data);
+        else if (ndjson) await ndjson.writePage(data);
+        else if (!options.json) for (const record of data) rows.push(record);
       });
-      if (options.json)
-        return printJson(
-          ctx,
-          options.all ? { ...result.body, data: result.data, meta: result.meta } : result.body,
-        );
-      if (result.data.length === 0) return ctx.log.info('No invitations found.');
+      if (json) return json.end(last.body);
+      if (options.json) return printJson(ctx, last.body);
+      if (last.records === 0) return ctx.log.info('No invitations found.');
       if (!options.ndjson) {
         // A terminal is narrow: columns no record fills only steal width. Pipes keep every column.
-        const columns = columnsOf(result.data).filter(
-          (c) => !ctx.io.stdoutIsTTY || result.data.some((r) => cellText(c.value(r)) !== ''),
+        const columns = columnsOf(rows).filter(
+          (c) => !ctx.io.stdoutIsTTY || rows.some((r) => cellText(c.value(r)) !== ''),
         );
-        await printTable(ctx, columns, result.data);
+        await printTable(ctx, columns, rows);
       }
-      const meta = result.meta;
+      const meta = last.meta;
       if (
         !options.all &&
         isRecord(meta) &&
@@ -186,4 +189,33 @@ export function register(invite: Command, ctx: Context): void {
     'roster invite list --all --ndjson | jq -r .email',
     'roster invite list --param status=sent --per-page 100',
   ]);
+}
+
+/**
+ * --all --json: one object as the server's body would be with every page's records in `data`, and the last
+ * page's other fields (meta…) after it. Written as the pages come: `data` is closed only by end(), so an
+ * interrupted list is not valid JSON and cannot pass for a complete one.
+ */
+function jsonPagesWriter(ctx: Context) {
+  const write = (chunk: string) => writeWithBackpressure(ctx.io.stdout, jsonText(chunk));
+  let started = false;
+  return {
+    async writePage(records: readonly unknown[]): Promise<void> {
+      if (records.length === 0) return;
+      let chunk = started ? '' : '{\n  "data": [';
+      for (const [i, record] of records.entries()) {
+        chunk += `${started || i > 0 ? ',' : ''}\n    ${JSON.stringify(record)}`;
+      }
+      started = true;
+      await write(chunk);
+    },
+    async end(lastBody: Record<string, unknown>): Promise<void> {
+      let chunk = started ? '\n  ]' : '{\n  "data": []';
+      for (const [key, value] of Object.entries(lastBody)) {
+        if (key === 'data' || value === undefined) continue;
+        chunk += `,\n  ${JSON.stringify(key)}: ${JSON.stringify(value, null, 2).replace(/\n/g, '\n  ')}`;
+      }
+      await write(`${chunk}\n}\n`);
+    },
+  };
 }

@@ -21,7 +21,7 @@ import { CampaignPlanner, type Plan, type PlanScope } from '../../campaign/plann
 import { streamList } from '../../campaign/read.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { privateFolder, shell, writePrivateFile } from '../../files.js';
+import { outputFileFolder, privateFolder, shell, writePrivateFile } from '../../files.js';
 import { MAX_ID_LENGTH } from '../../invite/invitation.js';
 import { favourMemory } from '../../oneroster/memory.js';
 import { encodePathSegment, type ReadQuery } from '../../oneroster/query.js';
@@ -199,6 +199,10 @@ export async function makePlan(
 
 async function run(flags: PlanFlags, ctx: Context, settings: Settings): Promise<void> {
   const request = parsePlanFlags(flags);
+  // The folders of the files asked for, before any request: one rule for every file roster writes.
+  for (const file of [request.out, request.uncoveredCsv]) {
+    if (file) await outputFileFolder(file, (line) => ctx.log.warn(line));
+  }
   const session = new Session(ctx, settings);
   const { plan, source } = await makePlan(
     ctx,

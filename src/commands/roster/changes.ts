@@ -166,6 +166,9 @@ export async function run(
     );
   }
 
+  // The --csv folder before the first request, by the rule of every file roster writes.
+  if (options.format === 'csv')
+    await outputFolder(options.out as string, (l) => ctx.log.warn(l), CHANGE_FILES);
   const output = openOutput(ctx, options, service);
   const results: CollectionChanges[] = [];
   const toSave: SavedWindow[] = [];
@@ -340,6 +343,8 @@ function tableOutput(ctx: Context): Output {
   };
 }
 
+const CHANGE_FILES = 'the change files';
+
 /** One CSV file per collection in DIR, with the binding's columns; <name>.csv.partial until complete. */
 function csvOutput(ctx: Context, dir: string, service: OneRosterService): Output {
   const files = new Map<Collection, { stream: WriteStream; partial: string; writer: RecordWriter }>();
@@ -357,7 +362,7 @@ function csvOutput(ctx: Context, dir: string, service: OneRosterService): Output
   };
   return {
     async start(collection) {
-      await outputFolder(dir, (line) => ctx.log.warn(line));
+      await outputFolder(dir, (line) => ctx.log.warn(line), CHANGE_FILES);
       const partial = join(dir, `${collection.name}.csv.partial`);
       // A leftover (or planted) .partial is removed, never written through (files.ts).
       const stream = (await createFresh(partial)).createWriteStream();

@@ -238,6 +238,8 @@ class OneRosterServer {
         : base;
 
     const total = list.length;
+    if (this.quirks.endlessPages && total > 0)
+      return this.endless(req, version, query, list, at, select, WRAPPER[target.kind].many);
     const pageSize = Math.min(query.limit, this.options.pageCap ?? Number.POSITIVE_INFINITY);
     const end = Math.min(total, query.offset + pageSize);
     const rows: Rec[] = [];
@@ -255,6 +257,36 @@ class OneRosterServer {
     // The `wrappers` quirk: the list named after the path (…/schools/{id}/students: students).
     const key = this.quirks.pathWrappers ? (segments.at(-1) ?? '') : WRAPPER[target.kind].many;
     return { status: 200, headers, body: this.body(version, key, rows, warnings) };
+  }
+
+  /** An endless list (the `endless-pages` quirk: every page full, linking to the next, no total): record i is the district's i modulo its size, renamed past it. */
+  private endless(
+    req: SandboxRequest,
+    version: Version,
+    query: { offset: number; limit: number },
+    list: IndexList,
+    at: (i: number) => Rec,
+    select: (rec: Rec) => Rec,
+    key: string,
+  ): SandboxResponse {
+    const total = list.length;
+    const pageSize = Math.min(query.limit, this.options.pageCap ?? Number.POSITIVE_INFINITY);
+    const rows: Rec[] = [];
+    for (let i = query.offset; i < query.offset + pageSize; i++) {
+      const rec = select(at(list.at(i % total)));
+      const round = Math.floor(i / total);
+      const id = rec.sourcedId;
+      rows.push(round === 0 || typeof id !== 'string' ? rec : { ...rec, sourcedId: `${id}-r${round}` });
+    }
+    const links = {
+      first: 0,
+      next: query.offset + pageSize,
+      ...(query.offset > 0 && { prev: Math.max(0, query.offset - pageSize) }),
+    };
+    const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+    const link = linkHeader(`${this.serviceBase(req)}${req.path}`, req.rawQuery, links, this.link);
+    if (link) headers.Link = link;
+    return { status: 200, headers, body: this.body(version, key, rows, []) };
   }
 
   private body(version: Version, key: string, value: unknown, warnings: Record<string, unknown>[]): Rec {

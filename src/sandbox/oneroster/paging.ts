@@ -7,7 +7,8 @@ export interface PageLinks {
   first: number;
   prev?: number;
   next?: number;
-  last: number;
+  /** Absent when the list has no end (the endless-pages quirk). */
+  last?: number;
 }
 
 /** Offsets of the neighbouring pages; pages are aligned on the request's own offset. */
