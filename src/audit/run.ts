@@ -80,7 +80,7 @@ export async function runAudit(
       if (hooks.signal?.aborted)
         throw new RosterError('interrupted', 'Audit interrupted: nothing was written');
     }
-    if (pager.total !== undefined && pager.delivered < pager.total)
+    if (pager.total !== undefined && pager.delivered + pager.repeats < pager.total)
       hooks.warn(`the server reported ${pager.total} ${name} (X-Total-Count) but served ${pager.delivered}.`);
   }
   hooks.progress('checking…');

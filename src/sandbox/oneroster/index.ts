@@ -3,6 +3,7 @@
 // errors, plus switches that reproduce what real vendors do (clamped pages, bare or missing Link headers).
 import type { Caller, ResourceRoute, SandboxRequest, SandboxResponse } from '../types.js';
 import { Churn } from './churn.js';
+import { Defects } from './defects.js';
 import { buildDistrict, DEFAULT_SCHOOLS, type District, MAX_SCHOOLS } from './district.js';
 import { errorResponse, OneRosterError, statusInfo } from './errors.js';
 import { fieldsOf, isKnownPath } from './fields.js';
@@ -52,6 +53,10 @@ export interface OneRosterSandboxOptions {
   pathPrefix?: string;
   /** Absolute service base for Link and href URLs (e.g. 'http://127.0.0.1:4010/v1'); default from Host. */
   baseUrl?: string;
+  /** A district without data errors: no family traps, no user tobedeleted (the audit finds nothing). */
+  clean?: boolean;
+  /** Plant one of each data error the go-live audit reports, on known records (defects.ts). */
+  defects?: boolean;
 }
 
 export const DEFAULT_STUDENTS = 1200;
@@ -85,7 +90,7 @@ export function createOneRosterService(options: OneRosterSandboxOptions = {}): {
     throw new RangeError(`agents must be one of ${AGENTS_SIDES.join(', ')}, got ${String(options.agents)}`);
   }
   const seed = options.seed ?? DEFAULT_SEED;
-  const d = buildDistrict(seed, students, schools);
+  const d = buildDistrict(seed, students, schools, options.clean ?? false);
   const churn = new Churn(d, seed);
   const server = new OneRosterServer(d, options, churn);
   return { route: (req, caller) => server.handle(req, caller), churn };
@@ -97,6 +102,7 @@ export function seededDistrict(options: OneRosterSandboxOptions = {}): District 
     options.seed ?? DEFAULT_SEED,
     options.students ?? DEFAULT_STUDENTS,
     options.schools ?? DEFAULT_SCHOOLS,
+    options.clean ?? false,
   );
 }
 
@@ -104,6 +110,7 @@ class OneRosterServer {
   /** Filtered and sorted index lists per (version, path, filter, sort), so paging through is O(page). */
   private readonly cache = new Map<string, IndexList>();
   private readonly link: LinkStyle;
+  private readonly defects?: Defects;
 
   constructor(
     private readonly d: District,
@@ -111,6 +118,13 @@ class OneRosterServer {
     private readonly churn: Churn,
   ) {
     this.link = options.link ?? 'angle';
+    if (options.defects) this.defects = new Defects(d);
+  }
+
+  /** Record i as served: the seeded one, with the district's changes and, under --defects, its defect. */
+  private record(ctx: RenderContext, kind: Kind, i: number): Rec {
+    const rec = this.churn.record(ctx, kind, i);
+    return this.defects ? this.defects.apply(ctx, kind, i, rec) : rec;
   }
 
   handle(req: SandboxRequest, caller: Caller): SandboxResponse | undefined {
@@ -177,7 +191,7 @@ class OneRosterServer {
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
 
     if (target.type === 'single') {
-      const rec = select(this.churn.record(ctx, target.kind, target.index));
+      const rec = select(this.record(ctx, target.kind, target.index));
       return { status: 200, headers, body: this.body(version, WRAPPER[target.kind].one, rec, warnings) };
     }
 
@@ -201,10 +215,11 @@ class OneRosterServer {
 
     // Lists are cached per churn generation: a change makes every earlier list stale.
     const generation = this.churn.generation;
-    const at = (i: number) => this.churn.record(ctx, target.kind, i);
-    const base = this.cached(`base|${generation}|${target.key}`, () =>
-      this.churn.extend(target.key, target.list()),
-    );
+    const at = (i: number) => this.record(ctx, target.kind, i);
+    const base = this.cached(`base|${generation}|${target.key}`, () => {
+      const list = this.churn.extend(target.key, target.list());
+      return this.defects ? this.defects.list(target.key, target.kind, list) : list;
+    });
     const list =
       filter || sort
         ? this.cached(
