@@ -1,6 +1,7 @@
 // `roster roster audit` end to end: the built CLI against the sandbox over HTTP (its --defects district, its
 // --clean one, its default one with the campaign's family traps), each check's records compared with an
 // independent computation from the records fetched over HTTP (test/helpers/audit.ts), for 1.1 and 1.2.
+import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -30,6 +31,9 @@ const CHECKS = [
   'one-sided-link',
   'guardian-many-students',
 ];
+
+/** Debian's Chromium, which CI installs (.ci/run); the HTML test is skipped, saying why, without it. */
+const CHROMIUM = ['chromium', 'chromium-browser'].find((name) => spawnSync('which', [name]).status === 0);
 
 let sandbox: Sandbox | undefined;
 afterEach(async () => {
@@ -263,5 +267,87 @@ describe('roster roster audit: flags, output and exit codes', () => {
     const cycle = readFileSync(join(dir, 'org-cycle.csv'), 'utf8');
     expect(cycle).toContain('org-cycle,error,orgs,org-district,');
     expect(result.stderr).toContain(`CSV files written to ${dir}.`);
+  });
+});
+
+describe('roster roster audit --html, opened in a real headless browser', () => {
+  if (!CHROMIUM) it.skip('skipped: no chromium on this machine (CI installs it: .ci/run)', () => {});
+  it.runIf(CHROMIUM)(
+    'one self-contained page: charts of coverage per school and of findings by severity, a filterable table',
+    async () => {
+      const sb = await start({ defects: true });
+      const home = tempDir();
+      const file = join(home, 'audit.html');
+      const result = await audit(sb, home, ['--html', file, '--json', '--date', DATE, '--fail-on', 'never']);
+      expect(result.code).toBe(0);
+      expect(result.stderr).toContain(`HTML report written to ${file}.`);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      const json = JSON.parse(result.stdout);
+      const html = readFileSync(file, 'utf8');
+      // Nothing to fetch: no src or href at all, and a policy that forbids any fetch.
+      expect(html).not.toMatch(/\s(src|href)=/i);
+      expect(html).toContain(
+        `content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'"`,
+      );
+      // Rendered by Chromium, filtered by the address (#check=org-cycle) as by the select.
+      const dom = execFileSync(
+        CHROMIUM as string,
+        ['--headless', '--no-sandbox', '--disable-gpu', '--dump-dom', `file://${file}#check=org-cycle`],
+        { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 90_000 },
+      );
+      const bars = (figure: string) => {
+        const start = dom.indexOf(`<figure id="${figure}">`);
+        const body = dom.slice(start, dom.indexOf('</figure>', start));
+        return [...body.matchAll(/<g class="bar" data-label="([^"]*)" data-value="([^"]*)">/g)].map((m) => [
+          m[1],
+          m[2],
+        ]);
+      };
+      expect(bars('coverage-chart')).toEqual(
+        json.summary.perSchool.map((s: { name: string; withGuardianEmail: number; students: number }) => [
+          s.name,
+          `${s.students === 0 ? '–' : `${((100 * Math.round((1000 * s.withGuardianEmail) / s.students)) / 1000).toFixed(1)}%`} (${s.withGuardianEmail}/${s.students})`,
+        ]),
+      );
+      expect(bars('severity-chart')).toEqual([
+        ['error', String(json.summary.counts.error)],
+        ['warning', String(json.summary.counts.warning)],
+        ['info', String(json.summary.counts.info)],
+      ]);
+      const total = json.findings.reduce((n: number, f: { count: number }) => n + f.count, 0);
+      expect(dom).toContain(`<span id="shown">2 of ${total} records shown</span>`);
+      const rows = [...dom.matchAll(/<tr data-check="([^"]+)" data-severity="[^"]+"( hidden="")?>/g)];
+      expect(rows).toHaveLength(total);
+      expect(rows.filter((r) => !r[2]).map((r) => r[1])).toEqual(['org-cycle', 'org-cycle']);
+    },
+    120_000,
+  );
+});
+
+describe('roster doctor --only audit: the audit error checks through the same code', () => {
+  it('passes on a clean district, fails on planted errors naming each check and its count', async () => {
+    const clean = await start({ clean: true });
+    const home = tempDir();
+    const passed = await runCli(['doctor', '--only', 'audit'], home, {
+      env: demoEnv(clean),
+      timeoutMs: 60_000,
+    });
+    expect(passed.code).toBe(0);
+    expect(passed.stdout).toMatch(
+      /pass\taudit\tyes\t\d+\tOneRoster 1\.1: no duplicate-sourcedid, missing-reference, org-cycle, session-dates in \d+ records read/,
+    );
+    await clean.close();
+    const sb = await start({ defects: true });
+    const failed = await runCli(['doctor', '--only', 'audit'], home, { env: demoEnv(sb), timeoutMs: 60_000 });
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toContain('fail\taudit\tyes');
+    expect(failed.stdout).toContain(
+      'OneRoster 1.1: duplicate-sourcedid 2, missing-reference 13, org-cycle 2, session-dates 3 in',
+    );
+    // Without --only, doctor does not read the district.
+    sb.requests.length = 0;
+    const plain = await runCli(['doctor'], home, { env: demoEnv(sb), timeoutMs: 60_000 });
+    expect(plain.stdout).toContain('skip\taudit\tno');
+    expect(sb.requests.filter((r) => r.path.endsWith('/enrollments'))).toHaveLength(0);
   });
 });
