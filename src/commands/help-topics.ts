@@ -21,6 +21,8 @@ Per command
   roster doctor             0 when every required check passed; 3 when every failed check was a
                             403, 4 when every failed check was about credentials, 1 otherwise
   roster invite send        5 when a CSV run finished with some rows failed (see its report)
+  roster roster audit       1 when a finding is at or above --fail-on (default error), as doctor
+                            exits 1 when a check fails; 0 when none is (warnings alone: 0)
   roster status             4 when the profile has no credentials
 
 In a script
