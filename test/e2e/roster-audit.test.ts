@@ -11,6 +11,7 @@ import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
 import type { Version } from '../helpers/families.js';
 import { demoClient, demoEnv } from '../helpers/sandbox.js';
+import { startScriptedServer } from '../helpers/scripted-server.js';
 
 /** A day inside the seeded school year (2025-08-25 … 2026-06-12). */
 const DATE = '2026-01-15';
@@ -349,5 +350,82 @@ describe('roster doctor --only audit: the audit error checks through the same co
     const plain = await runCli(['doctor'], home, { env: demoEnv(sb), timeoutMs: 60_000 });
     expect(plain.stdout).toContain('skip\taudit\tno');
     expect(sb.requests.filter((r) => r.path.endsWith('/enrollments'))).toHaveLength(0);
+  });
+});
+
+describe('roster roster audit of data shaped like real SIS exports (test/fixtures/audit)', () => {
+  /** Serves a fixture's collections (any token accepted), recording what was asked. */
+  async function serve(version: Version) {
+    const fixture = JSON.parse(
+      readFileSync(
+        join(import.meta.dirname, '..', 'fixtures', 'audit', `real-shaped-${version}.json`),
+        'utf8',
+      ),
+    ) as Record<string, unknown[]>;
+    return startScriptedServer((request) => {
+      if (request.path.endsWith('/token'))
+        return { body: { access_token: 'fixture-token', token_type: 'bearer', expires_in: 3600 } };
+      const name = request.path.split('/').at(-1) ?? '';
+      const records = fixture[name];
+      if (!records) return { status: 404, body: { message: 'not here' } };
+      const offset = Number(request.query.get('offset') ?? 0);
+      return {
+        headers: { 'x-total-count': String(records.length) },
+        body: { [name]: offset === 0 ? records : [] },
+      };
+    });
+  }
+
+  it.each([
+    ['1.1', { agentNotGuardian: ['users|usr-222-66778899'] }],
+    ['1.2', { agentNotGuardian: ['users|usr-222-66778899', 'users|usr-222-66778899'] }],
+  ] as const)('OneRoster %s: teachers as agents, one-sided links, ended roles', async (version, expected) => {
+    const server = await serve(version);
+    try {
+      const result = await runCli(
+        ['--oneroster', version, 'roster', 'audit', '--json', '--date', '2024-01-10'],
+        tempDir(),
+        {
+          env: {
+            ROSTER_BASE_URL: server.baseUrl,
+            ROSTER_CLIENT_ID: 'fixture',
+            ROSTER_CLIENT_SECRET: 'fixture-secret',
+          },
+          timeoutMs: 30_000,
+        },
+      );
+      expect(result.stderr).not.toContain('Error');
+      // Warnings and notes only: exit 0 at the default --fail-on error.
+      expect(result.code).toBe(0);
+      const json = JSON.parse(result.stdout);
+      expect(actualAudit(json)).toEqual({
+        // The student names a teacher (and in 1.2 a grandmother whose guardian role ended) as agents.
+        'agent-not-guardian': [...expected.agentNotGuardian],
+        // Mary names John, who does not name her; Thomas names Mary, who does not name him; Jim names John.
+        'one-sided-link': ['users|usr-222-1234561', 'users|usr-222-66778899', 'users|usr-222-987654'],
+        // An active enrollment in a tobedeleted class.
+        'active-refers-to-deleted': ['enrollments|enr-3'],
+      });
+      const details = json.findings.flatMap((f: { records: { detail: string }[] }) =>
+        f.records.map((r) => r.detail),
+      );
+      expect(details).toContain('agent usr-222-123456 is a teacher');
+      if (version === '1.2')
+        expect(details).toContain('agent usr-222-555 holds no role now (guardian ended)');
+      // Mary is reached through Thomas (a parent naming her on his side only): covered, as invite plan sees it.
+      expect(json.summary.perSchool).toEqual([
+        expect.objectContaining({
+          sourcedId: 'org-sch-222-456',
+          students: 1,
+          withGuardianEmail: 1,
+          classes: 1,
+          classesWithTeacher: 1,
+        }),
+      ]);
+      const paths = server.requests.filter((r) => r.method === 'GET').map((r) => r.path.split('/').at(-1));
+      expect(paths).toEqual(['orgs', 'academicSessions', 'courses', 'classes', 'users', 'enrollments']);
+    } finally {
+      await server.close();
+    }
   });
 });
