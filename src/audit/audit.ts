@@ -86,11 +86,19 @@ interface User extends Person {
   orgs: string[];
 }
 
+/** The one empty list users share (never written to). */
+const NONE: string[] = [];
 /** The roles a student's agent is expected to hold. */
 const AGENT_ROLES = new Set(['parent', 'guardian', 'relative']);
 const CAMPAIGN_ROLES = new Set(['parent', 'guardian']);
 
-const text = (value: unknown): string => (typeof value === 'string' ? value.trim() : '');
+/**
+ * A copy of a string that holds nothing else alive. V8 may return a string parsed from a page as a slice of
+ * that page's whole body: one kept id or e-mail would then keep the page (a megabyte or more) alive, and
+ * the indexes would hold every page read. Joining and slicing flattens it into a string of its own.
+ */
+const own = (value: string): string => (value.length < 13 ? value : ` ${value}`.slice(1));
+const text = (value: unknown): string => (typeof value === 'string' ? own(value.trim()) : '');
 const refId = (value: unknown): string => (isRecord(value) ? text(value.sourcedId) : '');
 const refIds = (value: unknown): string[] => (Array.isArray(value) ? value.map(refId).filter(Boolean) : []);
 const isActive = (record: Record<string, unknown>) => text(record.status).toLowerCase() !== 'tobedeleted';
@@ -115,6 +123,7 @@ export class Audit {
   private readonly enrolled = new Set<string>();
   private readonly found = new Map<CheckId, AuditRecord[]>();
   private readonly duplicates = new Map<string, number>();
+  private namedByCache?: Map<string, string[]>;
   readonly read: Record<Collection, number> = {
     orgs: 0,
     academicSessions: 0,
@@ -126,8 +135,9 @@ export class Audit {
 
   constructor(private readonly options: AuditOptions) {}
 
-  private report(check: CheckId, record: AuditRecord): void {
+  private report(check: CheckId, found: AuditRecord): void {
     if (!this.options.checks.has(check)) return;
+    const record = { ...found, sourcedId: own(found.sourcedId), detail: own(found.detail) };
     const list = this.found.get(check);
     if (list) list.push(record);
     else this.found.set(check, [record]);
@@ -205,7 +215,20 @@ export class Audit {
         const person = personOf(record, this.options.date);
         if (!person) return;
         const orgs = [...new Set(person.roles.flatMap((r) => (r.org ? [r.org] : [])))];
-        const user: User = { ...person, orgs };
+        // Tens of thousands of users are kept: no name (the report names records by sourcedId), and one
+        // shared empty list for every list that is empty.
+        const owned = (list: string[]) => (list.length ? list.map(own) : NONE);
+        const user: User = {
+          sourcedId,
+          name: '',
+          email: own(person.email),
+          active: person.active,
+          roles: person.roles.map((r) => ({ role: own(r.role), ...(r.org && { org: own(r.org) }) })),
+          endedRoles: owned(person.endedRoles),
+          grades: owned(person.grades),
+          agents: owned(person.agents),
+          orgs: owned(orgs),
+        };
         const from = { collection, sourcedId, active, schools: orgs };
         for (const org of orgs) this.reference(from, 'orgs', 'orgs', org, this.orgs);
         this.users.set(sourcedId, user);
@@ -328,9 +351,11 @@ export class Audit {
     });
   }
 
-  /** Student id → users whose own agents name it (the guardian side of the links). */
+  /** User id → the users whose own agents name it (the other side of the links), built once. */
   private namedBy(): Map<string, string[]> {
+    if (this.namedByCache) return this.namedByCache;
     const links = new Map<string, string[]>();
+    this.namedByCache = links;
     for (const user of this.users.values())
       for (const id of user.agents) {
         const list = links.get(id);
@@ -400,14 +425,17 @@ export class Audit {
    */
   private emailsShared(): void {
     if (!this.options.checks.has('shared-email')) return;
+    // First the e-mails on two users or more (few), so no list is built for the many held by one.
+    const first = new Map<string, string>();
     const byEmail = new Map<string, string[]>();
     for (const user of this.users.values()) {
       if (!user.active || user.email === '') continue;
       const key = user.email.toLowerCase();
-      const list = byEmail.get(key);
-      if (list) list.push(user.sourcedId);
-      else byEmail.set(key, [user.sourcedId]);
+      const one = first.get(key);
+      if (one === undefined) first.set(key, user.sourcedId);
+      else byEmail.set(key, [...(byEmail.get(key) ?? [one]), user.sourcedId]);
     }
+    first.clear();
     const namedBy = this.namedBy();
     const linked = (id: string) =>
       new Set([...(this.users.get(id)?.agents ?? []), ...(namedBy.get(id) ?? [])]);
