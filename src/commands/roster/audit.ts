@@ -173,7 +173,14 @@ export function register(group: Command, ctx: Context): void {
     .command('audit')
     .summary('go-live data audit: what will break before families are invited')
     .description(
-      `Read the district once (orgs, academic sessions, courses, classes, users, enrollments) and check what go-live needs: references that resolve, a current school year, students in classes, classes with a teacher, guardian e-mails invite send takes. The checks and their default severities:\n${AUDIT_CHECKS.map((c) => `  ${c.id} (${c.severity}): ${c.meaning}`).join('\n')}\n\nExit 1 when a finding is at or above --fail-on (default error), 0 otherwise.`,
+      'Read the district once (orgs, academic sessions, courses, classes, users, enrollments) and check what ' +
+        'go-live needs: references that resolve, a current school year, students in classes, classes with a ' +
+        'teacher, guardian e-mails invite send takes. Exit 1 when a finding is at or above --fail-on (default ' +
+        'error), 0 otherwise.',
+    )
+    .addHelpText(
+      'after',
+      `\nChecks (ids for --check / --skip) and their severities:\n${AUDIT_CHECKS.map((c) => `  ${c.id.padEnd(31)} ${c.severity.padEnd(8)} ${c.meaning}`).join('\n')}\n`,
     )
     .option(
       '--school <school>',
