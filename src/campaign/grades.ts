@@ -29,3 +29,26 @@ export function parseGrades(values: readonly string[] | undefined): Set<string> 
 export function inGrades(grades: readonly string[], wanted: Set<string> | undefined): boolean {
   return wanted === undefined || grades.some((g) => wanted.has(gradeKey(g)));
 }
+
+/**
+ * The OneRoster grade vocabulary (CEDS "Entry Grade Level", as 1.1 and 1.2 use it), by key: IT, PR, PK,
+ * TK, KG, 01 … 13, PS, UG, Other.
+ */
+const VOCABULARY = new Set(
+  [
+    'IT',
+    'PR',
+    'PK',
+    'TK',
+    'KG',
+    'PS',
+    'UG',
+    'Other',
+    ...Array.from({ length: 13 }, (_, i) => String(i + 1)),
+  ].map(gradeKey),
+);
+
+/** Whether a grade is a code of the vocabulary or one of the aliases gradeKey documents (K, 00, 1 for 01, case). */
+export function isKnownGrade(code: string): boolean {
+  return VOCABULARY.has(gradeKey(code));
+}

@@ -80,6 +80,8 @@ Checks (ids for --only / --skip, in run order):
   invitations     GET /enrollment/invitations?perPage=1 answers, with a token from v1p1
   oneroster-1.1   GET …/v1p1/students?limit=1, with a token from v1p1
   oneroster-1.2   GET …/v1p2/students?limit=1, with a token from v1p2
+  audit           the district's OneRoster data (the --oneroster version) passes roster roster audit's
+                  error checks: not run unless named (--only audit), as it reads the whole district
 When the base URL is not reachable, the checks after it are skipped with that reason.
 
 Exit status: 0 when every required check passed; otherwise 3 when every failure was a 403 (not

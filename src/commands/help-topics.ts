@@ -22,6 +22,8 @@ Per command
                             403, 4 when every failed check was about credentials, 1 otherwise
   roster invite send        5 when a CSV run finished with some rows failed or in doubt (see its
                             report), or one invitation is in doubt (check with roster invite list)
+  roster roster audit       1 when a finding is at or above --fail-on (default error), as doctor
+                            exits 1 when a check fails; 0 when none is (warnings alone: 0)
   roster status             4 when the profile has no credentials
 
 In a script

@@ -27,6 +27,8 @@ export interface SandboxCommandOptions {
   churn?: string;
   quirks?: string;
   quiet?: boolean;
+  defects?: boolean;
+  clean?: boolean;
 }
 
 function number(
@@ -94,6 +96,8 @@ export function sandboxOptions(o: SandboxCommandOptions) {
       ...(refused.includes('fields') ? { refuseFields: true } : {}),
       pageCap: number('--page-cap', o.pageCap, 1, 100_000),
       link: o.link as 'angle' | 'bare' | 'none' | undefined,
+      ...(o.defects ? { defects: true } : {}),
+      ...(o.clean ? { clean: true } : {}),
     },
   };
 }
@@ -131,6 +135,14 @@ export function register(program: Command, ctx: Context): void {
     .option(
       '--quirks <list>',
       `behave as real deployments do (comma-separated): ${QUIRK_DOCS.map((q) => (q.value ? `${q.name}[=${q.value}]` : q.name)).join(', ')}; see the README`,
+    )
+    .option(
+      '--clean',
+      'OneRoster: a district without data errors (no family traps, nobody tobedeleted): roster roster audit finds nothing',
+    )
+    .option(
+      '--defects',
+      'OneRoster: plant one of each data error roster roster audit reports, on known records (see the README)',
     )
     .option('--quiet', 'do not log requests')
     .action(async (options: SandboxCommandOptions) => {

@@ -182,6 +182,53 @@ export const CHECKS: readonly CheckDefinition[] = [
   },
   oneRosterCheck('1.1'),
   oneRosterCheck('1.2'),
+  {
+    id: 'audit',
+    title: "OneRoster data passes the go-live audit's error checks",
+    requiredByDefault: false,
+    network: true,
+    async run(state) {
+      const session = state.requireSession();
+      const version = state.settings.oneroster;
+      if (state.statuses.get(`oneroster-${version}`) === 'fail')
+        throw new Skipped(`OneRoster ${version} cannot be read (see oneroster-${version})`);
+      // The audit's own code, its error-severity checks only (`roster roster audit --check …` runs the same).
+      const [{ runAudit }, { ERROR_CHECKS }, { onerosterService }, { DEFAULT_MAX_CHILDREN_PER_EMAIL }] =
+        await Promise.all([
+          import('../audit/run.js'),
+          import('../audit/checks.js'),
+          import('../oneroster/service.js'),
+          import('../campaign/limits.js'),
+        ]);
+      const result = await runAudit(
+        onerosterService(session),
+        {
+          checks: new Set(ERROR_CHECKS),
+          date: new Date(state.ctx.now()).toISOString().slice(0, 10),
+          maxChildren: DEFAULT_MAX_CHILDREN_PER_EMAIL,
+          pageSize: 1000,
+          concurrency: 4,
+        },
+        {
+          progress() {},
+          warn: (line) => state.ctx.log.warn(line),
+          debug: (line) => state.ctx.log.debug(line),
+        },
+      );
+      const found = result.findings.filter((f) => f.count > 0);
+      const counts = Object.fromEntries(result.findings.map((f) => [f.check, f.count]));
+      const read = Object.values(result.read).reduce((n, c) => n + c, 0);
+      if (found.length > 0)
+        throw new RosterError(
+          'failure',
+          `OneRoster ${version}: ${found.map((f) => `${f.check} ${f.count}`).join(', ')} in ${plural(read, 'record')} read; run \`roster roster audit --check ${ERROR_CHECKS.join(',')}\` for the records`,
+        );
+      return {
+        message: `OneRoster ${version}: no ${ERROR_CHECKS.join(', ')} in ${plural(read, 'record')} read`,
+        details: { version, read: result.read, findings: counts },
+      };
+    },
+  },
 ];
 
 function tokenCheck(name: TokenEndpointName): CheckDefinition {

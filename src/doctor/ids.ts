@@ -12,7 +12,11 @@ export const CHECK_IDS = [
   'invitations',
   'oneroster-1.1',
   'oneroster-1.2',
+  'audit',
 ] as const;
 
 /** Not required unless named in --only: it only tells whether switching --client-auth would work. */
 export const INFORMATIONAL_CHECKS: readonly string[] = ['other-auth'];
+
+/** Not run unless named in --only (which makes them required): they read the whole district. */
+export const OPT_IN_CHECKS: readonly string[] = ['audit'];

@@ -49,6 +49,8 @@ export interface PagerOptions {
   maxRecords?: number;
   /** Also hand over each record's text as the server sent it, where it can be cut out safely. */
   withTexts?: boolean;
+  /** Told each sourcedId served again (the record is left out): the audit reports them as duplicates. */
+  repeated?: (id: string) => void;
 }
 
 export interface Page {
@@ -235,6 +237,7 @@ export class Pager {
       } else {
         this.repeats++;
         if (this.repeatedIds.length < 5) this.repeatedIds.push(id);
+        this.options.repeated?.(id);
       }
     }
     if (withIds > 0 && out.length === 0) {

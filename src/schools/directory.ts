@@ -18,7 +18,7 @@ import {
   schoolsKey,
   writeSchoolsCache,
 } from './cache.js';
-import { matchSchool, refusal, type School, type SchoolMatch } from './match.js';
+import { isActive, matchSchool, refusal, type School, type SchoolMatch } from './match.js';
 
 /** A match, or `unchecked` when no list could be read and the value goes as given. */
 export type Resolution = SchoolMatch | { kind: 'unchecked' };
@@ -87,6 +87,29 @@ export class SchoolDirectory {
     const missed = [...result.values()].some((r) => r.kind === 'ambiguous' || r.kind === 'unknown');
     if (missed && (await this.reread())) result = match(this.schools);
     return result;
+  }
+
+  /**
+   * The schools a command's --school values (or --all-schools: every active school) name, sourcedId → name;
+   * a value that cannot be checked is kept as given. A usage error when a value names no one school.
+   */
+  async selection(values: readonly string[] | 'all'): Promise<Map<string, string>> {
+    const schools = new Map<string, string>();
+    if (values === 'all') {
+      const list = await this.list();
+      if (!list)
+        throw new UsageError("--all-schools needs the district's list of schools, which could not be read.");
+      for (const s of list.filter(isActive)) schools.set(s.sourcedId, s.name || s.sourcedId);
+      return schools;
+    }
+    const resolved = await this.resolveAll(values);
+    for (const value of values) {
+      const match = resolved.get(value) ?? { kind: 'unchecked' as const };
+      if (match.kind === 'unchecked') schools.set(value, value);
+      else if (match.kind === 'school') schools.set(match.school.sourcedId, match.school.name || value);
+      else throw schoolUsageError(`--school "${printable(value, 80)}"`, match);
+    }
+    return schools;
   }
 
   /** A synchronous lookup over the list in hand, for many values at once (a CSV's rows); undefined without one. */

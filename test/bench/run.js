@@ -10,6 +10,8 @@ const BENCHMARKS = {
   bulk: 'invite send --file of 1,000 rows at 50 ms latency against the ideal (~30 s)',
   campaign:
     'invite plan of one school of 2,000 in a district of 50,000 students: time and RSS beside the users read (~1–2 min)',
+  audit:
+    'roster roster audit of a district of 50,000 students: time and RSS beside roster roster export of it (~3–5 min)',
 };
 
 const names = process.argv.slice(2);

@@ -40,6 +40,7 @@ describe('roster doctor', () => {
       'pass invitations',
       'pass oneroster-1.1',
       'pass oneroster-1.2',
+      'skip audit',
     ]);
     expect(result.stderr).toBe('All 10 required checks passed.\n');
     expect(sandbox.requests.some((r) => r.method === 'POST' && r.path.includes('invitations'))).toBe(false);

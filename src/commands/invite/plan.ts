@@ -27,7 +27,6 @@ import { favourMemory } from '../../oneroster/memory.js';
 import { encodePathSegment, type ReadQuery } from '../../oneroster/query.js';
 import { onerosterService } from '../../oneroster/service.js';
 import { printJson } from '../../output/render.js';
-import { isActive } from '../../schools/match.js';
 import { Session } from '../../session.js';
 import type { Settings } from '../../settings.js';
 import { hiddenCharacter, printable } from '../../values.js';
@@ -139,23 +138,8 @@ export async function makePlan(
   includeInvited: boolean,
   refreshSchools: boolean,
 ): Promise<{ plan: Plan; source: string }> {
-  const { SchoolDirectory, schoolUsageError } = await import('../../schools/directory.js');
-  const directory = new SchoolDirectory(ctx, session, refreshSchools);
-  const schools = new Map<string, string>();
-  if (request.schools === 'all') {
-    const list = await directory.list();
-    if (!list)
-      throw new UsageError("--all-schools needs the district's list of schools, which could not be read.");
-    for (const s of list.filter(isActive)) schools.set(s.sourcedId, s.name || s.sourcedId);
-  } else {
-    const resolved = await directory.resolveAll(request.schools);
-    for (const value of request.schools) {
-      const match = resolved.get(value) ?? { kind: 'unchecked' as const };
-      if (match.kind === 'unchecked') schools.set(value, value);
-      else if (match.kind === 'school') schools.set(match.school.sourcedId, match.school.name || value);
-      else throw schoolUsageError(`--school "${printable(value, 80)}"`, match);
-    }
-  }
+  const { SchoolDirectory } = await import('../../schools/directory.js');
+  const schools = await new SchoolDirectory(ctx, session, refreshSchools).selection(request.schools);
   const service = onerosterService(session);
   const fields = FIELDS[service.version];
   const today = new Date(ctx.now()).toISOString().slice(0, 10);

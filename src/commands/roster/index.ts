@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { COLLECTIONS } from '../../oneroster/collections.js';
 import { examples } from '../common.js';
+import { register as registerAudit } from './audit.js';
 import { register as registerChanges } from './changes.js';
 import { register as registerExport } from './export.js';
 import { register as registerRead } from './read.js';
@@ -18,11 +19,13 @@ export function register(program: Command, ctx: Context): void {
   for (const collection of COLLECTIONS) registerRead(group, ctx, collection);
   registerChanges(group, ctx);
   registerExport(group, ctx);
+  registerAudit(group, ctx);
   examples(group, [
     'roster roster students --all --csv > users.csv',
     'roster roster classes --school sch-001',
     'roster roster export --out ./export --zip',
     'roster roster changes --since last --ndjson > changes.ndjson',
+    'roster roster audit --html audit.html',
     'roster --oneroster 1.2 roster teachers --filter "familyName~\'son\'"',
   ]);
 }

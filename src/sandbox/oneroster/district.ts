@@ -223,6 +223,8 @@ export { KIND };
 
 export interface District {
   seed: number;
+  /** No data errors at all (`--clean`): every family reachable, no user tobedeleted. */
+  clean: boolean;
   /** Teaching schools first (only they have students, classes and teachers), then the Fir Grove campuses. */
   schools: readonly SchoolInfo[];
   teachingSchools: number;
@@ -271,7 +273,12 @@ function placeStudent(seed: number, i: number, byGrade: number[][]): [school: nu
   return [options[options.length === 1 ? 0 : rng.int(options.length)]!, grade];
 }
 
-export function buildDistrict(seed: number, studentCount: number, schoolCount = DEFAULT_SCHOOLS): District {
+export function buildDistrict(
+  seed: number,
+  studentCount: number,
+  schoolCount = DEFAULT_SCHOOLS,
+  clean = false,
+): District {
   const schools = schoolLayout(schoolCount);
   const byGrade = schoolsByGrade(schools);
   const groups = schools.length * GRADES.length;
@@ -368,7 +375,8 @@ export function buildDistrict(seed: number, studentCount: number, schoolCount = 
     teacherClassEnd: Uint32Array.from(teacherClassEnd),
     schoolTeacherStart,
     schoolClassStart,
-    families: buildFamilies(seed, studentCount),
+    families: buildFamilies(seed, studentCount, clean),
+    clean,
   };
 }
 

@@ -151,7 +151,14 @@ export interface Families {
   dangling: Uint32Array;
 }
 
-export function buildFamilies(seed: number, studentCount: number): Families {
+/** The family without its traps: every guardian with an address of their own, at least one parent. */
+function withoutTraps(spec: FamilySpec): FamilySpec {
+  const guardians: GuardianSpec[] = spec.guardians.map(([role]) => [role, E.own]);
+  if (!guardians.some(([role]) => role !== RELATIVE)) guardians.unshift([PARENT, E.own]);
+  return { children: spec.children, guardians };
+}
+
+export function buildFamilies(seed: number, studentCount: number, clean = false): Families {
   const studentFamily = new Uint32Array(studentCount);
   const studentStart: number[] = [];
   const guardianStart: number[] = [];
@@ -163,7 +170,8 @@ export function buildFamilies(seed: number, studentCount: number): Families {
   const dangling: number[] = [];
   let g = 0;
   for (let i = 0, f = 0; i < studentCount; f++) {
-    const spec = FIXED_FAMILIES[f] ?? drawFamily(seed, f);
+    const drawn = FIXED_FAMILIES[f] ?? drawFamily(seed, f);
+    const spec = clean ? withoutTraps(drawn) : drawn;
     const children = Math.min(spec.children, studentCount - i);
     studentStart.push(i);
     guardianStart.push(g);

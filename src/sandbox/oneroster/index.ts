@@ -5,6 +5,7 @@
 import type { Quirks } from '../quirks.js';
 import type { Caller, ResourceRoute, SandboxRequest, SandboxResponse } from '../types.js';
 import { Churn } from './churn.js';
+import { Defects } from './defects.js';
 import { buildDistrict, DEFAULT_SCHOOLS, type District, MAX_SCHOOLS } from './district.js';
 import { errorResponse, OneRosterError, statusInfo } from './errors.js';
 import { fieldsOf, isKnownPath } from './fields.js';
@@ -54,6 +55,10 @@ export interface OneRosterSandboxOptions {
   pathPrefix?: string;
   /** Absolute service base for Link and href URLs (e.g. 'http://127.0.0.1:4010/v1'); default from Host. */
   baseUrl?: string;
+  /** A district without data errors: no family traps, no user tobedeleted (the audit finds nothing). */
+  clean?: boolean;
+  /** Plant one of each data error the go-live audit reports, on known records (defects.ts). */
+  defects?: boolean;
 }
 
 export const DEFAULT_STUDENTS = 1200;
@@ -93,7 +98,7 @@ export function createOneRosterService(
     throw new RangeError(`agents must be one of ${AGENTS_SIDES.join(', ')}, got ${String(options.agents)}`);
   }
   const seed = options.seed ?? DEFAULT_SEED;
-  const d = buildDistrict(seed, students, schools);
+  const d = buildDistrict(seed, students, schools, options.clean ?? false);
   const churn = new Churn(d, seed);
   const server = new OneRosterServer(d, options, churn, quirks);
   return { route: (req, caller) => server.handle(req, caller), churn };
@@ -105,6 +110,7 @@ export function seededDistrict(options: OneRosterSandboxOptions = {}): District 
     options.seed ?? DEFAULT_SEED,
     options.students ?? DEFAULT_STUDENTS,
     options.schools ?? DEFAULT_SCHOOLS,
+    options.clean ?? false,
   );
 }
 
@@ -112,6 +118,7 @@ class OneRosterServer {
   /** Filtered and sorted index lists per (version, path, filter, sort), so paging through is O(page). */
   private readonly cache = new Map<string, IndexList>();
   private readonly link: LinkStyle;
+  private readonly defects?: Defects;
 
   constructor(
     private readonly d: District,
@@ -120,6 +127,13 @@ class OneRosterServer {
     private readonly quirks: Quirks,
   ) {
     this.link = options.link ?? 'angle';
+    if (options.defects) this.defects = new Defects(d);
+  }
+
+  /** Record i as served: the seeded one, with the district's changes and, under --defects, its defect. */
+  private record(ctx: RenderContext, kind: Kind, i: number): Rec {
+    const rec = this.churn.record(ctx, kind, i);
+    return this.defects ? this.defects.apply(ctx, kind, i, rec) : rec;
   }
 
   handle(req: SandboxRequest, caller: Caller): SandboxResponse | undefined {
@@ -186,7 +200,7 @@ class OneRosterServer {
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
 
     if (target.type === 'single') {
-      const rec = select(this.churn.record(ctx, target.kind, target.index));
+      const rec = select(this.record(ctx, target.kind, target.index));
       const key = this.quirks.pathWrappers ? COLLECTIONS[segments[0] ?? '']!.one : WRAPPER[target.kind].one;
       return { status: 200, headers, body: this.body(version, key, rec, warnings) };
     }
@@ -211,10 +225,11 @@ class OneRosterServer {
 
     // Lists are cached per churn generation: a change makes every earlier list stale.
     const generation = this.churn.generation;
-    const at = (i: number) => this.churn.record(ctx, target.kind, i);
-    const base = this.cached(`base|${generation}|${target.key}`, () =>
-      this.churn.extend(target.key, target.list()),
-    );
+    const at = (i: number) => this.record(ctx, target.kind, i);
+    const base = this.cached(`base|${generation}|${target.key}`, () => {
+      const list = this.churn.extend(target.key, target.list());
+      return this.defects ? this.defects.list(target.key, target.kind, list) : list;
+    });
     const list =
       filter || sort
         ? this.cached(

@@ -350,7 +350,11 @@ function renderUser(ctx: RenderContext, u: number): Rec {
   const sourcedId = userSourcedId(ctx.d, u);
   const orgIds = f.schools.length ? f.schools.map((s) => ctx.d.schools[s]!.sourcedId) : [DISTRICT_ID];
   const username = p.email ? p.email.slice(0, p.email.indexOf('@')) : sourcedId;
-  const rec: Rec = { sourcedId, status: p.status, dateLastModified: p.dateLastModified };
+  const rec: Rec = {
+    sourcedId,
+    status: ctx.d.clean ? 'active' : p.status,
+    dateLastModified: p.dateLastModified,
+  };
   if (p.metadata) rec.metadata = p.metadata;
   const userIds = [{ type: f.idType, identifier: f.identifier }];
   if (ctx.version === '1.1') {
@@ -430,7 +434,11 @@ function renderGuardian(ctx: RenderContext, g: number): Rec {
   const trimmed = p.email?.trim();
   const username =
     trimmed && /^[^\s"<>@]+@/.test(trimmed) ? trimmed.slice(0, trimmed.indexOf('@')) : sourcedId;
-  const rec: Rec = { sourcedId, status: p.status, dateLastModified: p.dateLastModified };
+  const rec: Rec = {
+    sourcedId,
+    status: ctx.d.clean ? 'active' : p.status,
+    dateLastModified: p.dateLastModified,
+  };
   const userIds = [{ type: 'guardianId', identifier }];
   if (ctx.version === '1.1') {
     const asString = ctx.enabledUser11 === 'string' || (ctx.enabledUser11 === 'mixed' && g % 3 === 0);

@@ -1,0 +1,530 @@
+// The go-live audit over compact indexes: each collection's records are handed to `add` as they stream in
+// (orgs, academic sessions, courses, classes, users, then enrollments, in that order, so every reference is
+// checked against collections already read), kept only as the few fields the checks need, and `finish`
+// runs the checks that need the whole district. A student's guardian coverage and the e-mails with too many
+// children are the campaign planner's own answers (one logic with `invite plan`).
+import { isRecord } from '../api/errors.js';
+import { isKnownGrade } from '../campaign/grades.js';
+import { orgsAs, type Person, personOf } from '../campaign/people.js';
+import { CampaignPlanner, emailProblem } from '../campaign/planner.js';
+import { type CheckId, type Severity, severityOf } from './checks.js';
+
+export type Collection = 'orgs' | 'academicSessions' | 'courses' | 'classes' | 'users' | 'enrollments';
+/** The order the collections are read in: each refers only to those before it (and to itself). */
+export const READ_ORDER: readonly Collection[] = [
+  'orgs',
+  'academicSessions',
+  'courses',
+  'classes',
+  'users',
+  'enrollments',
+];
+
+export interface AuditRecord {
+  collection: Collection;
+  sourcedId: string;
+  detail: string;
+  /** The schools the record belongs to (for --school); none: district-wide, in every report. */
+  schools: string[];
+}
+
+export interface Finding {
+  check: CheckId;
+  severity: Severity;
+  count: number;
+  records: AuditRecord[];
+}
+
+export interface SchoolFigures {
+  sourcedId: string;
+  name: string;
+  students: number;
+  /** Active students with a guardian e-mail invite plan would reach. */
+  withGuardianEmail: number;
+  classes: number;
+  classesWithTeacher: number;
+}
+
+export interface AuditResult {
+  findings: Finding[];
+  schools: SchoolFigures[];
+  /** Records read per collection. */
+  read: Record<Collection, number>;
+}
+
+export interface AuditOptions {
+  checks: ReadonlySet<CheckId>;
+  /** YYYY-MM-DD: the day roles end before and a school year must cover. */
+  date: string;
+  maxChildren: number;
+}
+
+interface Org {
+  name: string;
+  type: string;
+  parent: string;
+  active: boolean;
+}
+interface Session {
+  type: string;
+  start: string;
+  end: string;
+  parent: string;
+  active: boolean;
+}
+interface Course {
+  active: boolean;
+  org: string;
+}
+interface Class {
+  active: boolean;
+  school: string;
+  teacher: boolean;
+}
+interface User extends Person {
+  /** The orgs of its roles now, once each. */
+  orgs: string[];
+}
+
+/** The one empty list users share (never written to). */
+const NONE: string[] = [];
+/** The roles a student's agent is expected to hold. */
+const AGENT_ROLES = new Set(['parent', 'guardian', 'relative']);
+const CAMPAIGN_ROLES = new Set(['parent', 'guardian']);
+
+/**
+ * A copy of a string that holds nothing else alive. V8 may return a string parsed from a page as a slice of
+ * that page's whole body: one kept id or e-mail would then keep the page (a megabyte or more) alive, and
+ * the indexes would hold every page read. Joining and slicing flattens it into a string of its own.
+ */
+const own = (value: string): string => (value.length < 13 ? value : ` ${value}`.slice(1));
+const text = (value: unknown): string => (typeof value === 'string' ? own(value.trim()) : '');
+const refId = (value: unknown): string => (isRecord(value) ? text(value.sourcedId) : '');
+const refIds = (value: unknown): string[] => (Array.isArray(value) ? value.map(refId).filter(Boolean) : []);
+const isActive = (record: Record<string, unknown>) => text(record.status).toLowerCase() !== 'tobedeleted';
+const day = (value: unknown) => text(value).slice(0, 10);
+
+const NOUN: Record<Collection, string> = {
+  orgs: 'org',
+  academicSessions: 'academic session',
+  courses: 'course',
+  classes: 'class',
+  users: 'user',
+  enrollments: 'enrollment',
+};
+
+export class Audit {
+  private readonly orgs = new Map<string, Org>();
+  private readonly sessions = new Map<string, Session>();
+  private readonly courses = new Map<string, Course>();
+  private readonly classes = new Map<string, Class>();
+  private readonly users = new Map<string, User>();
+  /** Students in an active class (the user map's own id strings: no copy per enrollment). */
+  private readonly enrolled = new Set<string>();
+  private readonly found = new Map<CheckId, AuditRecord[]>();
+  private readonly duplicates = new Map<string, number>();
+  private namedByCache?: Map<string, string[]>;
+  readonly read: Record<Collection, number> = {
+    orgs: 0,
+    academicSessions: 0,
+    courses: 0,
+    classes: 0,
+    users: 0,
+    enrollments: 0,
+  };
+
+  constructor(private readonly options: AuditOptions) {}
+
+  private report(check: CheckId, found: AuditRecord): void {
+    if (!this.options.checks.has(check)) return;
+    const record = { ...found, sourcedId: own(found.sourcedId), detail: own(found.detail) };
+    const list = this.found.get(check);
+    if (list) list.push(record);
+    else this.found.set(check, [record]);
+  }
+
+  /** The pager served this sourcedId again in the collection (the first record is the one audited). */
+  repeated(collection: Collection, sourcedId: string): void {
+    const key = `${collection}\n${sourcedId}`;
+    this.duplicates.set(key, (this.duplicates.get(key) ?? 0) + 1);
+  }
+
+  /**
+   * A reference from an active or tobedeleted record: missing-reference when the target is not in its
+   * collection, active-refers-to-deleted when an active record names a tobedeleted one.
+   */
+  private reference(
+    from: { collection: Collection; sourcedId: string; active: boolean; schools: string[] },
+    field: string,
+    target: Collection,
+    id: string,
+    index: ReadonlyMap<string, { active: boolean }>,
+  ): void {
+    if (id === '') return;
+    const found = index.get(id);
+    const base = { collection: from.collection, sourcedId: from.sourcedId, schools: from.schools };
+    if (!found)
+      this.report('missing-reference', { ...base, detail: `${field} ${id}: no such ${NOUN[target]}` });
+    else if (from.active && !found.active)
+      this.report('active-refers-to-deleted', { ...base, detail: `${field} ${id} is tobedeleted` });
+  }
+
+  add(collection: Collection, record: unknown): void {
+    if (!isRecord(record)) return;
+    const sourcedId = text(record.sourcedId);
+    if (sourcedId === '') return;
+    this.read[collection]++;
+    const active = isActive(record);
+    switch (collection) {
+      case 'orgs':
+        this.orgs.set(sourcedId, {
+          name: text(record.name),
+          type: text(record.type),
+          parent: refId(record.parent),
+          active,
+        });
+        return;
+      case 'academicSessions':
+        this.sessions.set(sourcedId, {
+          type: text(record.type),
+          start: day(record.startDate),
+          end: day(record.endDate),
+          parent: refId(record.parent),
+          active,
+        });
+        return;
+      case 'courses': {
+        const org = refId(record.org);
+        const from = { collection, sourcedId, active, schools: this.schoolsOf(org) };
+        this.reference(from, 'org', 'orgs', org, this.orgs);
+        this.reference(from, 'schoolYear', 'academicSessions', refId(record.schoolYear), this.sessions);
+        this.courses.set(sourcedId, { active, org });
+        return;
+      }
+      case 'classes': {
+        const school = refId(record.school);
+        const from = { collection, sourcedId, active, schools: school ? [school] : [] };
+        this.reference(from, 'course', 'courses', refId(record.course), this.courses);
+        this.reference(from, 'school', 'orgs', school, this.orgs);
+        for (const term of refIds(record.terms))
+          this.reference(from, 'terms', 'academicSessions', term, this.sessions);
+        this.classes.set(sourcedId, { active, school, teacher: false });
+        return;
+      }
+      case 'users': {
+        const person = personOf(record, this.options.date);
+        if (!person) return;
+        const orgs = [...new Set(person.roles.flatMap((r) => (r.org ? [r.org] : [])))];
+        // Tens of thousands of users are kept: no name (the report names records by sourcedId), and one
+        // shared empty list for every list that is empty.
+        const owned = (list: string[]) => (list.length ? list.map(own) : NONE);
+        const user: User = {
+          sourcedId,
+          name: '',
+          email: own(person.email),
+          active: person.active,
+          roles: person.roles.map((r) => ({ role: own(r.role), ...(r.org && { org: own(r.org) }) })),
+          endedRoles: owned(person.endedRoles),
+          grades: owned(person.grades),
+          agents: owned(person.agents),
+          orgs: owned(orgs),
+        };
+        const from = { collection, sourcedId, active, schools: orgs };
+        for (const org of orgs) this.reference(from, 'orgs', 'orgs', org, this.orgs);
+        this.users.set(sourcedId, user);
+        return;
+      }
+      case 'enrollments':
+        this.enrollment(sourcedId, active, record);
+        return;
+    }
+  }
+
+  private enrollment(sourcedId: string, active: boolean, record: Record<string, unknown>): void {
+    const userId = refId(record.user);
+    const classId = refId(record.class);
+    const school = refId(record.school);
+    const from = { collection: 'enrollments' as const, sourcedId, active, schools: school ? [school] : [] };
+    this.reference(from, 'user', 'users', userId, this.users);
+    this.reference(from, 'class', 'classes', classId, this.classes);
+    this.reference(from, 'school', 'orgs', school, this.orgs);
+    const user = this.users.get(userId);
+    const cls = this.classes.get(classId);
+    if (!active || !user?.active || !cls?.active) return;
+    const role = text(record.role).toLowerCase();
+    if (role === 'teacher') cls.teacher = true;
+    else if (role === 'student') this.enrolled.add(user.sourcedId);
+  }
+
+  /** The org itself when it is a school (for --school), else none. */
+  private schoolsOf(org: string): string[] {
+    return org && this.orgs.get(org)?.type === 'school' ? [org] : [];
+  }
+
+  finish(): AuditResult {
+    this.duplicateIds();
+    this.parents();
+    this.sessionDates();
+    this.currentSchoolYear();
+    this.people();
+    this.emailsShared();
+    const plan = this.campaign();
+    const findings: Finding[] = [...this.options.checks].map((check) => {
+      const records = this.found.get(check) ?? [];
+      return { check, severity: severityOf(check), count: records.length, records };
+    });
+    return { findings, schools: this.figures(plan), read: this.read };
+  }
+
+  private duplicateIds(): void {
+    for (const [key, more] of this.duplicates) {
+      const [collection, sourcedId] = key.split('\n') as [Collection, string];
+      this.report('duplicate-sourcedid', {
+        collection,
+        sourcedId,
+        detail: `${more + 1} records with this sourcedId (the first was audited)`,
+        schools: [],
+      });
+    }
+  }
+
+  /** Orgs and sessions name their parent; an org may not be its own ancestor. */
+  private parents(): void {
+    for (const [sourcedId, org] of this.orgs) {
+      const from = {
+        collection: 'orgs' as const,
+        sourcedId,
+        active: org.active,
+        schools: this.schoolsOf(sourcedId),
+      };
+      this.reference(from, 'parent', 'orgs', org.parent, this.orgs);
+      const seen = new Set<string>();
+      for (let at = org.parent; at !== '' && !seen.has(at); at = this.orgs.get(at)?.parent ?? '') {
+        if (at === sourcedId) {
+          this.report('org-cycle', {
+            ...from,
+            detail: `its parent chain comes back to it: ${[...seen, at].join(' → ')}`,
+          });
+          break;
+        }
+        seen.add(at);
+      }
+    }
+    for (const [sourcedId, session] of this.sessions) {
+      const from = {
+        collection: 'academicSessions' as const,
+        sourcedId,
+        active: session.active,
+        schools: [],
+      };
+      this.reference(from, 'parent', 'academicSessions', session.parent, this.sessions);
+    }
+  }
+
+  private sessionDates(): void {
+    for (const [sourcedId, s] of this.sessions) {
+      const base = { collection: 'academicSessions' as const, sourcedId, schools: [] };
+      if (s.start && s.end && s.end < s.start)
+        this.report('session-dates', { ...base, detail: `ends ${s.end}, before it starts ${s.start}` });
+      const parent = this.sessions.get(s.parent);
+      if (!parent || !s.start || !s.end || !parent.start || !parent.end) continue;
+      if (s.start < parent.start || s.end > parent.end)
+        this.report('session-dates', {
+          ...base,
+          detail: `${s.start} – ${s.end} is outside its parent ${s.parent} (${parent.start} – ${parent.end})`,
+        });
+    }
+  }
+
+  private currentSchoolYear(): void {
+    const { date } = this.options;
+    const years = [...this.sessions].filter(([, s]) => s.type === 'schoolYear' && s.active);
+    if (years.some(([, s]) => s.start <= date && date <= s.end)) return;
+    const latest = years.sort(([, a], [, b]) => (a.end < b.end ? 1 : -1))[0];
+    this.report('no-current-school-year', {
+      collection: 'academicSessions',
+      sourcedId: latest?.[0] ?? '',
+      detail: latest
+        ? `no active school year covers ${date}; the latest ends ${latest[1].end}`
+        : `no active school year at all (${date})`,
+      schools: [],
+    });
+  }
+
+  /** User id → the users whose own agents name it (the other side of the links), built once. */
+  private namedBy(): Map<string, string[]> {
+    if (this.namedByCache) return this.namedByCache;
+    const links = new Map<string, string[]>();
+    this.namedByCache = links;
+    for (const user of this.users.values())
+      for (const id of user.agents) {
+        const list = links.get(id);
+        if (list) list.push(user.sourcedId);
+        else links.set(id, [user.sourcedId]);
+      }
+    return links;
+  }
+
+  private people(): void {
+    const { users } = this;
+    const namedBy = this.namedBy();
+    for (const user of users.values()) {
+      const from = {
+        collection: 'users' as const,
+        sourcedId: user.sourcedId,
+        active: user.active,
+        schools: user.orgs,
+      };
+      for (const agent of user.agents) {
+        this.reference(from, 'agents', 'users', agent, users);
+        const other = users.get(agent);
+        if (other && !other.agents.includes(user.sourcedId))
+          this.report('one-sided-link', {
+            ...from,
+            detail: `agents names ${agent}, whose record does not name ${user.sourcedId}`,
+          });
+      }
+      if (!user.active) continue;
+      const problem = user.email === '' ? undefined : emailProblem(user.email);
+      if (problem !== undefined)
+        this.report('invalid-email', { ...from, detail: `"${user.email}": ${problem}` });
+      const schools = orgsAs(user, 'student');
+      if (!user.roles.some((r) => r.role === 'student')) continue;
+      for (const grade of user.grades)
+        if (!isKnownGrade(grade))
+          this.report('invalid-grade', { ...from, schools, detail: `grade "${grade}"` });
+      if (!this.enrolled.has(user.sourcedId))
+        this.report('student-without-enrollment', { ...from, schools, detail: 'in no active class' });
+      const linked = new Set([...user.agents, ...(namedBy.get(user.sourcedId) ?? [])]);
+      for (const id of linked) {
+        const agent = users.get(id);
+        if (!agent?.active || agent.roles.some((r) => AGENT_ROLES.has(r.role))) continue;
+        const role = agent.roles[0]?.role;
+        this.report('agent-not-guardian', {
+          ...from,
+          schools,
+          detail: role
+            ? `agent ${id} is a ${role}`
+            : `agent ${id} holds no role now${agent.endedRoles.length ? ` (${agent.endedRoles.join(', ')} ended)` : ''}`,
+        });
+      }
+    }
+    for (const [sourcedId, cls] of this.classes)
+      if (cls.active && !cls.teacher)
+        this.report('class-without-teacher', {
+          collection: 'classes',
+          sourcedId,
+          detail: 'no active teacher enrollment',
+          schools: cls.school ? [cls.school] : [],
+        });
+  }
+
+  /**
+   * One e-mail (trimmed, any case) on active users of different families: two users are one family when
+   * one links the other, or both link a common student (through agents, on either side).
+   */
+  private emailsShared(): void {
+    if (!this.options.checks.has('shared-email')) return;
+    // First the e-mails on two users or more (few), so no list is built for the many held by one.
+    const first = new Map<string, string>();
+    const byEmail = new Map<string, string[]>();
+    for (const user of this.users.values()) {
+      if (!user.active || user.email === '') continue;
+      const key = user.email.toLowerCase();
+      const one = first.get(key);
+      if (one === undefined) first.set(key, user.sourcedId);
+      else byEmail.set(key, [...(byEmail.get(key) ?? [one]), user.sourcedId]);
+    }
+    first.clear();
+    const namedBy = this.namedBy();
+    const linked = (id: string) =>
+      new Set([...(this.users.get(id)?.agents ?? []), ...(namedBy.get(id) ?? [])]);
+    for (const [email, ids] of byEmail) {
+      if (ids.length < 2) continue;
+      const links = ids.map(linked);
+      const family = ids.map((_, i) => i);
+      const root = (i: number): number => (family[i] === i ? i : root(family[i] as number));
+      for (let a = 0; a < ids.length; a++)
+        for (let b = a + 1; b < ids.length; b++) {
+          const la = links[a] as Set<string>;
+          const lb = links[b] as Set<string>;
+          if (la.has(ids[b] as string) || lb.has(ids[a] as string) || [...la].some((id) => lb.has(id)))
+            family[root(b)] = root(a);
+        }
+      if (new Set(ids.map((_, i) => root(i))).size < 2) continue;
+      for (const [i, id] of ids.entries()) {
+        const others = ids.filter((_, j) => root(j) !== root(i));
+        this.report('shared-email', {
+          collection: 'users',
+          sourcedId: id,
+          detail: `${email} is also on ${others.join(', ')} (another family)`,
+          schools: this.users.get(id)?.orgs ?? [],
+        });
+      }
+    }
+  }
+
+  /** The campaign planner over every active school: its uncovered students and its over-full e-mails. */
+  private campaign(): ReturnType<CampaignPlanner['plan']> {
+    const schools = new Map<string, string>();
+    for (const [id, org] of this.orgs)
+      if (org.type === 'school' && org.active) schools.set(id, org.name || id);
+    const planner = new CampaignPlanner({ schools, roles: CAMPAIGN_ROLES, count: 'in-scope' });
+    for (const user of this.users.values()) planner.addStudent(user);
+    for (const user of this.users.values()) planner.offer(user);
+    const plan = planner.plan(
+      (email, schoolId) => `${email.toLowerCase()}\n${schoolId}`,
+      () => undefined,
+      false,
+    );
+    for (const student of plan.uncovered) {
+      const user = this.users.get(student.sourcedId);
+      this.report('student-without-guardian-email', {
+        collection: 'users',
+        sourcedId: student.sourcedId,
+        detail: student.reason,
+        schools: user ? orgsAs(user, 'student') : [],
+      });
+    }
+    for (const invitation of plan.invitations) {
+      if (invitation.studentCount <= this.options.maxChildren) continue;
+      this.report('guardian-many-students', {
+        collection: 'users',
+        sourcedId: invitation.guardians[0]?.sourcedId ?? '',
+        detail: `${invitation.email}: ${invitation.studentCount} children at ${invitation.schoolId} (more than ${this.options.maxChildren}); guardians ${invitation.guardians.map((g) => g.sourcedId).join(', ')}`,
+        schools: [invitation.schoolId],
+      });
+    }
+    return plan;
+  }
+
+  private figures(plan: ReturnType<CampaignPlanner['plan']>): SchoolFigures[] {
+    const figures = new Map<string, SchoolFigures>();
+    for (const summary of plan.schools)
+      figures.set(summary.schoolId, {
+        sourcedId: summary.schoolId,
+        name: summary.name,
+        students: 0,
+        withGuardianEmail: 0,
+        classes: 0,
+        classesWithTeacher: 0,
+      });
+    const uncovered = new Set(plan.uncovered.map((s) => s.sourcedId));
+    for (const user of this.users.values()) {
+      if (!user.active) continue;
+      for (const school of new Set(orgsAs(user, 'student'))) {
+        const f = figures.get(school);
+        if (!f) continue;
+        f.students++;
+        if (!uncovered.has(user.sourcedId)) f.withGuardianEmail++;
+      }
+    }
+    for (const cls of this.classes.values()) {
+      const f = cls.active ? figures.get(cls.school) : undefined;
+      if (!f) continue;
+      f.classes++;
+      if (cls.teacher) f.classesWithTeacher++;
+    }
+    return [...figures.values()];
+  }
+}

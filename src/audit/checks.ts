@@ -1,0 +1,73 @@
+// The go-live audit's checks: ids (part of the interface), default severities and what each means. Kept
+// apart from the checks themselves so flag parsing, --help and doctor know them without loading the audit.
+
+export type Severity = 'error' | 'warning' | 'info';
+export const SEVERITIES: readonly Severity[] = ['error', 'warning', 'info'];
+
+export interface CheckInfo {
+  id: string;
+  severity: Severity;
+  meaning: string;
+}
+
+export const AUDIT_CHECKS = [
+  { id: 'duplicate-sourcedid', severity: 'error', meaning: 'a sourcedId twice in one collection' },
+  {
+    id: 'missing-reference',
+    severity: 'error',
+    meaning: 'a reference to a record that does not exist',
+  },
+  {
+    id: 'active-refers-to-deleted',
+    severity: 'warning',
+    meaning: 'an active record referring to a tobedeleted one',
+  },
+  { id: 'org-cycle', severity: 'error', meaning: 'an org that is its own ancestor' },
+  {
+    id: 'session-dates',
+    severity: 'error',
+    meaning: 'an academic session ending before it starts, or outside its parent session',
+  },
+  { id: 'no-current-school-year', severity: 'warning', meaning: 'no school year covers the audit date' },
+  {
+    id: 'student-without-enrollment',
+    severity: 'warning',
+    meaning: 'an active student in no active class',
+  },
+  { id: 'class-without-teacher', severity: 'warning', meaning: 'an active class with no active teacher' },
+  { id: 'invalid-email', severity: 'warning', meaning: "a user's e-mail that invite send would refuse" },
+  { id: 'shared-email', severity: 'warning', meaning: 'one e-mail on users of different families' },
+  {
+    id: 'invalid-grade',
+    severity: 'warning',
+    meaning: 'a grade neither in the OneRoster vocabulary nor a documented alias',
+  },
+  {
+    id: 'student-without-guardian-email',
+    severity: 'warning',
+    meaning: 'a student invite plan cannot reach (its uncovered list, with the same reasons)',
+  },
+  {
+    id: 'agent-not-guardian',
+    severity: 'warning',
+    meaning: "a student's agent whose role is not parent, guardian or relative",
+  },
+  { id: 'one-sided-link', severity: 'info', meaning: 'an agents link recorded on one side only' },
+  {
+    id: 'guardian-many-students',
+    severity: 'warning',
+    meaning: 'one e-mail with more children at one school than --max-children',
+  },
+] as const satisfies readonly CheckInfo[];
+
+export type CheckId = (typeof AUDIT_CHECKS)[number]['id'];
+export const CHECK_IDS: readonly CheckId[] = AUDIT_CHECKS.map((c) => c.id);
+
+export const severityOf = (id: CheckId): Severity =>
+  (AUDIT_CHECKS.find((c) => c.id === id) as CheckInfo).severity;
+
+/** error 0, warning 1, info 2: lower is worse. */
+export const rank = (severity: Severity): number => SEVERITIES.indexOf(severity);
+
+/** The error-severity checks: what `roster doctor` runs. */
+export const ERROR_CHECKS: readonly CheckId[] = CHECK_IDS.filter((id) => severityOf(id) === 'error');

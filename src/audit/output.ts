@@ -1,0 +1,81 @@
+// The audit's report in each of its forms: JSON (every record), the terminal's two tables, and one CSV per
+// check for the office that fixes the records in the SIS (cells that could run as formulas are quoted off).
+import { csvLine, formulaSafe } from '../output/csv.js';
+import type { AuditResult, Finding, SchoolFigures } from './audit.js';
+import type { Severity } from './checks.js';
+
+export interface ReportMeta {
+  version: string;
+  /** The audit date (YYYY-MM-DD). */
+  date: string;
+  /** The schools the report is limited to, or null for the district. */
+  schools: string[] | null;
+  failOn: Severity | 'never';
+}
+
+export interface AuditJson {
+  summary: {
+    version: string;
+    date: string;
+    schools: string[] | null;
+    failOn: Severity | 'never';
+    /** Records found per severity. */
+    counts: Record<Severity, number>;
+    read: AuditResult['read'];
+    perSchool: (SchoolFigures & { guardianEmailShare: number | null })[];
+  };
+  findings: { check: string; severity: Severity; count: number; records: ReportRecord[] }[];
+}
+
+interface ReportRecord {
+  collection: string;
+  sourcedId: string;
+  detail: string;
+}
+
+export const share = (part: number, whole: number): number | null =>
+  whole === 0 ? null : Math.round((1000 * part) / whole) / 1000;
+
+export function auditJson(result: AuditResult, meta: ReportMeta): AuditJson {
+  const counts: Record<Severity, number> = { error: 0, warning: 0, info: 0 };
+  for (const f of result.findings) counts[f.severity] += f.count;
+  return {
+    summary: {
+      ...meta,
+      counts,
+      read: result.read,
+      perSchool: result.schools.map((s) => ({
+        ...s,
+        guardianEmailShare: share(s.withGuardianEmail, s.students),
+      })),
+    },
+    findings: result.findings.map((f) => ({
+      check: f.check,
+      severity: f.severity,
+      count: f.count,
+      records: f.records.map(({ collection, sourcedId, detail }) => ({ collection, sourcedId, detail })),
+    })),
+  };
+}
+
+/** The first few records of a finding, for the summary table. */
+export function examplesOf(finding: Finding, n = 3): string {
+  const ids = finding.records.slice(0, n).map((r) => r.sourcedId || r.collection);
+  return ids.join(', ') + (finding.count > n ? `, … (${finding.count - n} more)` : '');
+}
+
+export const percent = (value: number | null): string =>
+  value === null ? '–' : `${(100 * value).toFixed(1)}%`;
+
+/** One CSV per check: the records to fix, one a line. */
+export function findingCsv(finding: Finding): string {
+  const header = csvLine(['check', 'severity', 'collection', 'sourcedId', 'detail']);
+  return (
+    header +
+    finding.records
+      .map((r) =>
+        csvLine([finding.check, finding.severity, r.collection, r.sourcedId, r.detail].map(formulaSafe)),
+      )
+      .join('')
+  );
+}

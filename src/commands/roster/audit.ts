@@ -1,0 +1,218 @@
+// `roster roster audit`: the go-live data audit. Reads the district once (src/audit/), reports what will
+// break before families are invited, as tables, JSON, one CSV per check and an HTML page; exits 1 when a
+// finding is at or above --fail-on, as `roster doctor` does when a check fails. The audit itself loads
+// only when the command runs.
+import { join, resolve } from 'node:path';
+import type { Command } from 'commander';
+import type { AuditResult } from '../../audit/audit.js';
+import { AUDIT_CHECKS, CHECK_IDS, type CheckId, SEVERITIES, type Severity } from '../../audit/checks.js';
+import { DEFAULT_MAX_CHILDREN_PER_EMAIL } from '../../campaign/limits.js';
+import type { Context } from '../../context.js';
+import { RosterError, UsageError } from '../../errors.js';
+import { parseCount, printable } from '../../values.js';
+import { examples, openSession, repeatable } from '../common.js';
+import { DEFAULT_CONCURRENCY, DEFAULT_PAGE_SIZE, MAX_CONCURRENCY, MAX_PAGE_SIZE } from './read.js';
+
+export interface AuditFlags {
+  school?: string[];
+  allSchools?: boolean;
+  check?: string[];
+  skip?: string[];
+  failOn?: string;
+  json?: boolean;
+  csvDir?: string;
+  html?: string;
+  maxChildren?: string;
+  date?: string;
+  pageSize?: string;
+  concurrency?: string;
+  refreshSchools?: boolean;
+}
+
+export interface AuditRequest {
+  schools: string[] | 'all';
+  checks: Set<CheckId>;
+  failOn: Severity | 'never';
+  maxChildren: number;
+  date: string;
+  pageSize: number;
+  concurrency: number;
+  csvDir?: string;
+  html?: string;
+}
+
+const FAIL_ON = [...SEVERITIES, 'never'] as const;
+
+function checkList(flag: string, values: string[] | undefined): CheckId[] | undefined {
+  if (values === undefined) return undefined;
+  const ids = values.flatMap((v) => v.split(',')).map((v) => v.trim());
+  const unknown = ids.find((id) => !(CHECK_IDS as readonly string[]).includes(id));
+  if (unknown !== undefined)
+    throw new UsageError(
+      `Unknown check "${printable(unknown, 40)}" in ${flag}.`,
+      `The checks: ${CHECK_IDS.join(', ')}.`,
+    );
+  return ids as CheckId[];
+}
+
+/** What the flags ask for, checked before any request. */
+export function parseAuditFlags(flags: AuditFlags, now: number): AuditRequest {
+  const schools = (flags.school ?? []).map((s) => s.trim());
+  if (flags.allSchools && schools.length > 0)
+    throw new UsageError('Give --school or --all-schools, not both.');
+  if (schools.some((s) => s === '')) throw new UsageError('--school is empty.');
+  const only = checkList('--check', flags.check);
+  const skip = checkList('--skip', flags.skip);
+  if (only && skip) throw new UsageError('Give --check or --skip, not both.');
+  const checks = new Set<CheckId>(only ?? CHECK_IDS.filter((id) => !skip?.includes(id)));
+  if (checks.size === 0) throw new UsageError('--skip leaves no check to run.');
+  const failOn = flags.failOn ?? 'error';
+  if (!(FAIL_ON as readonly string[]).includes(failOn))
+    throw new UsageError(`Invalid --fail-on "${printable(failOn, 20)}": expected ${FAIL_ON.join(', ')}.`);
+  const date = flags.date ?? new Date(now).toISOString().slice(0, 10);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(Date.parse(date)))
+    throw new UsageError(`Invalid --date "${printable(date, 20)}": expected YYYY-MM-DD.`);
+  for (const [flag, value] of [
+    ['--csv-dir', flags.csvDir],
+    ['--html', flags.html],
+  ] as const)
+    if (value !== undefined && (value.trim() === '' || value === '-'))
+      throw new UsageError(`${flag} needs a ${flag === '--html' ? 'file' : 'directory'} path.`);
+  return {
+    schools: flags.allSchools || schools.length === 0 ? 'all' : [...new Set(schools)],
+    checks,
+    failOn: failOn as Severity | 'never',
+    maxChildren: parseCount('--max-children', flags.maxChildren, 1, 1000) ?? DEFAULT_MAX_CHILDREN_PER_EMAIL,
+    date,
+    pageSize: parseCount('--page-size', flags.pageSize, 1, MAX_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE,
+    concurrency: parseCount('--concurrency', flags.concurrency, 1, MAX_CONCURRENCY) ?? DEFAULT_CONCURRENCY,
+    ...(flags.csvDir !== undefined && { csvDir: resolve(flags.csvDir) }),
+    ...(flags.html !== undefined && { html: resolve(flags.html) }),
+  };
+}
+
+async function run(flags: AuditFlags, ctx: Context, cmd: Command): Promise<void> {
+  const request = parseAuditFlags(flags, ctx.now());
+  const session = await openSession(ctx, cmd);
+  const [{ runAudit, forSchools, sorted, fails }, { onerosterService }, { startProgress }] =
+    await Promise.all([
+      import('../../audit/run.js'),
+      import('../../oneroster/service.js'),
+      import('../../output/progress.js'),
+    ]);
+  let selected: Map<string, string> | undefined;
+  if (request.schools !== 'all') {
+    const { SchoolDirectory } = await import('../../schools/directory.js');
+    selected = await new SchoolDirectory(ctx, session, Boolean(flags.refreshSchools)).selection(
+      request.schools,
+    );
+  }
+  const service = onerosterService(session);
+  const progress = await startProgress(ctx, `Auditing OneRoster ${service.version}…`);
+  let full: AuditResult;
+  try {
+    full = await runAudit(service, request, {
+      signal: ctx.trapInterrupt(),
+      progress: (text) => progress.update(text),
+      warn: (line) => ctx.log.warn(line),
+      debug: (line) => ctx.log.debug(line),
+    });
+  } finally {
+    progress.stop();
+  }
+  const result = sorted(forSchools(full, selected && new Set(selected.keys())));
+  const meta = {
+    version: service.version,
+    date: request.date,
+    schools: selected ? [...selected.keys()] : null,
+    failOn: request.failOn,
+  };
+  const { auditJson, findingCsv } = await import('../../audit/output.js');
+  if (request.csvDir) {
+    const { outputFolder, writePrivateFile } = await import('../../files.js');
+    await outputFolder(request.csvDir, (line) => ctx.log.warn(line));
+    for (const finding of result.findings.filter((f) => f.count > 0))
+      await writePrivateFile(join(request.csvDir, `${finding.check}.csv`), findingCsv(finding));
+  }
+  if (request.html) {
+    const [{ auditHtml }, { writePrivateFile }] = await Promise.all([
+      import('../../audit/html.js'),
+      import('../../files.js'),
+    ]);
+    await writePrivateFile(request.html, auditHtml(auditJson(result, meta)));
+  }
+  const { printJson } = await import('../../output/render.js');
+  if (flags.json) printJson(ctx, auditJson(result, meta));
+  else {
+    const { printReport } = await import('../../audit/terminal.js');
+    await printReport(ctx, result);
+  }
+  const found = result.findings.filter((f) => f.count > 0);
+  const total = found.reduce((n, f) => n + f.count, 0);
+  ctx.log.info(
+    total === 0
+      ? `Audit of OneRoster ${service.version}: no finding (${request.checks.size} checks).`
+      : `Audit of OneRoster ${service.version}: ${total} record${total === 1 ? '' : 's'} to look at in ${found.length} check${found.length === 1 ? '' : 's'}.`,
+  );
+  if (request.csvDir) ctx.log.info(`CSV files written to ${request.csvDir}.`);
+  if (request.html) ctx.log.info(`HTML report written to ${request.html}.`);
+  if (fails(result, request.failOn)) {
+    const worst = found.filter(
+      (f) =>
+        request.failOn !== 'never' && SEVERITIES.indexOf(f.severity) <= SEVERITIES.indexOf(request.failOn),
+    );
+    throw new RosterError(
+      'failure',
+      `The audit found problems at or above --fail-on ${request.failOn}: ${worst.map((f) => `${f.check} (${f.count})`).join(', ')}`,
+    );
+  }
+}
+
+export function register(group: Command, ctx: Context): void {
+  const command = group
+    .command('audit')
+    .summary('go-live data audit: what will break before families are invited')
+    .description(
+      'Read the district once (orgs, academic sessions, courses, classes, users, enrollments) and check what ' +
+        'go-live needs: references that resolve, a current school year, students in classes, classes with a ' +
+        'teacher, guardian e-mails invite send takes. Exit 1 when a finding is at or above --fail-on (default ' +
+        'error), 0 otherwise.',
+    )
+    .addHelpText(
+      'after',
+      `\nChecks (ids for --check / --skip) and their severities:\n${AUDIT_CHECKS.map((c) => `  ${c.id.padEnd(31)} ${c.severity.padEnd(8)} ${c.meaning}`).join('\n')}\n`,
+    )
+    .option(
+      '--school <school>',
+      'limit the report to a school: sourcedId, name or identifier (repeatable)',
+      repeatable,
+    )
+    .option('--all-schools', 'report on every school (the default)')
+    .option('--check <ids>', 'run only these checks (comma-separated, repeatable)', repeatable)
+    .option('--skip <ids>', 'run every check but these (comma-separated, repeatable)', repeatable)
+    .option(
+      '--fail-on <severity>',
+      `exit 1 when a finding is at or above: ${FAIL_ON.join(', ')} (default error)`,
+    )
+    .option('--json', 'the report as JSON on stdout, every record')
+    .option('--csv-dir <dir>', 'write one CSV per check with findings: the records to fix')
+    .option('--html <file>', 'write the report as one self-contained HTML page')
+    .option(
+      '--max-children <n>',
+      `guardian-many-students: children per e-mail at one school above which it is reported (default ${DEFAULT_MAX_CHILDREN_PER_EMAIL})`,
+    )
+    .option(
+      '--date <YYYY-MM-DD>',
+      'the day to audit for: roles ended and the current school year (default today)',
+    )
+    .option('--page-size <n>', `records per request (default ${DEFAULT_PAGE_SIZE})`)
+    .option('--concurrency <n>', `pages in flight (default ${DEFAULT_CONCURRENCY}, max ${MAX_CONCURRENCY})`)
+    .option('--refresh-schools', "read the district's schools again instead of using the day-old cache")
+    .action(async (flags: AuditFlags, cmd: Command) => run(flags, ctx, cmd));
+  examples(command, [
+    'roster roster audit',
+    'roster roster audit --school "Alder Elementary School" --html audit.html',
+    'roster roster audit --fail-on warning --csv-dir ./to-fix',
+    'roster roster audit --check missing-reference,duplicate-sourcedid --json > audit.json',
+  ]);
+}

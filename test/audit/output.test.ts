@@ -1,0 +1,57 @@
+// The audit's report forms as units: what reaches a CSV cell or an HTML page from hostile server text.
+import { describe, expect, it } from 'vitest';
+import type { AuditResult } from '../../src/audit/audit.js';
+import { auditHtml } from '../../src/audit/html.js';
+import { auditJson, findingCsv } from '../../src/audit/output.js';
+
+const hostile = {
+  collection: 'users' as const,
+  sourcedId: '=HYPERLINK("http://evil.example","x")',
+  detail: '<script>alert(1)</script>\u001b[31m "quoted" & more',
+  schools: ['org-sch-1'],
+};
+
+const result: AuditResult = {
+  findings: [{ check: 'invalid-email', severity: 'warning', count: 1, records: [hostile] }],
+  schools: [
+    {
+      sourcedId: 'org-sch-1',
+      name: '<b>Alder</b>',
+      students: 4,
+      withGuardianEmail: 3,
+      classes: 2,
+      classesWithTeacher: 1,
+    },
+  ],
+  read: { orgs: 1, academicSessions: 0, courses: 0, classes: 2, users: 4, enrollments: 0 },
+};
+const meta = { version: '1.1', date: '2026-01-15', schools: null, failOn: 'error' as const };
+
+describe('audit outputs', () => {
+  it('a CSV cell that would run as a formula is quoted off; every record is a row', () => {
+    const csv = findingCsv(result.findings[0] as AuditResult['findings'][number]);
+    expect(csv.split('\n')[0]).toBe('check,severity,collection,sourcedId,detail');
+    expect(csv).toContain(`invalid-email,warning,users,"'=HYPERLINK(""http://evil.example"",""x"")",`);
+  });
+
+  it('the JSON keeps every record and a share per school, without the schools used for --school', () => {
+    const json = auditJson(result, meta);
+    expect(json.findings[0]?.records).toEqual([
+      { collection: 'users', sourcedId: hostile.sourcedId, detail: hostile.detail },
+    ]);
+    expect(json.summary.perSchool[0]?.guardianEmailShare).toBe(0.75);
+    expect(json.summary.counts).toEqual({ error: 0, warning: 1, info: 0 });
+  });
+
+  it('the HTML escapes server text, drops control characters and fetches nothing', () => {
+    const html = auditHtml(auditJson(result, meta));
+    expect(html).not.toContain('<script>alert');
+    expect(html).not.toContain('<b>Alder');
+    expect(html).not.toContain('\u001b');
+    expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;[31m &quot;quoted&quot; &amp; more');
+    expect(html).toContain('&lt;b&gt;Alder&lt;/b&gt;');
+    expect(html).not.toMatch(/\s(src|href)=/i);
+    // One script: the page's own filter.
+    expect(html.match(/<script>/g)).toHaveLength(1);
+  });
+});

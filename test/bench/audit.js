@@ -1,0 +1,95 @@
+// Audit benchmark (issue 22): `roster roster audit` of a district of 50,000 students (25 schools, ~80,000
+// guardians, every collection the audit reads) beside `roster roster export --out DIR` of the same district
+// in the same run: both read orgs, academic sessions, courses, classes, users and enrollments once through
+// the pager; the export writes them, the audit indexes them and runs its checks. Both run as their own
+// processes against the sandbox (its own process, not counted); peak RSS is reported by each client itself.
+// Goals: the audit at most 1.5× the export's time, at most 400 MB peak RSS.
+//
+//   npm run bench -- audit            (builds first)
+//   node test/bench/audit.js --students 50000 --schools 25 --rounds 3
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  demoEnv,
+  followPeakRss,
+  numberFlag,
+  PEAK_RSS_PRELOAD,
+  ROSTER,
+  requireBuild,
+  row,
+  startSandbox,
+} from './lib.js';
+
+const STUDENTS = numberFlag('--students', 50_000);
+const SCHOOLS = numberFlag('--schools', 25);
+const ROUNDS = numberFlag('--rounds', 3);
+const TIME_GOAL = 1.5;
+const MEMORY_GOAL_MB = 400;
+
+requireBuild();
+
+/** Runs roster with stdout discarded; resolves with milliseconds, peak RSS in MB and stderr. */
+function timed(env, args) {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(process.execPath, ['--import', PEAK_RSS_PRELOAD, ROSTER, ...args], {
+      env,
+      stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const peakMb = followPeakRss(child);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      if (code !== 0)
+        return reject(new Error(`roster ${args.join(' ')} exited with ${code}: ${stderr.trim()}`));
+      resolve({ ms, peakMb: peakMb(), stderr });
+    });
+  });
+}
+
+console.log(
+  `# ${STUDENTS.toLocaleString('en')} students in ${SCHOOLS} schools: audit against export (node ${process.version})`,
+);
+const sandbox = await startSandbox(['--students', String(STUDENTS), '--schools', String(SCHOOLS)]);
+try {
+  const env = demoEnv(sandbox.baseUrl);
+  const dir = mkdtempSync(join(tmpdir(), 'roster-audit-bench-'));
+  const exportArgs = ['roster', 'export', '--out', join(dir, 'export')];
+  // A day in the seeded school year; the district's planted traps are warnings and errors: never fail.
+  const auditArgs = ['roster', 'audit', '--date', '2026-01-15', '--fail-on', 'never'];
+  // Warm-up: the token, the sandbox's pages rendered once.
+  await timed(env, exportArgs);
+  const warm = await timed(env, auditArgs);
+  console.log(warm.stderr.trim().split('\n').at(-1));
+  const times = { export: [], audit: [] };
+  const peaks = { export: [], audit: [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [label, args] of [
+      ['export', exportArgs],
+      ['audit', auditArgs],
+    ]) {
+      const { ms, peakMb } = await timed(env, args);
+      times[label].push(ms);
+      peaks[label].push(peakMb);
+    }
+  }
+  const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
+  const base = median(times.export);
+  const range = (list) =>
+    `(range ${(Math.min(...list) / base).toFixed(2)}–${(Math.max(...list) / base).toFixed(2)}×)`;
+  console.log(`median of ${ROUNDS} interleaved rounds`);
+  console.log(
+    `${row('roster roster export --out DIR', base, base)}  peak RSS ${Math.max(...peaks.export).toFixed(1)} MB`,
+  );
+  console.log(`${row('roster roster audit', median(times.audit), base, TIME_GOAL)}  ${range(times.audit)}`);
+  const peak = Math.max(...peaks.audit);
+  console.log(
+    `audit peak RSS ${peak.toFixed(1)} MB  ${peak <= MEMORY_GOAL_MB ? `goal ≤ ${MEMORY_GOAL_MB} MB met` : `goal ≤ ${MEMORY_GOAL_MB} MB NOT met`}`,
+  );
+} finally {
+  sandbox.stop();
+}

@@ -1,0 +1,431 @@
+// `roster roster audit` end to end: the built CLI against the sandbox over HTTP (its --defects district, its
+// --clean one, its default one with the campaign's family traps), each check's records compared with an
+// independent computation from the records fetched over HTTP (test/helpers/audit.ts), for 1.1 and 1.2.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { actualAudit, expectedAudit, fetchDistrict } from '../helpers/audit.js';
+import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/context.js';
+import type { Version } from '../helpers/families.js';
+import { demoClient, demoEnv } from '../helpers/sandbox.js';
+import { startScriptedServer } from '../helpers/scripted-server.js';
+
+/** A day inside the seeded school year (2025-08-25 … 2026-06-12). */
+const DATE = '2026-01-15';
+const CHECKS = [
+  'duplicate-sourcedid',
+  'missing-reference',
+  'active-refers-to-deleted',
+  'org-cycle',
+  'session-dates',
+  'no-current-school-year',
+  'student-without-enrollment',
+  'class-without-teacher',
+  'invalid-email',
+  'shared-email',
+  'invalid-grade',
+  'student-without-guardian-email',
+  'agent-not-guardian',
+  'one-sided-link',
+  'guardian-many-students',
+];
+
+/** Debian's Chromium, which CI installs (.ci/run); the HTML test is skipped, saying why, without it. */
+const CHROMIUM = ['chromium', 'chromium-browser'].find((name) => spawnSync('which', [name]).status === 0);
+
+let sandbox: Sandbox | undefined;
+afterEach(async () => {
+  await sandbox?.close();
+  sandbox = undefined;
+});
+
+async function start(options: { defects?: boolean; clean?: boolean } = {}): Promise<Sandbox> {
+  sandbox = await startSandbox({ oneroster: options });
+  return sandbox;
+}
+
+function audit(sb: Sandbox, home: string, args: string[], version: Version = '1.1') {
+  return runCli(['--oneroster', version, 'roster', 'audit', ...args], home, {
+    env: demoEnv(sb),
+    timeoutMs: 60_000,
+  });
+}
+
+const district = (sb: Sandbox, version: Version) =>
+  fetchDistrict(sb.baseUrl, 'demo-allowed', demoClient(sb).clientSecret, version);
+
+/** Data requests (not tokens) per collection path. */
+const reads = (sb: Sandbox) =>
+  sb.requests
+    .filter((r) => r.path.includes('/ims/oneroster/') && !r.path.endsWith('/token'))
+    .map((r) => r.path.replace(/^.*\/v1p[12]\//, ''));
+
+describe.each(['1.1', '1.2'] as const)('roster roster audit over OneRoster %s', (version) => {
+  it('--defects: every check finds its planted records, and each equals the independent computation', async () => {
+    const sb = await start({ defects: true });
+    const result = await audit(sb, tempDir(), ['--json', '--date', DATE], version);
+    // Error findings are planted: exit 1, as doctor exits when a check fails.
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/at or above --fail-on error: .*missing-reference/);
+    const paths = reads(sb);
+    const json = JSON.parse(result.stdout);
+    const actual = actualAudit(json);
+    expect(actual).toEqual(expectedAudit(await district(sb, version), version, { date: DATE }));
+    for (const check of CHECKS) expect(actual[check]?.length ?? 0, check).toBeGreaterThan(0);
+    // The planted records by name (README "Defects").
+    expect(actual['org-cycle']).toEqual(['orgs|org-district', 'orgs|org-sch-1']);
+    expect(actual['duplicate-sourcedid']).toEqual(['classes|cls-1-KG-MATH-01', 'orgs|org-sch-1']);
+    expect(actual['session-dates']).toEqual([
+      'academicSessions|as-2025-26-gp1',
+      'academicSessions|as-2025-26-t1',
+      'academicSessions|as-2025-26-t2',
+    ]);
+    expect(actual['no-current-school-year']).toEqual(['academicSessions|as-2025-26']);
+    expect(actual['invalid-grade']).toEqual(['users|stu-000035']);
+    expect(actual['student-without-enrollment']).toEqual(['users|stu-000033']);
+    expect(actual['guardian-many-students']).toHaveLength(1);
+    expect(actual['missing-reference']).toEqual(
+      expect.arrayContaining([
+        'academicSessions|as-2025-26-gp4',
+        'classes|cls-1-KG-ELA-01',
+        'courses|crs-1-KG-ELA',
+        'enrollments|enr-stu-000031-MATH',
+        'users|tch-00001',
+      ]),
+    );
+    expect(actual['agent-not-guardian']).toEqual(expect.arrayContaining(['users|stu-000037']));
+    // Every record is in the JSON, none cut, and each finding's count is its records'.
+    for (const f of json.findings) expect(f.count).toBe(f.records.length);
+    expect(json.summary.counts.error).toBe(
+      json.findings
+        .filter((f: { severity: string }) => f.severity === 'error')
+        .reduce((n: number, f: { count: number }) => n + f.count, 0),
+    );
+    // Each collection read once: one page each at this size (users: 4 pages of 1000), never twice.
+    expect(new Set(paths)).toEqual(
+      new Set(['orgs', 'academicSessions', 'courses', 'classes', 'users', 'enrollments']),
+    );
+    expect(paths.filter((p) => p === 'orgs')).toHaveLength(1);
+    expect(paths.filter((p) => p === 'users')).toHaveLength(Math.ceil(json.summary.read.users / 1000));
+  });
+
+  it('a clean district has no finding: exit 0, nothing to look at', async () => {
+    const sb = await start({ clean: true });
+    const result = await audit(sb, tempDir(), ['--json', '--date', DATE], version);
+    expect(result.code).toBe(0);
+    const json = JSON.parse(result.stdout);
+    expect(actualAudit(json)).toEqual({});
+    expect(expectedAudit(await district(sb, version), version, { date: DATE })).toEqual({});
+    expect(json.findings.map((f: { check: string }) => f.check).sort()).toEqual([...CHECKS].sort());
+    expect(json.summary.counts).toEqual({ error: 0, warning: 0, info: 0 });
+    expect(result.stderr).toContain(`Audit of OneRoster ${version}: no finding (15 checks).`);
+  });
+
+  it('the default district: the campaign traps, each equal to the independent computation', async () => {
+    const sb = await start();
+    const result = await audit(sb, tempDir(), ['--json', '--date', DATE], version);
+    const actual = actualAudit(JSON.parse(result.stdout));
+    expect(actual).toEqual(expectedAudit(await district(sb, version), version, { date: DATE }));
+    // Students linked to a guardian the API does not return (stu-10, stu-20, …): missing references.
+    expect(actual['missing-reference']).toEqual(
+      expect.arrayContaining(['users|stu-000010', 'users|stu-000020']),
+    );
+    expect(result.code).toBe(1);
+  });
+});
+
+describe('roster roster audit: flags, output and exit codes', () => {
+  it('the terminal report: findings by severity, then per school; --fail-on never exits 0', async () => {
+    const sb = await start({ defects: true });
+    const result = await audit(sb, tempDir(), ['--date', DATE, '--fail-on', 'never']);
+    expect(result.code).toBe(0);
+    const [summary = '', perSchool = ''] = result.stdout.split('\n\n');
+    const lines = summary.trim().split('\n');
+    expect(lines[0]).toBe('check\tseverity\tcount\tfirst examples');
+    const severities = lines.slice(1).map((l) => l.split('\t')[1]);
+    expect(severities).toEqual(
+      [...severities].sort(
+        (a, b) =>
+          ['error', 'warning', 'info'].indexOf(a ?? '') - ['error', 'warning', 'info'].indexOf(b ?? ''),
+      ),
+    );
+    expect(lines).toContainEqual('org-cycle\terror\t2\torg-district, org-sch-1');
+    expect(perSchool.split('\n')[0]).toBe('school\tstudents\twith guardian e-mail\tclasses with teacher');
+    expect(perSchool).toMatch(/Alder Elementary School \(org-sch-1\)\t\d+\t\d+\.\d%\t53\/54/);
+  });
+
+  it('--fail-on warning fails on warnings alone; --check runs only those, reading only what they need', async () => {
+    const sb = await start({ clean: true });
+    const home = tempDir();
+    // A clean district audited after its school year: one warning.
+    const warned = await audit(sb, home, ['--date', '2026-08-01', '--fail-on', 'warning', '--json']);
+    expect(warned.code).toBe(1);
+    expect(actualAudit(JSON.parse(warned.stdout))).toEqual({
+      'no-current-school-year': ['academicSessions|as-2025-26'],
+    });
+    expect((await audit(sb, home, ['--date', '2026-08-01'])).code).toBe(0);
+    sb.requests.length = 0;
+    const only = await audit(sb, home, [
+      '--check',
+      'session-dates,no-current-school-year',
+      '--json',
+      '--date',
+      DATE,
+    ]);
+    expect(only.code).toBe(0);
+    expect(
+      JSON.parse(only.stdout)
+        .findings.map((f: { check: string }) => f.check)
+        .sort(),
+    ).toEqual(['no-current-school-year', 'session-dates']);
+    expect(new Set(reads(sb))).toEqual(new Set(['academicSessions']));
+  });
+
+  it('--skip leaves checks out; --school limits the report, not what is read', async () => {
+    const sb = await start({ defects: true });
+    const home = tempDir();
+    const skipped = await audit(sb, home, [
+      '--skip',
+      'missing-reference,org-cycle,session-dates,duplicate-sourcedid',
+      '--json',
+      '--date',
+      DATE,
+    ]);
+    expect(skipped.code).toBe(0);
+    expect(JSON.parse(skipped.stdout).findings).toHaveLength(11);
+    const full = actualAudit(JSON.parse((await audit(sb, home, ['--json', '--date', DATE])).stdout));
+    const alder = await audit(sb, home, ['--school', 'Alder Elementary School', '--json', '--date', DATE]);
+    const json = JSON.parse(alder.stdout);
+    expect(json.summary.schools).toEqual(['org-sch-1']);
+    expect(json.summary.perSchool.map((s: { sourcedId: string }) => s.sourcedId)).toEqual(['org-sch-1']);
+    const limited = actualAudit(json);
+    // Fewer records, each one of the district's; district-wide ones (sessions, the org cycle) kept.
+    for (const [check, records] of Object.entries(limited))
+      for (const r of records) expect(full[check], check).toContain(r);
+    expect(limited['student-without-guardian-email']?.length).toBeLessThan(
+      full['student-without-guardian-email']?.length ?? 0,
+    );
+    expect(limited['session-dates']).toEqual(full['session-dates']);
+    // The class of Alder whose teacher enrollment is tobedeleted is reported; Birch's are not.
+    expect(limited['class-without-teacher']).toEqual(['classes|cls-1-KG-SOC-01']);
+  });
+
+  it('usage errors exit 2 before any request', async () => {
+    const sb = await start();
+    const home = tempDir();
+    for (const args of [
+      ['--check', 'no-such-check'],
+      ['--check', 'org-cycle', '--skip', 'session-dates'],
+      ['--fail-on', 'sometimes'],
+      ['--date', '15/01/2026'],
+      ['--school', 'org-sch-1', '--all-schools'],
+      ['--max-children', '0'],
+      ['--html', ''],
+    ]) {
+      const result = await audit(sb, home, args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stdout).toBe('');
+    }
+    expect(sb.requests).toHaveLength(0);
+  });
+
+  it('--max-children: a lower limit reports more e-mails, as invite plan counts them', async () => {
+    const sb = await start({ defects: true });
+    const home = tempDir();
+    const many = (args: string[]) =>
+      audit(sb, home, ['--check', 'guardian-many-students', '--json', '--date', DATE, ...args]).then(
+        (r) => actualAudit(JSON.parse(r.stdout))['guardian-many-students'] ?? [],
+      );
+    const data = await district(sb, '1.1');
+    expect(await many([])).toEqual(expectedAudit(data, '1.1', { date: DATE })['guardian-many-students']);
+    expect(await many(['--max-children', '2'])).toEqual(
+      expectedAudit(data, '1.1', { date: DATE, maxChildren: 2 })['guardian-many-students'],
+    );
+    expect((await many(['--max-children', '2'])).length).toBeGreaterThan(1);
+  });
+
+  it('--csv-dir: one private CSV per check with findings, formulas quoted off', async () => {
+    const sb = await start({ defects: true });
+    const home = tempDir();
+    const dir = join(home, 'to-fix');
+    const result = await audit(sb, home, ['--csv-dir', dir, '--date', DATE, '--fail-on', 'never', '--json']);
+    expect(result.code).toBe(0);
+    const json = JSON.parse(result.stdout);
+    const withFindings = json.findings.filter((f: { count: number }) => f.count > 0);
+    expect(readdirSync(dir).sort()).toEqual(
+      withFindings.map((f: { check: string }) => `${f.check}.csv`).sort(),
+    );
+    for (const f of withFindings) {
+      const path = join(dir, `${f.check}.csv`);
+      expect(statSync(path).mode & 0o777).toBe(0o600);
+      const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
+      expect(lines[0]).toBe('check,severity,collection,sourcedId,detail');
+      expect(lines).toHaveLength(f.count + 1);
+    }
+    const cycle = readFileSync(join(dir, 'org-cycle.csv'), 'utf8');
+    expect(cycle).toContain('org-cycle,error,orgs,org-district,');
+    expect(result.stderr).toContain(`CSV files written to ${dir}.`);
+  });
+});
+
+describe('roster roster audit --html, opened in a real headless browser', () => {
+  if (!CHROMIUM) it.skip('skipped: no chromium on this machine (CI installs it: .ci/run)', () => {});
+  it.runIf(CHROMIUM)(
+    'one self-contained page: charts of coverage per school and of findings by severity, a filterable table',
+    async () => {
+      const sb = await start({ defects: true });
+      const home = tempDir();
+      const file = join(home, 'audit.html');
+      const result = await audit(sb, home, ['--html', file, '--json', '--date', DATE, '--fail-on', 'never']);
+      expect(result.code).toBe(0);
+      expect(result.stderr).toContain(`HTML report written to ${file}.`);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      const json = JSON.parse(result.stdout);
+      const html = readFileSync(file, 'utf8');
+      // Nothing to fetch: no src or href at all, and a policy that forbids any fetch.
+      expect(html).not.toMatch(/\s(src|href)=/i);
+      expect(html).toContain(
+        `content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'"`,
+      );
+      // Rendered by Chromium, filtered by the address (#check=org-cycle) as by the select.
+      const dom = execFileSync(
+        CHROMIUM as string,
+        ['--headless', '--no-sandbox', '--disable-gpu', '--dump-dom', `file://${file}#check=org-cycle`],
+        { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 90_000 },
+      );
+      const bars = (figure: string) => {
+        const start = dom.indexOf(`<figure id="${figure}">`);
+        const body = dom.slice(start, dom.indexOf('</figure>', start));
+        return [...body.matchAll(/<g class="bar" data-label="([^"]*)" data-value="([^"]*)">/g)].map((m) => [
+          m[1],
+          m[2],
+        ]);
+      };
+      expect(bars('coverage-chart')).toEqual(
+        json.summary.perSchool.map((s: { name: string; withGuardianEmail: number; students: number }) => [
+          s.name,
+          `${s.students === 0 ? '–' : `${((100 * Math.round((1000 * s.withGuardianEmail) / s.students)) / 1000).toFixed(1)}%`} (${s.withGuardianEmail}/${s.students})`,
+        ]),
+      );
+      expect(bars('severity-chart')).toEqual([
+        ['error', String(json.summary.counts.error)],
+        ['warning', String(json.summary.counts.warning)],
+        ['info', String(json.summary.counts.info)],
+      ]);
+      const total = json.findings.reduce((n: number, f: { count: number }) => n + f.count, 0);
+      expect(dom).toContain(`<span id="shown">2 of ${total} records shown</span>`);
+      const rows = [...dom.matchAll(/<tr data-check="([^"]+)" data-severity="[^"]+"( hidden="")?>/g)];
+      expect(rows).toHaveLength(total);
+      expect(rows.filter((r) => !r[2]).map((r) => r[1])).toEqual(['org-cycle', 'org-cycle']);
+    },
+    120_000,
+  );
+});
+
+describe('roster doctor --only audit: the audit error checks through the same code', () => {
+  it('passes on a clean district, fails on planted errors naming each check and its count', async () => {
+    const clean = await start({ clean: true });
+    const home = tempDir();
+    const passed = await runCli(['doctor', '--only', 'audit'], home, {
+      env: demoEnv(clean),
+      timeoutMs: 60_000,
+    });
+    expect(passed.code).toBe(0);
+    expect(passed.stdout).toMatch(
+      /pass\taudit\tyes\t\d+\tOneRoster 1\.1: no duplicate-sourcedid, missing-reference, org-cycle, session-dates in \d+ records read/,
+    );
+    await clean.close();
+    const sb = await start({ defects: true });
+    const failed = await runCli(['doctor', '--only', 'audit'], home, { env: demoEnv(sb), timeoutMs: 60_000 });
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toContain('fail\taudit\tyes');
+    expect(failed.stdout).toContain(
+      'OneRoster 1.1: duplicate-sourcedid 2, missing-reference 13, org-cycle 2, session-dates 3 in',
+    );
+    // Without --only, doctor does not read the district.
+    sb.requests.length = 0;
+    const plain = await runCli(['doctor'], home, { env: demoEnv(sb), timeoutMs: 60_000 });
+    expect(plain.stdout).toContain('skip\taudit\tno');
+    expect(sb.requests.filter((r) => r.path.endsWith('/enrollments'))).toHaveLength(0);
+  });
+});
+
+describe('roster roster audit of data shaped like real SIS exports (test/fixtures/audit)', () => {
+  /** Serves a fixture's collections (any token accepted), recording what was asked. */
+  async function serve(version: Version) {
+    const fixture = JSON.parse(
+      readFileSync(
+        join(import.meta.dirname, '..', 'fixtures', 'audit', `real-shaped-${version}.json`),
+        'utf8',
+      ),
+    ) as Record<string, unknown[]>;
+    return startScriptedServer((request) => {
+      if (request.path.endsWith('/token'))
+        return { body: { access_token: 'fixture-token', token_type: 'bearer', expires_in: 3600 } };
+      const name = request.path.split('/').at(-1) ?? '';
+      const records = fixture[name];
+      if (!records) return { status: 404, body: { message: 'not here' } };
+      const offset = Number(request.query.get('offset') ?? 0);
+      return {
+        headers: { 'x-total-count': String(records.length) },
+        body: { [name]: offset === 0 ? records : [] },
+      };
+    });
+  }
+
+  it.each([
+    ['1.1', { agentNotGuardian: ['users|usr-222-66778899'] }],
+    ['1.2', { agentNotGuardian: ['users|usr-222-66778899', 'users|usr-222-66778899'] }],
+  ] as const)('OneRoster %s: teachers as agents, one-sided links, ended roles', async (version, expected) => {
+    const server = await serve(version);
+    try {
+      const result = await runCli(
+        ['--oneroster', version, 'roster', 'audit', '--json', '--date', '2024-01-10'],
+        tempDir(),
+        {
+          env: {
+            ROSTER_BASE_URL: server.baseUrl,
+            ROSTER_CLIENT_ID: 'fixture',
+            ROSTER_CLIENT_SECRET: 'fixture-secret',
+          },
+          timeoutMs: 30_000,
+        },
+      );
+      expect(result.stderr).not.toContain('Error');
+      // Warnings and notes only: exit 0 at the default --fail-on error.
+      expect(result.code).toBe(0);
+      const json = JSON.parse(result.stdout);
+      expect(actualAudit(json)).toEqual({
+        // The student names a teacher (and in 1.2 a grandmother whose guardian role ended) as agents.
+        'agent-not-guardian': [...expected.agentNotGuardian],
+        // Mary names John, who does not name her; Thomas names Mary, who does not name him; Jim names John.
+        'one-sided-link': ['users|usr-222-1234561', 'users|usr-222-66778899', 'users|usr-222-987654'],
+        // An active enrollment in a tobedeleted class.
+        'active-refers-to-deleted': ['enrollments|enr-3'],
+      });
+      const details = json.findings.flatMap((f: { records: { detail: string }[] }) =>
+        f.records.map((r) => r.detail),
+      );
+      expect(details).toContain('agent usr-222-123456 is a teacher');
+      if (version === '1.2')
+        expect(details).toContain('agent usr-222-555 holds no role now (guardian ended)');
+      // Mary is reached through Thomas (a parent naming her on his side only): covered, as invite plan sees it.
+      expect(json.summary.perSchool).toEqual([
+        expect.objectContaining({
+          sourcedId: 'org-sch-222-456',
+          students: 1,
+          withGuardianEmail: 1,
+          classes: 1,
+          classesWithTeacher: 1,
+        }),
+      ]);
+      const paths = server.requests.filter((r) => r.method === 'GET').map((r) => r.path.split('/').at(-1));
+      expect(paths).toEqual(['orgs', 'academicSessions', 'courses', 'classes', 'users', 'enrollments']);
+    } finally {
+      await server.close();
+    }
+  });
+});
