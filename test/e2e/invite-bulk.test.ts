@@ -47,24 +47,24 @@ function pending(pid: number, signal: NodeJS.Signals): boolean {
 const deliveredTo = (emails: string[]) => emails.map((e) => sandbox.outbox.filter((m) => m.to === e).length);
 
 describe('invite send --file, end to end', () => {
-  it('500 rows at 50 ms latency with --concurrency 8 take close to rows × latency / concurrency', async () => {
+  // How fast is a benchmark's question (npm run bench -- bulk); this counts what a busy machine does not change.
+  it('500 rows at 50 ms latency with --concurrency 8: each sent once, 8 requests in flight on 8 kept-alive sockets', async () => {
     sandbox.setOptions({ latencyMs: 50 });
     const { file, emails } = csv('perf', 500);
-    const started = performance.now();
     const result = await runCli(
       ['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1', '--concurrency', '8'],
       home,
       { env: env(), timeoutMs: 60_000 },
     );
-    const elapsed = performance.now() - started;
     expect(result.code).toBe(0);
     expect(deliveredTo(emails).every((n) => n === 1)).toBe(true);
-    const ideal = (500 * 50) / 8;
-    // A sanity bound (process start, token, journal fsyncs included); real figures belong to benchmarks.
-    console.log(
-      `500 rows, 50 ms, concurrency 8: ${Math.round(elapsed)} ms, ${(elapsed / ideal).toFixed(2)}× the ideal ${ideal} ms`,
+    const posts = sandbox.requests.filter(
+      (r) => r.method === 'POST' && r.path.endsWith('/enrollment/invitations'),
     );
-    expect(elapsed).toBeLessThan(ideal * 2.5);
+    expect(posts).toHaveLength(500);
+    // A kept-alive socket is reused whenever one is free, so a new one opens only while all the others are
+    // busy: the number of sockets is the most requests ever in flight at once.
+    expect(new Set(posts.map((r) => r.connection)).size).toBe(8);
   }, 60_000);
 
   it('kill -9 mid-way, then the same command: every row sent exactly once except in-doubt rows (≤ concurrency), listed and not re-sent', async () => {
