@@ -7,20 +7,10 @@
 //
 //   npm run bench -- audit            (builds first)
 //   node test/bench/audit.js --students 50000 --schools 25 --rounds 3
-import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  demoEnv,
-  followPeakRss,
-  numberFlag,
-  PEAK_RSS_PRELOAD,
-  ROSTER,
-  requireBuild,
-  row,
-  startSandbox,
-} from './lib.js';
+import { demoEnv, numberFlag, requireBuild, row, startSandbox, timedRoster } from './lib.js';
 
 const STUDENTS = numberFlag('--students', 50_000);
 const SCHOOLS = numberFlag('--schools', 25);
@@ -29,27 +19,6 @@ const TIME_GOAL = 1.5;
 const MEMORY_GOAL_MB = 400;
 
 requireBuild();
-
-/** Runs roster with stdout discarded; resolves with milliseconds, peak RSS in MB and stderr. */
-function timed(env, args) {
-  return new Promise((resolve, reject) => {
-    const started = process.hrtime.bigint();
-    const child = spawn(process.execPath, ['--import', PEAK_RSS_PRELOAD, ROSTER, ...args], {
-      env,
-      stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    const peakMb = followPeakRss(child);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      if (code !== 0)
-        return reject(new Error(`roster ${args.join(' ')} exited with ${code}: ${stderr.trim()}`));
-      resolve({ ms, peakMb: peakMb(), stderr });
-    });
-  });
-}
 
 console.log(
   `# ${STUDENTS.toLocaleString('en')} students in ${SCHOOLS} schools: audit against export (node ${process.version})`,
@@ -62,8 +31,8 @@ try {
   // A day in the seeded school year; the district's planted traps are warnings and errors: never fail.
   const auditArgs = ['roster', 'audit', '--date', '2026-01-15', '--fail-on', 'never'];
   // Warm-up: the token, the sandbox's pages rendered once.
-  await timed(env, exportArgs);
-  const warm = await timed(env, auditArgs);
+  await timedRoster(env, exportArgs);
+  const warm = await timedRoster(env, auditArgs);
   console.log(warm.stderr.trim().split('\n').at(-1));
   const times = { export: [], audit: [] };
   const peaks = { export: [], audit: [] };
@@ -72,7 +41,7 @@ try {
       ['export', exportArgs],
       ['audit', auditArgs],
     ]) {
-      const { ms, peakMb } = await timed(env, args);
+      const { ms, peakMb } = await timedRoster(env, args);
       times[label].push(ms);
       peaks[label].push(peakMb);
     }

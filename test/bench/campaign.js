@@ -7,20 +7,10 @@
 //
 //   npm run bench -- campaign            (builds first)
 //   node test/bench/campaign.js --students 50000 --schools 25 --rounds 3
-import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  demoEnv,
-  followPeakRss,
-  numberFlag,
-  PEAK_RSS_PRELOAD,
-  ROSTER,
-  requireBuild,
-  row,
-  startSandbox,
-} from './lib.js';
+import { demoEnv, numberFlag, requireBuild, row, startSandbox, timedRoster } from './lib.js';
 
 const STUDENTS = numberFlag('--students', 50_000);
 const SCHOOLS = numberFlag('--schools', 25);
@@ -29,27 +19,6 @@ const TIME_GOAL = 1.3;
 const MEMORY_GOAL_MB = 250;
 
 requireBuild();
-
-/** Runs roster with stdout discarded; resolves with milliseconds, peak RSS in MB and stderr. */
-function timed(env, args) {
-  return new Promise((resolve, reject) => {
-    const started = process.hrtime.bigint();
-    const child = spawn(process.execPath, ['--import', PEAK_RSS_PRELOAD, ROSTER, ...args], {
-      env,
-      stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    const peakMb = followPeakRss(child);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      if (code !== 0)
-        return reject(new Error(`roster ${args.join(' ')} exited with ${code}: ${stderr.trim()}`));
-      resolve({ ms, peakMb: peakMb(), stderr });
-    });
-  });
-}
 
 console.log(
   `# ${STUDENTS.toLocaleString('en')} students in ${SCHOOLS} schools; the plan for org-sch-1 (node ${process.version})`,
@@ -61,8 +30,8 @@ try {
   const read = ['roster', 'users', '--all', '--ndjson'];
   const plan = ['invite', 'plan', '--school', 'org-sch-1', '--out', out];
   // Warm-up: the token and the schools cached, the sandbox's pages rendered once.
-  await timed(env, read);
-  const warm = await timed(env, plan);
+  await timedRoster(env, read);
+  const warm = await timedRoster(env, plan);
   console.log(
     warm.stderr
       .trim()
@@ -77,7 +46,7 @@ try {
       ['read', read],
       ['plan', plan],
     ]) {
-      const { ms, peakMb } = await timed(env, args);
+      const { ms, peakMb } = await timedRoster(env, args);
       times[label].push(ms);
       peaks[label].push(peakMb);
     }

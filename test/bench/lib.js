@@ -63,6 +63,27 @@ export function followPeakRss(child) {
   return () => Math.max(Number(reported) || 0, polledKb) / 1024;
 }
 
+/** Runs roster with stdout discarded; resolves with milliseconds, peak RSS in MB and stderr. */
+export function timedRoster(env, args) {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(process.execPath, ['--import', PEAK_RSS_PRELOAD, ROSTER, ...args], {
+      env,
+      stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const peakMb = followPeakRss(child);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      if (code !== 0)
+        return reject(new Error(`roster ${args.join(' ')} exited with ${code}: ${stderr.trim()}`));
+      resolve({ ms, peakMb: peakMb(), stderr });
+    });
+  });
+}
+
 /** A private HOME so benchmarks never touch the user's profiles or token cache. */
 export function benchEnv(extra = {}) {
   const home = mkdtempSync(join(tmpdir(), 'roster-bench-'));
