@@ -309,6 +309,13 @@ describe("answers that are not the API's leave a POST in doubt (a hostile server
       /HTTP 503 with an application\/json body "no healthy upstream", not the API's own error/,
     ],
     [
+      // AWS API Gateway answers so when its integration fails or times out, after passing the request on:
+      // the spec's error shape, so only Retry-After (which such gateways never add) makes a 503 "not sent".
+      'a gateway\'s 503 in the API\'s own shape, {"message":"Service Unavailable"}, without Retry-After',
+      (_, res) => json(res, 503, { message: 'Service Unavailable' }),
+      /HTTP 503 with an application\/json body "Service Unavailable" and no Retry-After: gateways \(AWS API Gateway, Kong\) answer in the API's words/,
+    ],
+    [
       "the API's own 500",
       (_, res) => json(res, 500, { message: 'mail relay timed out' }),
       /The API answered HTTP 500 \(mail relay timed out\): it failed, maybe after acting on the request/,
