@@ -103,6 +103,52 @@ describe('a gateway answering 503 text/plain after the API sent the invitation (
     ]);
   });
 
+  it('gateway-503-retry-after: a `--email` send left in doubt is in doubt for a later file run too: no second e-mail', async () => {
+    sandbox?.close();
+    sandbox = await startSandbox({ seed: SEED, quirks: parseQuirks('gateway-503-retry-after') });
+    const one = await runCli(
+      [
+        'invite',
+        'send',
+        '--email',
+        'gw-later@example.org',
+        '--school-id',
+        'org-sch-1',
+        '--sent-by-user-id',
+        'usr-1',
+      ],
+      home,
+      { env: env() },
+    );
+    expect(one.code).toBe(5);
+    expect(emailsTo('gw-later@example.org')).toBe(1);
+
+    // The campaign's file, made later, has the same family: roster must not send it blind.
+    const file = join(tempDir(), 'later.csv');
+    writeFileSync(file, 'email,schoolId\ngw-later@example.org,org-sch-1\n');
+    sandbox.requests.length = 0;
+    const run = await runCli(
+      ['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1', '--json'],
+      home,
+      {
+        env: env(),
+      },
+    );
+    figures('a file run after an in-doubt --email send', {
+      posts: posts().length,
+      emails: emailsTo('gw-later@example.org'),
+      exit: run.code ?? -1,
+    });
+    expect(posts()).toHaveLength(0);
+    expect(emailsTo('gw-later@example.org')).toBe(1);
+    expect(run.code).toBe(5);
+    const [row] = reportRows(run.stdout);
+    expect(row?.result).toBe('in-doubt');
+    expect(row?.reason).toContain(
+      'another run (`roster invite send --email`) could not tell whether it was sent',
+    );
+  });
+
   it('gateway-503: a 10-row file run 3 times e-mails each address once, lists the rows in doubt (exit 5); --resend-in-doubt sends exactly those again', async () => {
     await sandbox?.close();
     sandbox = await startSandbox({ seed: SEED, quirks: parseQuirks('gateway-503=0.5') });

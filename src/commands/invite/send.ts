@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import { INVITATIONS_PATH, sendInvitation } from '../../api/enrollment.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { RosterError, UsageError } from '../../errors.js';
 import {
   FIELDS,
   type FieldName,
@@ -76,7 +76,14 @@ export async function run(options: SendOptions, ctx: Context, settings: Settings
     clientId: settings.clientId ?? '',
   });
   try {
-    const created = await sendInvitation(session.api, body);
+    let created: Awaited<ReturnType<typeof sendInvitation>>;
+    try {
+      created = await sendInvitation(session.api, body);
+    } catch (error) {
+      if (error instanceof RosterError && error.code === 'outcome-unknown')
+        await noteInDoubt(ctx, record, body);
+      throw error;
+    }
     await noteSent(ctx, record, body);
     return { body, dryRun: false, response: created.body, message: created.message };
   } finally {
@@ -101,6 +108,30 @@ async function noteSent(ctx: Context, record: SentRecord, body: InvitationBody):
     );
   }
 }
+
+/**
+ * The invitation may have gone out (a gateway's answer, a connection cut after sending): noted in the record
+ * as in doubt, as a bulk row is, so a later file or plan run lists it instead of e-mailing the family again.
+ * A later send confirmed by the API (this command, or a file with --resend-in-doubt) settles it.
+ */
+async function noteInDoubt(ctx: Context, record: SentRecord, body: InvitationBody): Promise<void> {
+  try {
+    // Loaded already, with SentRecord: not on the start-up path.
+    const { invitationIdentity } = await import('../../invite/sent-record.js');
+    await record.settle(
+      invitationIdentity(body.email, body.schoolId, body.schoolYearId),
+      SINGLE_SEND,
+      'in-doubt',
+    );
+  } catch (error) {
+    ctx.log.warn(
+      `roster could not note this invitation as in doubt in its record of sent invitations (${(error as Error).message.replace(/\.$/, '')}); another run may send it again.`,
+    );
+  }
+}
+
+/** The run a single send stands as in the record's claims: no file's journal, named for messages. */
+const SINGLE_SEND = { run: '\0roster invite send --email', file: '`roster invite send --email`' };
 
 async function promptMissing(
   ctx: Context,
