@@ -7,10 +7,13 @@
 // - 429, whatever its body: rate limiters, the API's or a gateway's, answer before passing a request on;
 // - a 401 that challenges the bearer token (RFC 6750 §3: `WWW-Authenticate: Bearer`): authentication comes
 //   first, so nothing was done;
-// - the API's own error (spec §2.5: a JSON object with a `message`, sent as JSON) with a 4xx status (the
-//   request was refused: 400, 401, 403, 404, 409, 413, 422 …) or 503 (RFC 9110 §15.6.4: the server is
-//   unable to handle the request; a gateway that lost the API after passing the request on answers in its
-//   own words, not the API's).
+// - the API's own error shape (spec §2.5: a JSON object with a `message`, sent as JSON) with a 4xx status
+//   (the request was refused: 400, 401, 403, 404, 409, 413, 422 …), or with 503 and Retry-After (RFC 9110
+//   §15.6.4: unable to handle the request now, come back then).
+// The spec's error shape, `{"message": "…"}`, is also the shape gateways answer in themselves: AWS API
+// Gateway answers `{"message":"Service Unavailable"}` 503 when its integration fails or times out, after
+// passing the request on; Kong answers `{"message":"…"}` for its 502, 503 and 504. So a 503 in that shape
+// without Retry-After (no gateway of those adds one) proves nothing, and stays in doubt.
 // Anything else leaves the request in doubt: a 5xx other than 503 even in the API's words (a 500 may come
 // after the e-mail went out; 502 and 504 are a gateway's statuses), any 5xx or 4xx that is not the API's
 // JSON (a load balancer's text/plain 503 "upstream connect error", an HTML page, someone else's JSON), and a
@@ -35,7 +38,11 @@ export function doubtOf(response: HttpResponse): string | undefined {
   if (status === 429) return undefined;
   if (status === 401 && /^\s*bearer\b/i.test(header(response, 'www-authenticate') ?? '')) return undefined;
   const api = isApiError(response);
-  if (api && ((status >= 400 && status < 500) || status === 503)) return undefined;
+  if (api && status >= 400 && status < 500) return undefined;
+  if (api && status === 503) {
+    if ((header(response, 'retry-after') ?? '').trim() !== '') return undefined;
+    return `the server answered HTTP 503 with ${answered(response)} and no Retry-After: gateways (AWS API Gateway, Kong) answer in the API's words, {"message": …}, even after the API acted`;
+  }
   if (api) {
     return `the API answered HTTP ${status} (${messageOf(parseJson(response.body))}): it failed, maybe after acting on the request`;
   }

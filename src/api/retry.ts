@@ -22,6 +22,9 @@ export function isRetryableStatus(method: string, status: number, retryAfter: st
 export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
   if (value === undefined || value.trim() === '') return undefined;
   if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  // An HTTP date names its month (RFC 9110 §5.6.7); Date.parse would read "-5", "1.5" or "2026" as a date in
+  // the past, and roster would retry at once.
+  if (!/[a-z]{3}/i.test(value)) return undefined;
   const date = Date.parse(value);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }

@@ -166,7 +166,7 @@ export function sentEntry(row: PlannedRow, at: Date): SentEntry {
 
 /**
  * What a failed request means for its row, as the client decided it (api/post-outcome.ts): an ApiError is an
- * answer that proves the API did not act (a 429, the API's own 4xx or 503), so the row `failed` and a re-run
+ * answer that proves the API did not act (a 429, the API's own 4xx, or its 503 with Retry-After), so the row `failed` and a re-run
  * retries it; 'outcome-unknown' means it may have been sent (a connection cut after sending, a gateway's
  * 503, a 500, a page that is not the API's), so it is `in-doubt`, never sent again without
  * --resend-in-doubt.

@@ -255,3 +255,35 @@ describe('e-mails and ids a spreadsheet would run as formulas', () => {
     expect(report.rows.find((r) => r.email === '=1+1@example.org')?.studentIds).toBe("+cmd|' /C calc'!A0");
   });
 });
+
+describe('real addresses that start with a quote, a plus or a dash', () => {
+  // RFC 5322 allows ' + - in a local part. The plan escapes a cell a spreadsheet would run with a leading ',
+  // and `invite send --file` takes one off: a value that itself starts with ' before = + - @ must be escaped
+  // too, or it comes back one quote short and the invitation goes to someone else.
+  const SCHOOL = 'sch-q';
+  const addresses = ["'+quote@example.org", '+1@example.org', '-dash@example.org', "''=two@example.org"];
+  const district = (): District => ({
+    schools: [{ sourcedId: SCHOOL, name: 'Quince' }],
+    students: addresses.map((_, i) => student(`stu-${i}`, SCHOOL, [`g-${i}`])),
+    users: addresses.map((email, i) => parent(`g-${i}`, email)),
+  });
+
+  it('are planned and sent exactly as the server gave them: nobody else is e-mailed', async () => {
+    const sb = await serve(district());
+    const home = tempDir();
+    const out = join(home, 'plan.csv');
+    const made = await plan(sb, home, ['--school', SCHOOL, '--out', out]);
+    expect(made.code, made.stderr).toBe(0);
+    for (const line of readFileSync(out, 'utf8').split('\r\n'))
+      for (const cell of line.split(',')) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
+
+    const sent = await runCli(
+      ['invite', 'send', '--file', out, '--sent-by-user-id', 'usr-1', '--json'],
+      home,
+      { env: env(sb), timeoutMs: 25_000 },
+    );
+    expect(sent.code, sent.stderr).toBe(0);
+    const emails = posts(sb).map((p) => (JSON.parse(p.body) as { email: string }).email);
+    expect(emails.sort()).toEqual([...addresses].sort());
+  });
+});

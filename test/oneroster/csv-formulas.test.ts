@@ -1,7 +1,7 @@
 // --escape-formulas on a OneRoster read: the built CLI against a server on 127.0.0.1 whose records start
 // with what a spreadsheet runs (OWASP CSV injection). Without the option the CSV is exact.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formulaSafe } from '../../src/output/csv.js';
+import { formulaSafe, formulaUnescaped } from '../../src/output/csv.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
 import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
@@ -82,5 +82,12 @@ describe('--escape-formulas', () => {
       'Zoë',
       'a=b',
     ]);
+  });
+
+  it('formulaUnescaped gives back exactly what formulaSafe escaped, quotes included', () => {
+    const values = [...NAMES, "'+quote@example.org", "''=two", "'plain", "'", "''", '-', "'-"];
+    for (const value of values) expect(formulaUnescaped(formulaSafe(value)), value).toBe(value);
+    expect(formulaSafe("'+quote@example.org")).toBe("''+quote@example.org");
+    expect(formulaSafe("'plain")).toBe("'plain");
   });
 });

@@ -103,6 +103,52 @@ describe('a gateway answering 503 text/plain after the API sent the invitation (
     ]);
   });
 
+  it('gateway-503-retry-after: a `--email` send left in doubt is in doubt for a later file run too: no second e-mail', async () => {
+    sandbox?.close();
+    sandbox = await startSandbox({ seed: SEED, quirks: parseQuirks('gateway-503-retry-after') });
+    const one = await runCli(
+      [
+        'invite',
+        'send',
+        '--email',
+        'gw-later@example.org',
+        '--school-id',
+        'org-sch-1',
+        '--sent-by-user-id',
+        'usr-1',
+      ],
+      home,
+      { env: env() },
+    );
+    expect(one.code).toBe(5);
+    expect(emailsTo('gw-later@example.org')).toBe(1);
+
+    // The campaign's file, made later, has the same family: roster must not send it blind.
+    const file = join(tempDir(), 'later.csv');
+    writeFileSync(file, 'email,schoolId\ngw-later@example.org,org-sch-1\n');
+    sandbox.requests.length = 0;
+    const run = await runCli(
+      ['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1', '--json'],
+      home,
+      {
+        env: env(),
+      },
+    );
+    figures('a file run after an in-doubt --email send', {
+      posts: posts().length,
+      emails: emailsTo('gw-later@example.org'),
+      exit: run.code ?? -1,
+    });
+    expect(posts()).toHaveLength(0);
+    expect(emailsTo('gw-later@example.org')).toBe(1);
+    expect(run.code).toBe(5);
+    const [row] = reportRows(run.stdout);
+    expect(row?.result).toBe('in-doubt');
+    expect(row?.reason).toContain(
+      'another run (`roster invite send --email`) could not tell whether it was sent',
+    );
+  });
+
   it('gateway-503: a 10-row file run 3 times e-mails each address once, lists the rows in doubt (exit 5); --resend-in-doubt sends exactly those again', async () => {
     await sandbox?.close();
     sandbox = await startSandbox({ seed: SEED, quirks: parseQuirks('gateway-503=0.5') });
@@ -307,6 +353,13 @@ describe("answers that are not the API's leave a POST in doubt (a hostile server
       "someone else's JSON 503 with Retry-After",
       (_, res) => json(res, 503, { error: 'no healthy upstream' }, { 'retry-after': '0' }),
       /HTTP 503 with an application\/json body "no healthy upstream", not the API's own error/,
+    ],
+    [
+      // AWS API Gateway answers so when its integration fails or times out, after passing the request on:
+      // the spec's error shape, so only Retry-After (which such gateways never add) makes a 503 "not sent".
+      'a gateway\'s 503 in the API\'s own shape, {"message":"Service Unavailable"}, without Retry-After',
+      (_, res) => json(res, 503, { message: 'Service Unavailable' }),
+      /HTTP 503 with an application\/json body "Service Unavailable" and no Retry-After: gateways \(AWS API Gateway, Kong\) answer in the API's words/,
     ],
     [
       "the API's own 500",

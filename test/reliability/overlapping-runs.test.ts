@@ -147,6 +147,47 @@ describe('a run killed with requests in flight, then another file with the same 
   }, 60_000);
 });
 
+describe('a single `--email` send killed with its request in flight, then a file with that family', () => {
+  it('the file leaves it in doubt (never e-mailed twice); a later single send settles it', async () => {
+    const state = tempDir();
+    const family = 'killed-single@example.org';
+    sandbox.setOptions({ latencyMs: 3_000, jitterMs: 0 });
+    const home = await homeWithSchoolsCached(sandbox);
+    const single = startCli(
+      ['invite', 'send', '--email', family, '--school-id', 'org-sch-1', '--sent-by-user-id', 'usr-1'],
+      home,
+      { env: demoEnv(sandbox, 'demo-allowed', { XDG_STATE_HOME: state }), timeoutMs: 60_000 },
+    );
+    await until(() => emailsTo(family) === 1);
+    single.child.kill('SIGKILL');
+    expect((await single.done).code).toBe(null);
+    sandbox.setOptions({ latencyMs: 10, jitterMs: 0 });
+
+    const file = await send(writeCsv('after-single', [family]), state).done;
+    expect(file.code, file.stderr).toBe(5);
+    expect(emailsTo(family)).toBe(1);
+    expect(rowsOf(file)[0]).toMatchObject({
+      result: 'in-doubt',
+      reason: expect.stringMatching(
+        /another run \(`roster invite send --email`\) was stopped while sending it/,
+      ),
+    });
+
+    // After checking, the admin sends it on purpose: confirmed, so the file now skips it as sent elsewhere.
+    const again = await startCli(
+      ['invite', 'send', '--email', family, '--school-id', 'org-sch-1', '--sent-by-user-id', 'usr-1'],
+      home,
+      { env: demoEnv(sandbox, 'demo-allowed', { XDG_STATE_HOME: state }), timeoutMs: 60_000 },
+    ).done;
+    expect(again.code, again.stderr).toBe(0);
+    expect(emailsTo(family)).toBe(2);
+    const settled = await send(writeCsv('after-single-again', [family]), state).done;
+    expect(settled.code, settled.stderr).toBe(0);
+    expect(rowsOf(settled)[0]?.result).toBe('skipped');
+    expect(emailsTo(family)).toBe(2);
+  });
+});
+
 describe('a claim from another host whose clock runs a year ahead', () => {
   it('another run waits for it no longer than its length from when it first saw it, then leaves the row in doubt (never e-mailed)', async () => {
     const state = tempDir();

@@ -260,6 +260,11 @@ describe('ApiClient.send', () => {
     ],
     ["the API's own 500", reply(500, { message: 'database unavailable' }), 500],
     ['an empty 503', text(503, ''), 503],
+    [
+      "a 503 in the API's shape without Retry-After (AWS API Gateway's own words)",
+      reply(503, { message: 'Service Unavailable' }),
+      503,
+    ],
   ])('a POST answered with %s is in doubt: one try, no wait, the status kept', async (_, answer, status) => {
     const { client, sent, sleeps } = setup([answer, reply(201)]);
     const error = await failure(client.send(post));

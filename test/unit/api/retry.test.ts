@@ -20,6 +20,9 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter(undefined, NOW)).toBeUndefined();
     expect(parseRetryAfter('', NOW)).toBeUndefined();
     expect(parseRetryAfter('soon', NOW)).toBeUndefined();
+    // Not delta-seconds, and not dates either, though Date.parse reads them as years long past.
+    for (const value of ['-5', '-1', '1.5', '2026-01-01', '5, 7', '1e3'])
+      expect(parseRetryAfter(value, NOW), value).toBeUndefined();
   });
 });
 
