@@ -5,7 +5,6 @@ import type { TokenPurpose } from '../auth/config.js';
 import type { Logger } from '../context.js';
 import { ApiError, ForeignAnswerError, InDoubtError, type RosterError } from '../errors.js';
 import { errorFromResponse } from './errors.js';
-import { doubtOf } from './post-outcome.js';
 import {
   backoffDelay,
   isRetryableStatus,
@@ -91,10 +90,11 @@ export class ApiClient {
         continue;
       }
 
-      // Why a POST's error answer leaves it in doubt: then it is neither replayed nor retried.
+      // Why a POST's error answer leaves it in doubt: then it is neither replayed nor retried. Loaded only
+      // then, off the start-up path of every command that never posts.
       const doubt =
         request.method === 'POST' && (response.status < 200 || response.status >= 300)
-          ? doubtOf(response)
+          ? (await import('./post-outcome.js')).doubtOf(response)
           : undefined;
       if (response.status === 401 && !askedAfter401 && doubt === undefined) {
         askedAfter401 = true;
