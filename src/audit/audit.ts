@@ -91,6 +91,8 @@ const NONE: string[] = [];
 /** The roles a student's agent is expected to hold. */
 const AGENT_ROLES = new Set(['parent', 'guardian', 'relative']);
 const CAMPAIGN_ROLES = new Set(['parent', 'guardian']);
+/** The most orgs a cycle's detail names (then "…" and its length). */
+const CYCLE_SHOWN = 10;
 
 /**
  * A copy of a string that holds nothing else alive. V8 may return a string parsed from a page as a slice of
@@ -298,18 +300,8 @@ export class Audit {
         schools: this.schoolsOf(sourcedId),
       };
       this.reference(from, 'parent', 'orgs', org.parent, this.orgs);
-      const seen = new Set<string>();
-      for (let at = org.parent; at !== '' && !seen.has(at); at = this.orgs.get(at)?.parent ?? '') {
-        if (at === sourcedId) {
-          this.report('org-cycle', {
-            ...from,
-            detail: `its parent chain comes back to it: ${[...seen, at].join(' → ')}`,
-          });
-          break;
-        }
-        seen.add(at);
-      }
     }
+    this.orgCycles();
     for (const [sourcedId, session] of this.sessions) {
       const from = {
         collection: 'academicSessions' as const,
@@ -318,6 +310,41 @@ export class Audit {
         schools: [],
       };
       this.reference(from, 'parent', 'academicSessions', session.parent, this.sessions);
+    }
+  }
+
+  /**
+   * Each org of a cycle in the parent links, found in one walk over the orgs: every org is visited once (a
+   * chain of any depth is a loop, not a recursion), and a cycle is named by its first orgs and its length,
+   * so a cycle through every org of the district does not write the district once per org.
+   */
+  private orgCycles(): void {
+    const walkOf = new Map<string, number>(); // the walk that first reached the org
+    let walk = 0;
+    for (const start of this.orgs.keys()) {
+      if (walkOf.has(start)) continue;
+      walk++;
+      const path: string[] = [];
+      let at = start;
+      for (let org = this.orgs.get(at); org && !walkOf.has(at); org = this.orgs.get(at)) {
+        walkOf.set(at, walk);
+        path.push(at);
+        at = org.parent;
+      }
+      if (walkOf.get(at) !== walk) continue; // the walk ended, or joined an earlier one: no new cycle
+      const cycle = path.slice(path.indexOf(at));
+      for (const [i, sourcedId] of cycle.entries()) {
+        const next = (k: number) => cycle[(i + k) % cycle.length] as string;
+        const shown = Math.min(cycle.length, CYCLE_SHOWN);
+        const chain = Array.from({ length: shown - 1 }, (_, k) => next(k + 1));
+        if (cycle.length > shown) chain.push('…');
+        this.report('org-cycle', {
+          collection: 'orgs',
+          sourcedId,
+          detail: `its parent chain comes back to it: ${[...chain, sourcedId].join(' → ')}${cycle.length > shown ? ` (${cycle.length} orgs in the cycle)` : ''}`,
+          schools: this.schoolsOf(sourcedId),
+        });
+      }
     }
   }
 
