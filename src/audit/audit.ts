@@ -93,6 +93,8 @@ const AGENT_ROLES = new Set(['parent', 'guardian', 'relative']);
 const CAMPAIGN_ROLES = new Set(['parent', 'guardian']);
 /** The most orgs a cycle's detail names (then "…" and its length). */
 const CYCLE_SHOWN = 10;
+/** The most users of other families a shared-email detail names (then their number). */
+const OTHERS_SHOWN = 5;
 
 /**
  * A copy of a string that holds nothing else alive. V8 may return a string parsed from a page as a slice of
@@ -448,7 +450,9 @@ export class Audit {
 
   /**
    * One e-mail (trimmed, any case) on active users of different families: two users are one family when
-   * one links the other, or both link a common student (through agents, on either side).
+   * one links the other, or both link a common student (through agents, on either side). Linear in the
+   * users and their links, however many share one e-mail: families are joined link by link (union-find),
+   * and a detail names a few users of the other families and their number, not every one.
    */
   private emailsShared(): void {
     if (!this.options.checks.has('shared-email')) return;
@@ -460,31 +464,54 @@ export class Audit {
       const key = user.email.toLowerCase();
       const one = first.get(key);
       if (one === undefined) first.set(key, user.sourcedId);
-      else byEmail.set(key, [...(byEmail.get(key) ?? [one]), user.sourcedId]);
+      else {
+        const list = byEmail.get(key);
+        if (list) list.push(user.sourcedId);
+        else byEmail.set(key, [one, user.sourcedId]);
+      }
     }
     first.clear();
     const namedBy = this.namedBy();
-    const linked = (id: string) =>
-      new Set([...(this.users.get(id)?.agents ?? []), ...(namedBy.get(id) ?? [])]);
     for (const [email, ids] of byEmail) {
-      if (ids.length < 2) continue;
-      const links = ids.map(linked);
-      const family = ids.map((_, i) => i);
-      const root = (i: number): number => (family[i] === i ? i : root(family[i] as number));
-      for (let a = 0; a < ids.length; a++)
-        for (let b = a + 1; b < ids.length; b++) {
-          const la = links[a] as Set<string>;
-          const lb = links[b] as Set<string>;
-          if (la.has(ids[b] as string) || lb.has(ids[a] as string) || [...la].some((id) => lb.has(id)))
-            family[root(b)] = root(a);
-        }
-      if (new Set(ids.map((_, i) => root(i))).size < 2) continue;
+      const at = new Map(ids.map((id, i) => [id, i]));
+      const family = new Families(ids.length);
+      const linkedBy = new Map<string, number>(); // a linked user → the first of these that links it
+      for (const [i, id] of ids.entries())
+        for (const list of [this.users.get(id)?.agents ?? NONE, namedBy.get(id) ?? NONE])
+          for (const linked of list) {
+            const j = at.get(linked);
+            if (j !== undefined) family.join(i, j);
+            const k = linkedBy.get(linked);
+            if (k === undefined) linkedBy.set(linked, i);
+            else family.join(i, k);
+          }
+      // Each family's size and first few members, families in the order they first appear.
+      const members = new Map<number, { size: number; first: string[] }>();
       for (const [i, id] of ids.entries()) {
-        const others = ids.filter((_, j) => root(j) !== root(i));
+        const root = family.of(i);
+        const entry = members.get(root);
+        if (!entry) members.set(root, { size: 1, first: [id] });
+        else {
+          entry.size++;
+          if (entry.first.length < OTHERS_SHOWN) entry.first.push(id);
+        }
+      }
+      if (members.size < 2) continue;
+      for (const [i, id] of ids.entries()) {
+        const own = family.of(i);
+        const others = ids.length - (members.get(own)?.size ?? 0);
+        const shown: string[] = [];
+        for (const [root, { first }] of members) {
+          if (shown.length >= OTHERS_SHOWN) break;
+          if (root !== own) shown.push(...first.slice(0, OTHERS_SHOWN - shown.length));
+        }
         this.report('shared-email', {
           collection: 'users',
           sourcedId: id,
-          detail: `${email} is also on ${others.join(', ')} (another family)`,
+          detail:
+            others <= shown.length
+              ? `${email} is also on ${shown.join(', ')} (another family)`
+              : `${email} is also on ${others} users of ${members.size - 1} other families: ${shown.join(', ')}, …`,
           schools: this.users.get(id)?.orgs ?? [],
         });
       }
@@ -560,5 +587,27 @@ export class Audit {
       if (cls.teacher) f.classesWithTeacher++;
     }
     return [...figures.values()];
+  }
+}
+
+/** Disjoint sets of 0…n-1 (union-find with path halving): no recursion, nearly constant time each. */
+class Families {
+  private readonly parent: Int32Array;
+  constructor(n: number) {
+    this.parent = Int32Array.from({ length: n }, (_, i) => i);
+  }
+  of(i: number): number {
+    const { parent } = this;
+    let at = i;
+    while (parent[at] !== at) {
+      parent[at] = parent[parent[at] as number] as number;
+      at = parent[at] as number;
+    }
+    return at;
+  }
+  join(a: number, b: number): void {
+    const ra = this.of(a);
+    const rb = this.of(b);
+    if (ra !== rb) this.parent[Math.max(ra, rb)] = Math.min(ra, rb);
   }
 }

@@ -49,7 +49,57 @@ interface AuditJson {
 }
 const finding = (json: AuditJson, check: string) => json.findings.find((f) => f.check === check);
 
+const school = { sourcedId: 'sch', status: 'active', name: 'School', type: 'school' };
+
 describe('roster roster audit on a hostile district', () => {
+  it('shared-email: one e-mail on 20,000 guardians of 10,000 families, each reported once with a bounded detail', async () => {
+    const users: unknown[] = [];
+    const families = 10_000;
+    for (let i = 0; i < families; i++) {
+      const a = `g${i}a`;
+      const b = `g${i}b`;
+      const parent = (id: string) => ({
+        sourcedId: id,
+        status: 'active',
+        role: 'parent',
+        email: 'Same@Example.org',
+        orgs: [{ sourcedId: 'sch' }],
+        agents: [],
+      });
+      users.push(parent(a), parent(b), {
+        sourcedId: `s${i}`,
+        status: 'active',
+        role: 'student',
+        orgs: [{ sourcedId: 'sch' }],
+        agents: [{ sourcedId: a }, { sourcedId: b }],
+      });
+    }
+    // And one family whose guardians link each other in a chain 5,000 long (one family, deep links).
+    for (let i = 0; i < 5_000; i++)
+      users.push({
+        sourcedId: `c${i}`,
+        status: 'active',
+        role: 'relative',
+        email: 'chain@example.org',
+        orgs: [{ sourcedId: 'sch' }],
+        agents: i > 0 ? [{ sourcedId: `c${i - 1}` }] : [],
+      });
+    const sb = await serve({ orgs: [school], users });
+    const result = await audit(sb, ['--check', 'shared-email']);
+    expect(result.stderr).not.toMatch(/unexpected|RangeError|heap/i);
+    expect(result.code).toBe(0);
+    const found = finding(JSON.parse(result.stdout), 'shared-email');
+    // Every guardian shares the address with the 19,998 of the other families; the chain is one family.
+    expect(found?.count).toBe(2 * families);
+    const ids = new Set(found?.records.map((r) => r.sourcedId));
+    expect(ids.size).toBe(2 * families);
+    expect([...ids].some((id) => id.startsWith('c'))).toBe(false);
+    const first = found?.records.find((r) => r.sourcedId === 'g0a');
+    expect(first?.detail).toMatch(/^same@example\.org is also on 19998 users of 9999 other families: /);
+    expect(first?.detail).not.toMatch(/\bg0b\b/); // its own family is not "another family"
+    for (const record of found?.records ?? []) expect(record.detail.length).toBeLessThan(400);
+  }, 90_000);
+
   it('org-cycle: a parent chain 100,000 deep is no cycle, and a cycle of 50,000 orgs is reported once each, bounded', async () => {
     const orgs: unknown[] = [{ sourcedId: 'root', status: 'active', name: 'District', type: 'district' }];
     for (let i = 0; i < 100_000; i++)
