@@ -397,6 +397,18 @@ export class Audit {
   private people(): void {
     const { users } = this;
     const namedBy = this.namedBy();
+    // Whether a user's agents name an id: a guardian may name a hundred thousand students, each naming it
+    // back, so a long list is looked up in a set built once, not scanned once per student.
+    const agentSets = new Map<string, Set<string>>();
+    const names = (other: User, id: string): boolean => {
+      if (other.agents.length <= 16) return other.agents.includes(id);
+      let set = agentSets.get(other.sourcedId);
+      if (!set) {
+        set = new Set(other.agents);
+        agentSets.set(other.sourcedId, set);
+      }
+      return set.has(id);
+    };
     for (const user of users.values()) {
       const from = {
         collection: 'users' as const,
@@ -407,7 +419,7 @@ export class Audit {
       for (const agent of user.agents) {
         this.reference(from, 'agents', 'users', agent, users);
         const other = users.get(agent);
-        if (other && !other.agents.includes(user.sourcedId))
+        if (other && !names(other, user.sourcedId))
           this.report('one-sided-link', {
             ...from,
             detail: `agents names ${agent}, whose record does not name ${user.sourcedId}`,

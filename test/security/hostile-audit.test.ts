@@ -138,4 +138,42 @@ describe('roster roster audit on a hostile district', () => {
     );
     for (const record of found?.records ?? []) expect(record.detail.length).toBeLessThan(400);
   }, 90_000);
+
+  it('one-sided-link: a guardian naming 100,000 students who name it back, and a few links on one side only', async () => {
+    const children = 100_000;
+    const student = (id: string, agents: string[]) => ({
+      sourcedId: id,
+      status: 'active',
+      role: 'student',
+      orgs: [{ sourcedId: 'sch' }],
+      agents: agents.map((sourcedId) => ({ sourcedId })),
+    });
+    const users: unknown[] = [];
+    for (let i = 0; i < children; i++) users.push(student(`s${i}`, ['big']));
+    // Named by the guardian only, and naming the guardian only: 50 each.
+    for (let i = 0; i < 50; i++)
+      users.push(student(`only-named${i}`, []), student(`only-naming${i}`, ['big']));
+    const agents = [
+      ...Array.from({ length: children }, (_, i) => `s${i}`),
+      ...Array.from({ length: 50 }, (_, i) => `only-named${i}`),
+    ];
+    users.push({
+      sourcedId: 'big',
+      status: 'active',
+      role: 'guardian',
+      email: 'big@example.org',
+      orgs: [{ sourcedId: 'sch' }],
+      agents: agents.map((sourcedId) => ({ sourcedId })),
+    });
+    const sb = await serve({ orgs: [school], users });
+    const result = await audit(sb, ['--check', 'one-sided-link']);
+    expect(result.stderr).not.toMatch(/unexpected|RangeError|heap/i);
+    expect(result.code).toBe(0);
+    const found = finding(JSON.parse(result.stdout), 'one-sided-link');
+    expect(found?.count).toBe(100);
+    const ids = found?.records.map((r) => r.sourcedId).sort();
+    expect(ids).toEqual(
+      [...Array(50).fill('big'), ...Array.from({ length: 50 }, (_, i) => `only-naming${i}`)].sort(),
+    );
+  }, 90_000);
 });
