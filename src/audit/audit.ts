@@ -282,7 +282,10 @@ export class Audit {
 
   private duplicateIds(): void {
     for (const [key, more] of this.duplicates) {
-      const [collection, sourcedId] = key.split('\n') as [Collection, string];
+      // Split at the first line break only: a sourcedId may hold one.
+      const at = key.indexOf('\n');
+      const collection = key.slice(0, at) as Collection;
+      const sourcedId = key.slice(at + 1);
       this.report('duplicate-sourcedid', {
         collection,
         sourcedId,

@@ -176,4 +176,14 @@ describe('roster roster audit on a hostile district', () => {
       [...Array(50).fill('big'), ...Array.from({ length: 50 }, (_, i) => `only-naming${i}`)].sort(),
     );
   }, 90_000);
+
+  it('duplicate-sourcedid: a sourcedId holding line breaks is reported whole', async () => {
+    const id = 'org\nwith\nbreaks';
+    const org = { sourcedId: id, status: 'active', name: 'Twice', type: 'school' };
+    const sb = await serve({ orgs: [school, org, org] });
+    const result = await audit(sb, ['--check', 'duplicate-sourcedid']);
+    expect(result.code).toBe(0);
+    const found = finding(JSON.parse(result.stdout), 'duplicate-sourcedid');
+    expect(found?.records.map((r) => r.sourcedId)).toEqual([id]);
+  });
 });
