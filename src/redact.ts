@@ -3,7 +3,7 @@
 // is written to stdout through `redactEchoes` (a server may echo a token into a label or a record).
 // Redacting by value, not by field name, also catches a secret a server echoes back in an error, in
 // whatever encoding roster sent it or the server chose: raw, percent-encoded (any characters, either hex
-// case, a space as + or %20: form and URL encoding), or escaped inside JSON (\/, \u002B); and when the
+// case, a space as + or %20: form and URL encoding), escaped inside JSON (\/, \u002B) or a CSV cell (""); and when the
 // text was cut short inside it, its beginning. Every pattern is linear in the secret's length and the
 // text's: a server may send a token of any length, and echo any text.
 
@@ -212,6 +212,7 @@ function decodeToken(token: string, plusIsSpace: boolean): string {
         .map((h) => Number.parseInt(h, 16)),
     );
   }
+  if (token === '""') return '"';
   if (token.length === 2 && token.startsWith('\\')) return token.charAt(1);
   if (token.startsWith('%') && token.length > 1) {
     try {
@@ -229,6 +230,8 @@ function encodings(char: string): string[] {
   const forms = [raw, [...Buffer.from(char)].map((byte) => `%${hex(byte, 2)}`).join('')];
   if (char === ' ') forms.push('\\+');
   if (char === '/' || char === '"' || char === '\\') forms.push(`\\\\${raw}`);
+  // A CSV cell doubles its quotes: a secret holding " is echoed as "" in --csv output.
+  if (char === '"') forms.push('""');
   forms.push(
     char
       .split('')

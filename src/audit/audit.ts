@@ -91,6 +91,10 @@ const NONE: string[] = [];
 /** The roles a student's agent is expected to hold. */
 const AGENT_ROLES = new Set(['parent', 'guardian', 'relative']);
 const CAMPAIGN_ROLES = new Set(['parent', 'guardian']);
+/** The most orgs a cycle's detail names (then "…" and its length). */
+const CYCLE_SHOWN = 10;
+/** The most users of other families a shared-email detail names (then their number). */
+const OTHERS_SHOWN = 5;
 
 /**
  * A copy of a string that holds nothing else alive. V8 may return a string parsed from a page as a slice of
@@ -278,7 +282,10 @@ export class Audit {
 
   private duplicateIds(): void {
     for (const [key, more] of this.duplicates) {
-      const [collection, sourcedId] = key.split('\n') as [Collection, string];
+      // Split at the first line break only: a sourcedId may hold one.
+      const at = key.indexOf('\n');
+      const collection = key.slice(0, at) as Collection;
+      const sourcedId = key.slice(at + 1);
       this.report('duplicate-sourcedid', {
         collection,
         sourcedId,
@@ -298,18 +305,8 @@ export class Audit {
         schools: this.schoolsOf(sourcedId),
       };
       this.reference(from, 'parent', 'orgs', org.parent, this.orgs);
-      const seen = new Set<string>();
-      for (let at = org.parent; at !== '' && !seen.has(at); at = this.orgs.get(at)?.parent ?? '') {
-        if (at === sourcedId) {
-          this.report('org-cycle', {
-            ...from,
-            detail: `its parent chain comes back to it: ${[...seen, at].join(' → ')}`,
-          });
-          break;
-        }
-        seen.add(at);
-      }
     }
+    this.orgCycles();
     for (const [sourcedId, session] of this.sessions) {
       const from = {
         collection: 'academicSessions' as const,
@@ -318,6 +315,41 @@ export class Audit {
         schools: [],
       };
       this.reference(from, 'parent', 'academicSessions', session.parent, this.sessions);
+    }
+  }
+
+  /**
+   * Each org of a cycle in the parent links, found in one walk over the orgs: every org is visited once (a
+   * chain of any depth is a loop, not a recursion), and a cycle is named by its first orgs and its length,
+   * so a cycle through every org of the district does not write the district once per org.
+   */
+  private orgCycles(): void {
+    const walkOf = new Map<string, number>(); // the walk that first reached the org
+    let walk = 0;
+    for (const start of this.orgs.keys()) {
+      if (walkOf.has(start)) continue;
+      walk++;
+      const path: string[] = [];
+      let at = start;
+      for (let org = this.orgs.get(at); org && !walkOf.has(at); org = this.orgs.get(at)) {
+        walkOf.set(at, walk);
+        path.push(at);
+        at = org.parent;
+      }
+      if (walkOf.get(at) !== walk) continue; // the walk ended, or joined an earlier one: no new cycle
+      const cycle = path.slice(path.indexOf(at));
+      for (const [i, sourcedId] of cycle.entries()) {
+        const next = (k: number) => cycle[(i + k) % cycle.length] as string;
+        const shown = Math.min(cycle.length, CYCLE_SHOWN);
+        const chain = Array.from({ length: shown - 1 }, (_, k) => next(k + 1));
+        if (cycle.length > shown) chain.push('…');
+        this.report('org-cycle', {
+          collection: 'orgs',
+          sourcedId,
+          detail: `its parent chain comes back to it: ${[...chain, sourcedId].join(' → ')}${cycle.length > shown ? ` (${cycle.length} orgs in the cycle)` : ''}`,
+          schools: this.schoolsOf(sourcedId),
+        });
+      }
     }
   }
 
@@ -368,6 +400,18 @@ export class Audit {
   private people(): void {
     const { users } = this;
     const namedBy = this.namedBy();
+    // Whether a user's agents name an id: a guardian may name a hundred thousand students, each naming it
+    // back, so a long list is looked up in a set built once, not scanned once per student.
+    const agentSets = new Map<string, Set<string>>();
+    const names = (other: User, id: string): boolean => {
+      if (other.agents.length <= 16) return other.agents.includes(id);
+      let set = agentSets.get(other.sourcedId);
+      if (!set) {
+        set = new Set(other.agents);
+        agentSets.set(other.sourcedId, set);
+      }
+      return set.has(id);
+    };
     for (const user of users.values()) {
       const from = {
         collection: 'users' as const,
@@ -378,7 +422,7 @@ export class Audit {
       for (const agent of user.agents) {
         this.reference(from, 'agents', 'users', agent, users);
         const other = users.get(agent);
-        if (other && !other.agents.includes(user.sourcedId))
+        if (other && !names(other, user.sourcedId))
           this.report('one-sided-link', {
             ...from,
             detail: `agents names ${agent}, whose record does not name ${user.sourcedId}`,
@@ -421,7 +465,9 @@ export class Audit {
 
   /**
    * One e-mail (trimmed, any case) on active users of different families: two users are one family when
-   * one links the other, or both link a common student (through agents, on either side).
+   * one links the other, or both link a common student (through agents, on either side). Linear in the
+   * users and their links, however many share one e-mail: families are joined link by link (union-find),
+   * and a detail names a few users of the other families and their number, not every one.
    */
   private emailsShared(): void {
     if (!this.options.checks.has('shared-email')) return;
@@ -433,31 +479,54 @@ export class Audit {
       const key = user.email.toLowerCase();
       const one = first.get(key);
       if (one === undefined) first.set(key, user.sourcedId);
-      else byEmail.set(key, [...(byEmail.get(key) ?? [one]), user.sourcedId]);
+      else {
+        const list = byEmail.get(key);
+        if (list) list.push(user.sourcedId);
+        else byEmail.set(key, [one, user.sourcedId]);
+      }
     }
     first.clear();
     const namedBy = this.namedBy();
-    const linked = (id: string) =>
-      new Set([...(this.users.get(id)?.agents ?? []), ...(namedBy.get(id) ?? [])]);
     for (const [email, ids] of byEmail) {
-      if (ids.length < 2) continue;
-      const links = ids.map(linked);
-      const family = ids.map((_, i) => i);
-      const root = (i: number): number => (family[i] === i ? i : root(family[i] as number));
-      for (let a = 0; a < ids.length; a++)
-        for (let b = a + 1; b < ids.length; b++) {
-          const la = links[a] as Set<string>;
-          const lb = links[b] as Set<string>;
-          if (la.has(ids[b] as string) || lb.has(ids[a] as string) || [...la].some((id) => lb.has(id)))
-            family[root(b)] = root(a);
-        }
-      if (new Set(ids.map((_, i) => root(i))).size < 2) continue;
+      const at = new Map(ids.map((id, i) => [id, i]));
+      const family = new Families(ids.length);
+      const linkedBy = new Map<string, number>(); // a linked user → the first of these that links it
+      for (const [i, id] of ids.entries())
+        for (const list of [this.users.get(id)?.agents ?? NONE, namedBy.get(id) ?? NONE])
+          for (const linked of list) {
+            const j = at.get(linked);
+            if (j !== undefined) family.join(i, j);
+            const k = linkedBy.get(linked);
+            if (k === undefined) linkedBy.set(linked, i);
+            else family.join(i, k);
+          }
+      // Each family's size and first few members, families in the order they first appear.
+      const members = new Map<number, { size: number; first: string[] }>();
       for (const [i, id] of ids.entries()) {
-        const others = ids.filter((_, j) => root(j) !== root(i));
+        const root = family.of(i);
+        const entry = members.get(root);
+        if (!entry) members.set(root, { size: 1, first: [id] });
+        else {
+          entry.size++;
+          if (entry.first.length < OTHERS_SHOWN) entry.first.push(id);
+        }
+      }
+      if (members.size < 2) continue;
+      for (const [i, id] of ids.entries()) {
+        const own = family.of(i);
+        const others = ids.length - (members.get(own)?.size ?? 0);
+        const shown: string[] = [];
+        for (const [root, { first }] of members) {
+          if (shown.length >= OTHERS_SHOWN) break;
+          if (root !== own) shown.push(...first.slice(0, OTHERS_SHOWN - shown.length));
+        }
         this.report('shared-email', {
           collection: 'users',
           sourcedId: id,
-          detail: `${email} is also on ${others.join(', ')} (another family)`,
+          detail:
+            others <= shown.length
+              ? `${email} is also on ${shown.join(', ')} (another family)`
+              : `${email} is also on ${others} users of ${members.size - 1} other families: ${shown.join(', ')}, …`,
           schools: this.users.get(id)?.orgs ?? [],
         });
       }
@@ -533,5 +602,27 @@ export class Audit {
       if (cls.teacher) f.classesWithTeacher++;
     }
     return [...figures.values()];
+  }
+}
+
+/** Disjoint sets of 0…n-1 (union-find with path halving): no recursion, nearly constant time each. */
+class Families {
+  private readonly parent: Int32Array;
+  constructor(n: number) {
+    this.parent = Int32Array.from({ length: n }, (_, i) => i);
+  }
+  of(i: number): number {
+    const { parent } = this;
+    let at = i;
+    while (parent[at] !== at) {
+      parent[at] = parent[parent[at] as number] as number;
+      at = parent[at] as number;
+    }
+    return at;
+  }
+  join(a: number, b: number): void {
+    const ra = this.of(a);
+    const rb = this.of(b);
+    if (ra !== rb) this.parent[Math.max(ra, rb)] = Math.min(ra, rb);
   }
 }

@@ -65,6 +65,7 @@ export async function runAudit(
       query: { limit: options.pageSize },
       wrapper: collection.listKey,
       all: true,
+      maxRecords: service.maxRecords,
       concurrency: options.concurrency,
       what: name,
       warn: hooks.warn,

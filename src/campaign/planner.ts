@@ -234,8 +234,12 @@ export class CampaignPlanner {
           groups.set(key, group);
         }
         group.guardians.push(agent);
-        addNew(group.inScope, inScope);
-        addNew(group.atSchool, children);
+        // One e-mail on many guardians (a planted address, a shared office one): sets beside the lists from
+        // then on, so each guardian adds its children in their number, not the group's.
+        if (group.guardians.length === MANY_GUARDIANS)
+          group.seen = { inScope: new Set(group.inScope), atSchool: new Set(group.atSchool) };
+        addNew(group.inScope, inScope, group.seen?.inScope);
+        addNew(group.atSchool, children, group.seen?.atSchool);
       }
     }
 
@@ -367,15 +371,19 @@ interface Group {
   guardians: Agent[];
   inScope: string[];
   atSchool: string[];
+  /** The ids in inScope and atSchool, kept once the group has MANY_GUARDIANS (most have one or two). */
+  seen?: { inScope: Set<string>; atSchool: Set<string> };
 }
+/** Guardians on one e-mail and school past which a group keeps sets of its children. */
+const MANY_GUARDIANS = 8;
 
 const named = ({ sourcedId, name }: Named): Named => ({ sourcedId, name });
 /**
  * Appends to `list` the ids of `ids` it lacks (each once), in order, and returns those appended. Linear: a
  * record may name hundreds of thousands of agents (a 16 MB page), where includes() per id would take minutes.
+ * `seen`, when given, holds the ids of `list` already (kept by a caller that adds to one list many times).
  */
-function addNew(list: string[], ids: readonly string[]): string[] {
-  const seen = new Set(list);
+function addNew(list: string[], ids: readonly string[], seen = new Set(list)): string[] {
   const added: string[] = [];
   for (const id of ids) {
     if (seen.has(id)) continue;

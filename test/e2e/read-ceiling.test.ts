@@ -90,6 +90,15 @@ describe('a list that never ends', () => {
     expect(pages).toHaveLength(3);
   });
 
+  it('roster roster audit stops at it too (it read up to the default ten million before), exit 1', async () => {
+    const result = await roster(['roster', 'audit', '--check', 'org-cycle', '--page-size', '100'], {
+      ROSTER_MAX_RECORDS: '250',
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/Reading orgs: stopped at 250 records, the ceiling of one read/);
+    expect(reads('/orgs')).toHaveLength(3);
+  });
+
   it('invite plan: the students read stops at the ceiling, and so do the schools and invitations it checks', async () => {
     const result = await roster(['invite', 'plan', '--school', 'org-sch-1'], { ROSTER_MAX_RECORDS: '300' });
     expect(result.code).toBe(1);

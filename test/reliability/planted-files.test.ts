@@ -194,6 +194,24 @@ describe('one rule for every file roster writes where the user says: a folder ot
     expect(requestsBeyondToken()).toEqual([]);
   });
 
+  it.each([
+    ['--html', 'audit.html', 'audit.html after roster wrote it'],
+    ['--csv-dir', 'to-fix', 'the CSV files'],
+  ])(
+    'roster audit %s into it: refused before any request, exit 1, nothing written',
+    async (flag, name, what) => {
+      const dir = shared();
+      const target = flag === '--html' ? join(dir, name) : dir;
+      const result = await roster(['roster', 'audit', flag, target]);
+      expect(result.code).toBe(1);
+      expect(oneLine(result.stderr)).toBe(
+        `Error: ${dir}: other users can write to it (mode 0777), so they could replace ${what}. Run: chmod o-w ${dir}, or choose a folder of your own.`,
+      );
+      expect(readdirSync(dir)).toEqual([]);
+      expect(requestsBeyondToken()).toEqual([]);
+    },
+  );
+
   it('invite send --failed-csv into it: refused before anything is sent, exit 1, nothing written', async () => {
     const csv = join(tempDir(), 'invites.csv');
     writeFileSync(csv, 'email,schoolId,studentCount\nparent@example.org,org-sch-1,1\n');

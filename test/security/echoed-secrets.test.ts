@@ -159,3 +159,28 @@ describe('a server echoing the token and the secret in what roster prints on std
     expect(result.stdout).toBe(`${TOKEN}\n`);
   });
 });
+
+describe('a client secret holding a quote, echoed into a record', () => {
+  // CSV doubles the quote (quo""te), JSON escapes it (quo\"te): neither form may reach stdout.
+  const QUOTED = 'Quo"te-Secret-7788';
+  let echoing: ScriptedServer;
+  beforeAll(async () => {
+    echoing = await startScriptedServer((request) => {
+      if (request.path.endsWith('/token'))
+        return { body: { access_token: 'tok-quoted-1234', token_type: 'bearer', expires_in: 3600 } };
+      return {
+        body: { users: [{ sourcedId: 's-1', givenName: `label ${QUOTED} end`, familyName: 'Okafor' }] },
+      };
+    });
+  });
+  afterAll(() => echoing.close());
+
+  it.each([[['--csv']], [['--json']], [['--ndjson']], [[]]])('roster roster students %j', async (args) => {
+    const result = await runCli(['roster', 'students', ...args], tempDir(), {
+      env: { ROSTER_BASE_URL: echoing.baseUrl, ROSTER_CLIENT_ID: CLIENT_ID, ROSTER_CLIENT_SECRET: QUOTED },
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('label [redacted] end');
+    expect(result.stdout).not.toMatch(/Quo|te-Secret/);
+  });
+});

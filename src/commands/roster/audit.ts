@@ -93,6 +93,13 @@ export function parseAuditFlags(flags: AuditFlags, now: number): AuditRequest {
 
 async function run(flags: AuditFlags, ctx: Context, cmd: Command): Promise<void> {
   const request = parseAuditFlags(flags, ctx.now());
+  // The folders written to are checked before any request, by the rule of every file roster writes.
+  if (request.csvDir || request.html) {
+    const { outputFileFolder, outputFolder } = await import('../../files.js');
+    const warn = (line: string) => ctx.log.warn(line);
+    if (request.csvDir) await outputFolder(request.csvDir, warn, 'the CSV files');
+    if (request.html) await outputFileFolder(request.html, warn);
+  }
   const session = await openSession(ctx, cmd);
   const [{ runAudit, forSchools, sorted, fails }, { onerosterService }, { startProgress }] =
     await Promise.all([
@@ -129,8 +136,7 @@ async function run(flags: AuditFlags, ctx: Context, cmd: Command): Promise<void>
   };
   const { auditJson, findingCsv } = await import('../../audit/output.js');
   if (request.csvDir) {
-    const { outputFolder, writePrivateFile } = await import('../../files.js');
-    await outputFolder(request.csvDir, (line) => ctx.log.warn(line));
+    const { writePrivateFile } = await import('../../files.js');
     for (const finding of result.findings.filter((f) => f.count > 0))
       await writePrivateFile(join(request.csvDir, `${finding.check}.csv`), findingCsv(finding));
   }
