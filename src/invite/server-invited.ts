@@ -4,10 +4,10 @@
 // is told why and relies on roster's own record. Only the identities are kept, page by page (bounded by the
 // client's response cap and the pager's page limit), never the records.
 import { isRecord } from '../api/errors.js';
-import { invitationPages } from '../commands/invite/list.js';
 import { ApiError, RosterError } from '../errors.js';
 import type { Session } from '../session.js';
 import { hiddenCharacter } from '../values.js';
+import { invitationPages } from './invitation-pages.js';
 import { invitationIdentity } from './sent-record.js';
 
 export type ServerInvited =

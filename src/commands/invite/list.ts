@@ -1,17 +1,17 @@
 // `roster invite list`: GET /enrollment/invitations (spec §4.6). The spec names no query parameters; the
 // named flags are the sandbox's (page, perPage, schoolId, email, sentByUserId) and --param passes any other.
 import type { Command } from 'commander';
-import { type InvitationPage, listInvitations } from '../../api/enrollment.js';
+import type { InvitationPage } from '../../api/enrollment.js';
 import { isRecord } from '../../api/errors.js';
 import type { Context } from '../../context.js';
-import { RosterError, UsageError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
 import { isValidEmail } from '../../invite/invitation.js';
+import { invitationPages } from '../../invite/invitation-pages.js';
 import { writeWithBackpressure } from '../../io.js';
 import { createRecordWriter } from '../../output/record-stream.js';
 import { type Column, cellText, printJson, printTable } from '../../output/render.js';
 import { jsonText } from '../../output/safe-text.js';
 import type { Session } from '../../session.js';
-import { tooManyRecords } from '../../settings.js';
 import { hiddenCharacter, parseCount, printable } from '../../values.js';
 import { examples, openSession, repeatable } from '../common.js';
 
@@ -82,49 +82,6 @@ export async function run(
   }
   // invitationPages yields at least one page.
   return { ...(last as InvitationPage & { pages: number }), records };
-}
-
-/**
- * The pages of GET /enrollment/invitations for `query`: the one page asked for, or with `all` every page from
- * its `page` on, until meta.totalPages or an empty page. A page that repeats the previous one (a server that
- * ignores the page parameter) is an error, never an endless loop; so is a list longer than --max-records (a
- * server that serves new records forever).
- */
-export async function* invitationPages(
-  session: Session,
-  query: URLSearchParams,
-  all: boolean,
-): AsyncGenerator<InvitationPage & { pages: number }> {
-  const max = session.settings.maxRecords;
-  let page = Number(query.get('page') ?? 1);
-  let previous: string | undefined;
-  let records = 0;
-  for (let pages = 1; ; pages++) {
-    if (all) query.set('page', String(page));
-    const result = await listInvitations(session.api, query);
-    if (all) {
-      const fingerprint = JSON.stringify(result.data);
-      if (fingerprint === previous) {
-        throw new RosterError(
-          'unexpected',
-          `Listing invitations: page ${page} repeats the previous one; the server may not support the page parameter.`,
-        );
-      }
-      previous = fingerprint;
-    }
-    records += result.data.length;
-    if (records > max) throw tooManyRecords('invitations', max);
-    yield { ...result, pages };
-    if (!all || !hasMore(result.meta, page, result.data)) return;
-    page++;
-  }
-}
-
-/** meta.totalPages when the server gives it (the sandbox does); otherwise until an empty page. */
-function hasMore(meta: unknown, page: number, data: unknown[]): boolean {
-  if (data.length === 0) return false;
-  if (isRecord(meta) && typeof meta.totalPages === 'number') return page < meta.totalPages;
-  return true;
 }
 
 /** Columns from the records themselves, in the order their fields first appear. */
