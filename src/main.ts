@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import type { Context } from './context.js';
-import { exitCodeFor, RosterError } from './errors.js';
+import { CancelledError, exitCodeFor, RosterError } from './errors.js';
 import { displayLines } from './output/safe-text.js';
 import { VERSION } from './version.js';
 
@@ -210,7 +210,9 @@ function report(ctx: Context, error: unknown): number {
   }
   if (error instanceof RosterError) {
     const message = /[.!?]$/.test(error.message) ? error.message : `${error.message}.`;
-    ctx.log.info(`Error: ${message}${error.hint ? ` ${error.hint}` : ''}`);
+    // A cancel is the user's choice: said plainly, not as an error.
+    const prefix = error instanceof CancelledError ? '' : 'Error: ';
+    ctx.log.info(`${prefix}${message}${error.hint ? ` ${error.hint}` : ''}`);
     if (ctx.log.debugEnabled && error.stack) ctx.log.debug(error.stack);
     return exitCodeFor(error);
   }

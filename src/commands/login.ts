@@ -52,7 +52,7 @@ export async function run(options: LoginOptions, settings: Settings, ctx: Contex
       ? undefined
       : options.onerosterScope && checkScope(options.onerosterScope, '--oneroster-scope');
   if (options.sentByUserId !== undefined) checkUserId(options.sentByUserId, '--sent-by-user-id');
-  const prompter = ctx.interactive ? await ctx.prompter() : undefined;
+  const prompter = ctx.interactive ? await ctx.prompter('nothing was saved') : undefined;
 
   let baseUrl = options.baseUrl ?? settings.baseUrl;
   let clientId = options.clientId ?? saved.clientId;

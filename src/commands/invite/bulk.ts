@@ -8,7 +8,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { INVITATIONS_PATH, sendInvitation } from '../../api/enrollment.js';
 import type { Context } from '../../context.js';
-import { RosterError, UsageError } from '../../errors.js';
+import { CancelledError, RosterError, UsageError } from '../../errors.js';
 import { outputFileFolder, privateFolder, writePrivateFile } from '../../files.js';
 import { sendRows, sentEntry } from '../../invite/bulk-runner.js';
 import { type InvitationDraft, invitationKey } from '../../invite/invitation.js';
@@ -367,8 +367,11 @@ async function confirm(ctx: Context, work: Plan, fileName: string): Promise<void
       '',
     ].join('\n'),
   );
-  const yes = await (await ctx.prompter()).confirm(`Send ${n} invitation${n === 1 ? '' : 's'}?`, false);
-  if (!yes) throw new UsageError('Cancelled; nothing was sent.');
+  const yes = await (await ctx.prompter('nothing was sent')).confirm(
+    `Send ${n} invitation${n === 1 ? '' : 's'}?`,
+    false,
+  );
+  if (!yes) throw new CancelledError('nothing was sent');
 }
 
 const listed = (values: string[]) =>

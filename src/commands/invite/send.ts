@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import { INVITATIONS_PATH, sendInvitation } from '../../api/enrollment.js';
 import type { Context } from '../../context.js';
-import { RosterError, UsageError } from '../../errors.js';
+import { CancelledError, RosterError, UsageError } from '../../errors.js';
 import {
   FIELDS,
   type FieldName,
@@ -161,11 +161,11 @@ async function promptMissing(
 ): Promise<void> {
   const missing = PROMPTED.filter(({ field }) => !draft[field]?.trim());
   if (missing.length === 0) return;
-  const prompter = await ctx.prompter();
+  const prompter = await ctx.prompter('nothing was sent');
   for (const { field, question } of missing) {
     if (field === 'schoolId') {
       const { pickSchool } = await import('../../schools/picker.js');
-      draft.schoolId = await pickSchool(ctx, await directory());
+      draft.schoolId = await pickSchool(ctx, prompter, await directory());
       continue;
     }
     draft[field] = await prompter.input(question, {
@@ -200,8 +200,8 @@ async function confirm(
       '',
     ].join('\n'),
   );
-  const yes = await (await ctx.prompter()).confirm(`Send it to ${body.email}?`, false);
-  if (!yes) throw new UsageError('Cancelled; nothing was sent.');
+  const yes = await (await ctx.prompter('nothing was sent')).confirm(`Send it to ${body.email}?`, false);
+  if (!yes) throw new CancelledError('nothing was sent');
 }
 
 function printDryRun(ctx: Context, session: Session, body: InvitationBody, json?: boolean): void {
