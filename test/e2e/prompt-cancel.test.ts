@@ -1,5 +1,6 @@
 // Leaving a question on a real terminal (a pseudo-terminal): Ctrl-C or Esc at any prompt, or "no" at a
 // send confirmation, prints what was not done and exits 130, and nothing reached the server or the disk.
+// And everything that can be checked is checked before the first question: no answer is wasted.
 import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -155,6 +156,121 @@ describe('cancelling a question: exit 130, "Cancelled; …", nothing sent or sav
     run.type(key);
     await run.waitFor('Cancelled; nothing was sent.');
     expect((await run.done).code).toBe(130);
+    expect(invitationPosts()).toEqual([]);
+  });
+});
+
+describe('checked before the first question', () => {
+  it('a bad --student-count is a usage error before the e-mail is asked for', async () => {
+    const run = startPty(
+      ['invite', 'send', '--student-count', 'two', '--sent-by-user-id', 'usr-1'],
+      home,
+      demoEnv(sandbox),
+    );
+    const result = await run.done;
+    expect(result.code).toBe(2);
+    expect(result.stdout).toContain('--student-count must be a positive whole number (got "two")');
+    expect(result.stdout).not.toContain('E-mail address');
+    expect(sandbox.requests).toEqual([]);
+  });
+
+  it('no client credentials: said before the school is asked for, nothing asked of the server', async () => {
+    const run = startPty(
+      ['invite', 'send', '--email', 'nocreds@example.org', '--sent-by-user-id', 'usr-1'],
+      home,
+      {
+        ROSTER_BASE_URL: sandbox.baseUrl,
+      },
+    );
+    const result = await run.done;
+    expect(result.code).toBe(4);
+    expect(result.stdout).toContain('No client credentials');
+    expect(result.stdout).not.toContain('School (type');
+    expect(sandbox.requests).toEqual([]);
+  });
+
+  it('no client credentials with every value given: said before the confirmation (not after a "yes")', async () => {
+    const run = startPty(
+      [
+        'invite',
+        'send',
+        '--email',
+        'nocreds@example.org',
+        '--school-id',
+        'org-sch-1',
+        '--sent-by-user-id',
+        'usr-1',
+      ],
+      home,
+      { ROSTER_BASE_URL: sandbox.baseUrl },
+    );
+    const result = await run.done;
+    expect(result.code).toBe(4);
+    expect(result.stdout).toContain('No client credentials');
+    expect(result.stdout).not.toContain('Send it to');
+    expect(sandbox.requests).toEqual([]);
+  });
+
+  it('--file without client credentials: said before the confirmation, the schools not read without them', async () => {
+    const file = csv(['a@example.org,org-sch-1,1']);
+    const run = startPty(['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1'], home, {
+      ROSTER_BASE_URL: sandbox.baseUrl,
+    });
+    const result = await run.done;
+    expect(result.code).toBe(4);
+    expect(result.stdout).toContain('No client credentials');
+    expect(result.stdout).not.toContain('Send 1 invitation?');
+    expect(result.stdout).not.toContain('could not read');
+    expect(sandbox.requests).toEqual([]);
+  });
+
+  it('credentials the server refuses: said before the confirmation', async () => {
+    const run = startPty(
+      [
+        'invite',
+        'send',
+        '--email',
+        'wrong@example.org',
+        '--school-id',
+        'org-sch-1',
+        '--sent-by-user-id',
+        'usr-1',
+      ],
+      home,
+      demoEnv(sandbox, 'demo-allowed', { ROSTER_CLIENT_SECRET: 'not-the-secret' }),
+    );
+    const result = await run.done;
+    expect(result.code).toBe(4);
+    expect(result.stdout).not.toContain('Send it to');
+    expect(invitationPosts()).toEqual([]);
+  });
+
+  it('--file with a bad row or flag: refused before the confirmation', async () => {
+    const file = csv(['a@example.org,org-sch-1,1', 'not-an-address,org-sch-1,1']);
+    const bad = await startPty(
+      ['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1'],
+      home,
+      demoEnv(sandbox),
+    ).done;
+    expect(bad.code).toBe(2);
+    expect(bad.stdout).toContain('line 3');
+    expect(bad.stdout).not.toContain('Send 1 invitation');
+    const flag = await startPty(
+      [
+        'invite',
+        'send',
+        '--file',
+        csv(['a@example.org,org-sch-1,']),
+        '--student-count',
+        'two',
+        '--sent-by-user-id',
+        'usr-1',
+      ],
+      home,
+      demoEnv(sandbox),
+    ).done;
+    expect(flag.code).toBe(2);
+    expect(flag.stdout).not.toContain('Send 1 invitation');
     expect(invitationPosts()).toEqual([]);
   });
 });
