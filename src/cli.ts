@@ -68,8 +68,8 @@ function createContext(): Context {
     color: io.stdoutIsTTY && !env.NO_COLOR && env.TERM !== 'dumb',
     interactive: io.stdinIsTTY && io.stdoutIsTTY && !env.CI,
     keychain: async () => (await import('./auth/keychain.js')).createKeychainStore(),
-    prompter: async () =>
-      (await import('./prompter.js')).createInquirerPrompter(process.stdin, process.stderr),
+    prompter: async (undone) =>
+      (await import('./prompter.js')).createInquirerPrompter(process.stdin, process.stderr, undone),
     trapInterrupt,
   };
 }

@@ -2,6 +2,7 @@
 // keychain or the network directly, so tests can hand them a fake one. Heavy pieces (keychain binding,
 // prompts) load lazily: `--help`, `--version` and usage errors never pay for them.
 import type { SecretStore } from './auth/secret-store.js';
+import type { Undone } from './errors.js';
 import type { IO } from './io.js';
 import { displayLines } from './output/safe-text.js';
 import type { Paths } from './paths.js';
@@ -31,7 +32,11 @@ export interface Context {
   /** Prompts are allowed: terminals on both ends, no --no-input, no CI. */
   interactive: boolean;
   keychain(): Promise<SecretStore>;
-  prompter(): Promise<Prompter>;
+  /**
+   * The terminal's questions. `undone` is what leaving one (Ctrl-C, Esc) leaves undone, for the message of
+   * its CancelledError: "nothing was sent", "nothing was saved".
+   */
+  prompter(undone: Undone): Promise<Prompter>;
   /**
    * For long-running commands: from now on Ctrl-C, SIGTERM or SIGHUP (on Windows Ctrl-C, Ctrl-Break or the
    * console window closed: platform.ts's stopSignals) aborts the returned signal (so the command can stop

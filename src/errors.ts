@@ -11,7 +11,7 @@ export type ErrorCode =
   | 'outcome-unknown' // in doubt: a non-idempotent request may or may not have been processed
   | 'failure' // a local failure with a clear cause (keychain, files)
   | 'partial' // a bulk run finished with some rows failed
-  | 'interrupted'; // Ctrl-C, after saving what must be saved
+  | 'interrupted'; // Ctrl-C, after saving what must be saved; or cancelled at a prompt
 
 export class RosterError extends Error {
   constructor(
@@ -30,6 +30,19 @@ export class UsageError extends RosterError {
     super('usage', message, hint);
   }
 }
+
+/**
+ * The user said no to a question, or left it (Ctrl-C, Esc): exit 130 with a line that says what was not
+ * done ("Cancelled; nothing was sent."), printed as a plain line: a choice, not a failure.
+ */
+export class CancelledError extends RosterError {
+  constructor(undone: Undone) {
+    super('interrupted', `Cancelled; ${undone}.`);
+  }
+}
+
+/** What a cancel leaves undone, as its message says it. */
+export type Undone = `nothing was ${string}`;
 
 export class AuthError extends RosterError {
   constructor(message: string, hint = 'Check the client id and secret, or run `roster login`.') {

@@ -1,8 +1,8 @@
 // Builds the program and is the one place that turns errors into exit codes.
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, Help, Option } from 'commander';
 import type { Context } from './context.js';
-import { exitCodeFor, RosterError } from './errors.js';
+import { CancelledError, exitCodeFor, RosterError } from './errors.js';
 import { displayLines } from './output/safe-text.js';
 import { VERSION } from './version.js';
 
@@ -46,6 +46,19 @@ export function createProgram(ctx: Context, commands: readonly Register[]): Comm
   return addCommands(baseProgram(ctx), ctx, commands);
 }
 
+/**
+ * How every command's help reads (commands copy it from the program as they are made): the global options
+ * each command takes listed under its own (gh's inherited flags) but --version, which only the program
+ * answers; and a command with no long description shows its summary, so none has a help without one.
+ */
+const HELP: Partial<Help> = {
+  showGlobalOptions: true,
+  visibleGlobalOptions(this: Help, command) {
+    return Help.prototype.visibleGlobalOptions.call(this, command).filter((o) => o.long !== '--version');
+  },
+  commandDescription: (command) => command.description() || command.summary(),
+};
+
 function baseProgram(ctx: Context): Command {
   return new Command('roster')
     .description('Drive the Rostering and Enrollment API from a terminal or a script.')
@@ -77,6 +90,7 @@ function baseProgram(ctx: Context): Command {
     .option('--debug', 'trace HTTP requests on stderr (secrets redacted)')
     .option('--no-color', 'no colour (also NO_COLOR)')
     .option('--no-input', 'never prompt; a missing value is an error (also CI)')
+    .configureHelp(HELP)
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({
@@ -179,7 +193,10 @@ async function listedProgram(ctx: Context, listing: readonly CommandListing[]): 
     if (name === 'help' && registerHelp) registerHelp(program, ctx);
     else program.command(name).description(description);
   }
-  return program.configureHelp({ subcommandTerm: (command) => terms.get(command.name()) ?? command.name() });
+  return program.configureHelp({
+    ...HELP,
+    subcommandTerm: (command) => terms.get(command.name()) ?? command.name(),
+  });
 }
 
 export async function main(argv: string[], ctx: Context): Promise<number> {
@@ -210,7 +227,9 @@ function report(ctx: Context, error: unknown): number {
   }
   if (error instanceof RosterError) {
     const message = /[.!?]$/.test(error.message) ? error.message : `${error.message}.`;
-    ctx.log.info(`Error: ${message}${error.hint ? ` ${error.hint}` : ''}`);
+    // A cancel is the user's choice: said plainly, not as an error.
+    const prefix = error instanceof CancelledError ? '' : 'Error: ';
+    ctx.log.info(`${prefix}${message}${error.hint ? ` ${error.hint}` : ''}`);
     if (ctx.log.debugEnabled && error.stack) ctx.log.debug(error.stack);
     return exitCodeFor(error);
   }

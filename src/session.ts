@@ -113,6 +113,18 @@ export class Session implements Authenticator {
     return token;
   }
 
+  /**
+   * That a token of this use can be had without asking anyone: ROSTER_TOKEN, a fresh cached token, or client
+   * credentials at hand (environment, keychain or file). No request: checked before a command's first
+   * question, so a run that cannot send fails before the admin answers anything.
+   */
+  async checkCredentials(purpose: TokenPurpose): Promise<void> {
+    if (this.settings.envToken) return;
+    const cached = await this.tokens.peek(this.tokenSource(purpose));
+    if (cached && this.tokens.isFresh(cached)) return;
+    await loadCredentials(this.ctx, this.settings);
+  }
+
   async token(purpose: TokenPurpose): Promise<string> {
     return (await this.accessToken(purpose)).accessToken;
   }

@@ -13,7 +13,8 @@ const EXIT_CODES = `Exit codes
   3    forbidden: the API answered 403
   4    authentication: no credentials, invalid client, or a token the API keeps rejecting
   5    partial: a bulk run finished with some rows failed or in doubt, or an invitation is in doubt
-  130  interrupted (Ctrl-C, SIGTERM or SIGHUP), after saving what must be saved
+  130  interrupted (Ctrl-C, SIGTERM or SIGHUP), after saving what must be saved; or cancelled at a
+       question (Ctrl-C, Esc, or no to a confirmation): "Cancelled; nothing was sent." (or saved)
 
 Per command
   roster attendance check   3 when attendance-daily is not enabled for this client, 4 when the

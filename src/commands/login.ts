@@ -1,6 +1,6 @@
 // `roster login`: ask for (or read) a district's base URL, client id and secret, prove them by getting
 // a token, and only then save: the secret to the keychain (or an opt-in file), the rest to the profile.
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { requestToken } from '../api/oauth.js';
 import { type Profile, saveConfig } from '../auth/config.js';
 import { registerSecrets } from '../auth/credentials.js';
@@ -52,7 +52,7 @@ export async function run(options: LoginOptions, settings: Settings, ctx: Contex
       ? undefined
       : options.onerosterScope && checkScope(options.onerosterScope, '--oneroster-scope');
   if (options.sentByUserId !== undefined) checkUserId(options.sentByUserId, '--sent-by-user-id');
-  const prompter = ctx.interactive ? await ctx.prompter() : undefined;
+  const prompter = ctx.interactive ? await ctx.prompter('nothing was saved') : undefined;
 
   let baseUrl = options.baseUrl ?? settings.baseUrl;
   let clientId = options.clientId ?? saved.clientId;
@@ -158,6 +158,13 @@ async function secretFromStdin(ctx: Context): Promise<string> {
   return secret;
 }
 
+function refuseSecretFlag(): never {
+  throw new UsageError(
+    'The client secret is never accepted as a flag: it would stay in the shell history and show in the process list.',
+    'Pipe it with --client-secret-stdin (printf %s "$SECRET" | roster login --client-secret-stdin …), or leave it out to be asked on a terminal. Nothing was saved.',
+  );
+}
+
 function validUrl(value: string): string | true {
   try {
     parseBaseUrl(value.trim(), 'the prompt');
@@ -176,6 +183,11 @@ export function register(program: Command, ctx: Context): void {
     )
     .option('--client-id <id>', 'OAuth client id issued for the district')
     .option('--client-secret-stdin', 'read the client secret from stdin (it is never accepted as a flag)')
+    .addOption(
+      // Not an option: the way an admin would first try, answered with the ones that are (with or without a
+      // value, and before anything is asked or read).
+      new Option('--client-secret [secret]').hideHelp().preset('').argParser(refuseSecretFlag),
+    )
     .option('--scope <scope>', 'scope of general and invitation tokens (env ROSTER_SCOPE; default: none)')
     .option(
       '--oneroster-scope <scope>',

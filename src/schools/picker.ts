@@ -2,13 +2,16 @@
 // identifier or sourcedId), or the typed text itself; either way resolved like --school-id, and asked
 // again when it names no one school.
 import type { Context } from '../context.js';
-import type { SearchChoice } from '../prompter.js';
+import type { Prompter, SearchChoice } from '../prompter.js';
 import { printable } from '../values.js';
 import type { SchoolDirectory } from './directory.js';
 import { comparable, isActive, refusal, type School } from './match.js';
 
-export async function pickSchool(ctx: Context, directory: SchoolDirectory): Promise<string> {
-  const prompter = await ctx.prompter();
+export async function pickSchool(
+  ctx: Context,
+  prompter: Prompter,
+  directory: SchoolDirectory,
+): Promise<string> {
   for (;;) {
     const schools = (await directory.list())?.filter(isActive) ?? [];
     if (schools.length === 0) {

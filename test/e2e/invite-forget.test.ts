@@ -148,12 +148,13 @@ describe('roster invite forget', () => {
     expect(() => recordText()).toThrow();
   });
 
-  it('on a terminal it lists and asks (default no); yes forgets', async () => {
+  it('on a terminal it lists and asks (default no: cancelled, exit 130); yes forgets', async () => {
     await sendAll();
     const declined = startPty(['invite', 'forget', '--email', 'b@example.org'], home, demoEnv(sandbox));
     await declined.waitFor('Forget this invitation?');
     declined.type('\r');
-    expect((await declined.done).code).toBe(2);
+    await declined.waitFor('Cancelled; nothing was forgotten.');
+    expect((await declined.done).code).toBe(130);
     expect(await has('b@example.org')).toBe(true);
 
     const accepted = startPty(['invite', 'forget', '--email', 'b@example.org'], home, demoEnv(sandbox));
@@ -161,5 +162,19 @@ describe('roster invite forget', () => {
     accepted.type('y\r');
     expect((await accepted.done).code).toBe(0);
     expect(await has('b@example.org')).toBe(false);
+  });
+
+  it.each([
+    ['Ctrl-C', '\u0003'],
+    ['Esc', '\u001b'],
+  ])('%s at the question: cancelled (exit 130), the record unchanged', async (_, key) => {
+    await sendAll();
+    const before = recordText();
+    const run = startPty(['invite', 'forget', '--email', 'b@example.org'], home, demoEnv(sandbox));
+    await run.waitFor('Forget this invitation?');
+    run.type(key);
+    await run.waitFor('Cancelled; nothing was forgotten.');
+    expect((await run.done).code).toBe(130);
+    expect(recordText()).toBe(before);
   });
 });

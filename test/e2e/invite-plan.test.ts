@@ -1,7 +1,7 @@
 // `roster invite plan` end to end: the built CLI against the sandbox over HTTP, its plan checked against an
 // independent computation from the sandbox's own users (test/helpers/families.ts), then sent by
 // `invite send --file` and counted at the sandbox.
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
@@ -399,6 +399,34 @@ describe('invite plan on a terminal', () => {
     expect((await run.done).code).toBe(0);
     expect(sb.outbox.length).toBe(0);
   }, 60_000);
+
+  it.each([
+    ['Ctrl-C', '\u0003'],
+    ['Esc', '\u001b'],
+  ])(
+    '%s at the question: cancelled (exit 130), nothing sent, no plan saved to send',
+    async (_, key) => {
+      const sb = await start();
+      const home = tempDir();
+      try {
+        const run = startPty(
+          ['invite', 'plan', '--school', 'org-sch-2', '--sent-by-user-id', 'usr-1'],
+          home,
+          demoEnv(sb),
+        );
+        await run.waitFor('now?');
+        run.type(key);
+        await run.waitFor('Cancelled; nothing was sent.');
+        expect((await run.done).code).toBe(130);
+        expect(sb.outbox.length).toBe(0);
+        expect(sb.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/invitations'))).toEqual([]);
+        expect(() => statSync(join(home, '.local', 'state', 'roster', 'plans'))).toThrow();
+      } finally {
+        rmSync(home, { recursive: true, force: true });
+      }
+    },
+    60_000,
+  );
 });
 
 describe('invite plan: files and usage', () => {

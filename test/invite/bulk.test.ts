@@ -451,14 +451,15 @@ describe('invite send --file', () => {
     expect(run.stderr).toMatch(/Error: Stopped sending: Invitation to .* failed \(HTTP 403\): not allowed/);
   });
 
-  it('on a terminal: confirmation first (declined: nothing sent at all), --concurrency checked', async () => {
+  it('on a terminal: confirmation first (declined: cancelled, exit 130, nothing sent at all), --concurrency checked', async () => {
     const file = csvFile(csvOf(7));
     const prompter = scriptedPrompter({ confirm: false });
     const run = await roster(sandbox, ['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1'], {
       tty: true,
       prompter,
     });
-    expect(run.code).toBe(2);
+    expect(run.code).toBe(130);
+    expect(run.stderr).toContain('Cancelled; nothing was sent.');
     expect(prompter.asked).toEqual(['Send 7 invitations?']);
     expect(run.stderr).toContain('About to e-mail 7 enrollment invitations from');
     expect(run.stderr).toContain('schools: org-sch-1, org-sch-2, org-sch-3');

@@ -223,13 +223,14 @@ describe('invite send on a terminal', () => {
     });
   });
 
-  it('declining sends nothing (exit 2); --yes does not ask', async () => {
+  it('declining sends nothing (cancelled: exit 130); --yes does not ask', async () => {
     const no = await roster(sandbox, ['invite', 'send', '--email', 'no@example.org', ...required], {
       tty: true,
       prompter: scriptedPrompter({ confirm: false }),
     });
-    expect(no.code).toBe(2);
+    expect(no.code).toBe(130);
     expect(no.stderr).toContain('Cancelled; nothing was sent.');
+    expect(no.stderr).not.toContain('Error');
     expect(posts(sandbox)).toHaveLength(0);
 
     const prompter = scriptedPrompter({});

@@ -8,7 +8,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { INVITATIONS_PATH, sendInvitation } from '../../api/enrollment.js';
 import type { Context } from '../../context.js';
-import { RosterError, UsageError } from '../../errors.js';
+import { CancelledError, RosterError, UsageError } from '../../errors.js';
 import { outputFileFolder, privateFolder, writePrivateFile } from '../../files.js';
 import { sendRows, sentEntry } from '../../invite/bulk-runner.js';
 import { type InvitationDraft, invitationKey } from '../../invite/invitation.js';
@@ -101,6 +101,8 @@ export async function runBulk(options: SendOptions, ctx: Context, settings: Sett
     await outputFileFolder(resolve(options.failedCsv), (line) => ctx.log.warn(line));
   }
   const session = new Session(ctx, settings);
+  // No credentials: said now, not after the schools were read without them and the admin said yes.
+  if (!options.dryRun) await session.checkCredentials('invitations');
   const checked = await withSchools(ctx, session, content, fill, options);
   if (!checked.ok) throw refuse(ctx, checked.problems, file, options);
   const rows = checked.rows;
@@ -138,6 +140,8 @@ export async function runBulk(options: SendOptions, ctx: Context, settings: Sett
     const contentChanged = noteChanged(ctx, journal.header, sha256, options.file ?? file);
     const before = new Map(journal.states);
     const work = plan(rows, before, Boolean(options.resendInDoubt), sentElsewhere);
+    // Credentials are checked once, before the question and before any row is marked in flight.
+    if (work.toSend.length > 0) await session.accessToken('invitations');
     if (work.toSend.length > 0 && ctx.interactive && !options.yes)
       await confirm(ctx, work, options.file ?? file);
     const fresh = work.toSend.filter((r) => !before.has(keyOf(r)));
@@ -163,8 +167,6 @@ export async function runBulk(options: SendOptions, ctx: Context, settings: Sett
         `Sending ${work.toSend.length} invitation${work.toSend.length === 1 ? '' : 's'} from ${options.file}` +
           ` (concurrency ${concurrency}${work.skipped.length ? `, ${work.skipped.length} already sent` : ''}). Journal: ${path}`,
       );
-      // Credentials are checked once, before any row is marked in flight.
-      await session.accessToken('invitations');
       const signal = ctx.trapInterrupt();
       const progress = await startProgress(ctx, progressText(0, 0, 0, work.toSend.length));
       try {
@@ -367,8 +369,11 @@ async function confirm(ctx: Context, work: Plan, fileName: string): Promise<void
       '',
     ].join('\n'),
   );
-  const yes = await (await ctx.prompter()).confirm(`Send ${n} invitation${n === 1 ? '' : 's'}?`, false);
-  if (!yes) throw new UsageError('Cancelled; nothing was sent.');
+  const yes = await (await ctx.prompter('nothing was sent')).confirm(
+    `Send ${n} invitation${n === 1 ? '' : 's'}?`,
+    false,
+  );
+  if (!yes) throw new CancelledError('nothing was sent');
 }
 
 const listed = (values: string[]) =>

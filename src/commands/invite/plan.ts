@@ -219,7 +219,7 @@ async function run(flags: PlanFlags, ctx: Context, settings: Settings): Promise<
     );
     return;
   }
-  const yes = await (await ctx.prompter()).confirm(
+  const yes = await (await ctx.prompter('nothing was sent')).confirm(
     `Send these ${n} invitation${n === 1 ? '' : 's'} now?`,
     false,
   );

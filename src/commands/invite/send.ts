@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import { INVITATIONS_PATH, sendInvitation } from '../../api/enrollment.js';
 import type { Context } from '../../context.js';
-import { RosterError, UsageError } from '../../errors.js';
+import { CancelledError, RosterError, UsageError } from '../../errors.js';
 import {
   FIELDS,
   type FieldName,
@@ -45,14 +45,27 @@ const PROMPTED: { field: FieldName; question: string }[] = [
 
 export async function run(options: SendOptions, ctx: Context, settings: Settings): Promise<SendResult> {
   const draft = draftFromFlags(options, settings);
-  // Built on first need: a usage error before it never touches the keychain or the network.
+  // Everything that can be checked is checked before the first question: the values given (a bad
+  // --student-count is refused before the admin types an e-mail address), the base URL, and (unless it is
+  // a dry run) that a token can be had without asking: no answer is wasted on a run that cannot send.
+  const asked = ctx.interactive ? PROMPTED.filter(({ field }) => !draft[field]?.trim()) : [];
+  const flags = validateInvitation(draft);
+  const given = flags.ok
+    ? []
+    : flags.problems.filter(
+        (p) => !asked.some(({ field }) => field === p.field && p.reason === 'is required'),
+      );
+  if (given.length > 0) throw invalidFlags(given, settings);
+  const session = new Session(ctx, settings);
+  if (!options.dryRun) await session.checkCredentials('invitations');
+  // Built on first need: a usage error before it never touches the network.
   let schools: SchoolDirectory | undefined;
   const directory = async () => {
     const { SchoolDirectory } = await import('../../schools/directory.js');
-    schools ??= new SchoolDirectory(ctx, new Session(ctx, settings), options.refreshSchools);
+    schools ??= new SchoolDirectory(ctx, session, options.refreshSchools);
     return schools;
   };
-  if (ctx.interactive) await promptMissing(ctx, draft, directory);
+  if (asked.length > 0) await promptMissing(ctx, draft, asked, directory);
   let checked = validateInvitation(draft);
   if (!checked.ok) throw invalidFlags(checked.problems, settings);
 
@@ -63,12 +76,15 @@ export async function run(options: SendOptions, ctx: Context, settings: Settings
   if (sourcedId !== typed) checked = withResolvedSchool(draft, typed, sourcedId);
   if (!checked.ok) throw invalidFlags(checked.problems, settings);
   const { body } = checked;
-  const session = resolver.session;
   if (options.dryRun) {
     printDryRun(ctx, session, body, options.json);
     return { body, dryRun: true };
   }
-  if (ctx.interactive && !options.yes) await confirm(ctx, session, body, resolver.nameOf(body.schoolId));
+  if (ctx.interactive && !options.yes) {
+    // A token before the question: credentials the server refuses fail now, not after a "yes".
+    await session.accessToken('invitations');
+    await confirm(ctx, session, body, resolver.nameOf(body.schoolId));
+  }
   // Opened before sending: a state folder another user controls is refused while nothing is sent yet.
   const { SentRecord } = await import('../../invite/sent-record.js');
   const record = await SentRecord.open(ctx.paths.stateDir, {
@@ -157,15 +173,14 @@ const SINGLE_SEND = {
 async function promptMissing(
   ctx: Context,
   draft: InvitationDraft,
+  missing: typeof PROMPTED,
   directory: () => Promise<SchoolDirectory>,
 ): Promise<void> {
-  const missing = PROMPTED.filter(({ field }) => !draft[field]?.trim());
-  if (missing.length === 0) return;
-  const prompter = await ctx.prompter();
+  const prompter = await ctx.prompter('nothing was sent');
   for (const { field, question } of missing) {
     if (field === 'schoolId') {
       const { pickSchool } = await import('../../schools/picker.js');
-      draft.schoolId = await pickSchool(ctx, await directory());
+      draft.schoolId = await pickSchool(ctx, prompter, await directory());
       continue;
     }
     draft[field] = await prompter.input(question, {
@@ -200,8 +215,8 @@ async function confirm(
       '',
     ].join('\n'),
   );
-  const yes = await (await ctx.prompter()).confirm(`Send it to ${body.email}?`, false);
-  if (!yes) throw new UsageError('Cancelled; nothing was sent.');
+  const yes = await (await ctx.prompter('nothing was sent')).confirm(`Send it to ${body.email}?`, false);
+  if (!yes) throw new CancelledError('nothing was sent');
 }
 
 function printDryRun(ctx: Context, session: Session, body: InvitationBody, json?: boolean): void {

@@ -1,0 +1,112 @@
+// Every command's help as the contract asks: a description, its flags, an example, and the global options
+// it takes (gh's inherited flags); help for an unknown command is a usage error; a client secret given as a
+// flag is refused with the flag that reads it.
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createProgram, loadCommands } from '../../src/main.js';
+import { runCli } from '../helpers/cli.js';
+import { fakeContext, tempDir } from '../helpers/context.js';
+
+const home = tempDir();
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+const GLOBAL = ['--profile <name>', '--base-url <url>', '--timeout <seconds>', '--debug', '--no-input'];
+
+/** Every command a user can run or ask help for, with the help it prints, as `roster … --help` prints it. */
+async function everyCommandsHelp(): Promise<{ path: string; help: string }[]> {
+  const { ctx, stdout } = fakeContext();
+  const program = createProgram(ctx, await loadCommands());
+  const found: { path: string; help: string }[] = [];
+  const walk = (command: Command, path: string[]) => {
+    const from = stdout().length;
+    command.outputHelp();
+    found.push({ path: path.join(' '), help: stdout().slice(from) });
+    for (const sub of program.createHelp().visibleCommands(command)) {
+      // commander's own `help` below a command group only shows the group's help.
+      if (sub.name() === 'help' && command !== program) continue;
+      walk(sub, [...path, sub.name()]);
+    }
+  };
+  walk(program, ['roster']);
+  return found;
+}
+
+describe('the help of every command', () => {
+  it('has a description, its options, an example, and (below the program) the global options', async () => {
+    const commands = await everyCommandsHelp();
+    expect(commands.map((c) => c.path)).toEqual(
+      expect.arrayContaining(['roster logout', 'roster invite send', 'roster config set', 'roster help']),
+    );
+    for (const { path, help } of commands) {
+      const [usage, blank, description] = help.split('\n');
+      expect(usage, path).toMatch(/^Usage: /);
+      expect(blank, path).toBe('');
+      expect(description?.trim(), `${path} has no description`).not.toBe('');
+      expect(help, path).toContain('Options:');
+      expect(help, path).toContain('Examples:');
+      if (path === 'roster') continue;
+      const global = help.slice(help.indexOf('Global Options:'));
+      expect(help.indexOf('Global Options:'), `${path} lists no global options`).toBeGreaterThan(0);
+      for (const flag of GLOBAL) expect(global, path).toContain(flag);
+      // Only the program answers --version.
+      expect(global, path).not.toContain('--version');
+    }
+  });
+
+  it('roster invite send --help lists its own flags, then the global ones it takes', async () => {
+    const result = await runCli(['invite', 'send', '--help'], home);
+    expect(result.code).toBe(0);
+    const own = result.stdout.indexOf('--student-count <n>');
+    const global = result.stdout.indexOf('Global Options:');
+    expect(own).toBeGreaterThan(0);
+    expect(global).toBeGreaterThan(own);
+    expect(result.stdout.slice(global)).toContain('--profile <name>');
+    expect(result.stdout.slice(global)).toContain('--no-input');
+  });
+
+  it('a command that had only a summary shows it as its description', async () => {
+    const result = await runCli(['logout', '--help'], home);
+    expect(result.stdout.split('\n')[2]).toBe(
+      'remove the stored client secret and cached tokens of a profile',
+    );
+  });
+});
+
+describe('help for what does not exist', () => {
+  it.each([
+    [['help', 'nonexistent'], 'No help for "nonexistent"'],
+    [['help', 'invite', 'nonexistent'], 'No help for "invite nonexistent"'],
+  ])('roster %j: a usage error (exit 2) naming what there is', async (args, message) => {
+    const result = await runCli(args, home);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(message);
+    expect(result.stderr).toContain('Try one of:');
+  });
+});
+
+describe('roster login --client-secret', () => {
+  it.each([
+    [['--client-secret', 's3cret-in-history']],
+    [['--client-secret=s3cret-in-history']],
+    [['--client-id', 'district-42', '--client-secret']],
+  ])(
+    '%j: refused (exit 2) with --client-secret-stdin, the secret not echoed, nothing saved',
+    async (args) => {
+      const result = await runCli(['login', '--base-url', 'https://api.district.example/v1', ...args], home);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('The client secret is never accepted as a flag');
+      expect(result.stderr).toContain('--client-secret-stdin');
+      expect(result.stdout + result.stderr).not.toContain('s3cret-in-history');
+      expect(existsSync(join(home, '.config', 'roster'))).toBe(false);
+    },
+  );
+
+  it('the refused flag is not offered in the help', async () => {
+    const result = await runCli(['login', '--help'], home);
+    expect(result.stdout).toContain('--client-secret-stdin');
+    expect(result.stdout).not.toMatch(/--client-secret(?!-stdin)/);
+  });
+});
