@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { requestToken } from '../api/oauth.js';
 import { type Profile, saveConfig } from '../auth/config.js';
-import { registerSecrets } from '../auth/credentials.js';
+import { profileAccount, registerSecrets, storeFor } from '../auth/credentials.js';
 import { createSecretFileStore, secretFilePath } from '../auth/secret-file.js';
 import { KeychainUnavailableError, type SecretStore, secretAccount } from '../auth/secret-store.js';
 import { TokenCache } from '../auth/token-cache.js';
@@ -168,6 +168,7 @@ export async function run(
 
   const replaced =
     previous && (previous.baseUrl !== baseUrl || previous.clientId !== clientId) ? previous : undefined;
+  if (previous) await forgetReplacedSecret(ctx, settings, { account, inFile: storage.inFile });
   return {
     profile: settings.profileName,
     baseUrl,
@@ -176,6 +177,34 @@ export async function run(
     configFile: settings.configFile,
     ...(replaced && { replaced }),
   };
+}
+
+/**
+ * The secret of the login this one replaced, when it was kept elsewhere (another client id or base URL,
+ * or the other store) and no other profile uses it: left behind, it would sit in the keychain forever.
+ * Best effort: the new login is saved already, and an old keychain may be out of reach (SSH).
+ */
+async function forgetReplacedSecret(
+  ctx: Context,
+  settings: Settings,
+  now: { account: string; inFile: boolean },
+): Promise<void> {
+  const old = profileAccount(settings);
+  const oldInFile = settings.profile.secretStorage === 'file';
+  if (!old || (old === now.account && oldInFile === now.inFile)) return;
+  const shared = Object.entries(settings.config.profiles).some(
+    ([name, p]) =>
+      name !== settings.profileName &&
+      p.clientId &&
+      p.baseUrl &&
+      secretAccount(p.clientId, p.baseUrl) === old &&
+      (p.secretStorage === 'file') === oldInFile,
+  );
+  if (shared) return;
+  const store = await storeFor(ctx, settings);
+  await store.delete(old).catch((error: unknown) => {
+    ctx.log.debug(`the replaced login's secret was not removed: ${(error as Error).message}`);
+  });
 }
 
 /**

@@ -300,17 +300,37 @@ describe('login when the keychain cannot be reached', () => {
 });
 
 describe('login again on a saved profile', () => {
+  /** A script's login into f's home: the secret piped on stdin, no terminal. */
+  async function scripted(f: FakeContext, clientId: string, flags: GlobalFlags = {}) {
+    const settings = await resolveSettings(
+      { baseUrl: sandbox.baseUrl, ...flags },
+      f.ctx.env,
+      f.ctx.paths.configDir,
+    );
+    const stdin = fakeContext({ stdin: secretOf(clientId) }).ctx.io.stdin;
+    const io = { ...f.ctx.io, stdin, stdinIsTTY: false, stdoutIsTTY: false };
+    return run({ clientId, clientSecretStdin: true }, settings, { ...f.ctx, io, interactive: false });
+  }
   async function savedProfile(f: FakeContext) {
-    const settings = await resolveSettings({ baseUrl: sandbox.baseUrl }, f.ctx.env, f.ctx.paths.configDir);
-    f.ctx.interactive = false;
-    const stdin = fakeContext({ stdin: secretOf('demo-allowed') }).ctx.io.stdin;
-    await run({ clientId: 'demo-allowed', clientSecretStdin: true }, settings, {
-      ...f.ctx,
-      io: { ...f.ctx.io, stdin, stdinIsTTY: false },
-    });
-    f.ctx.interactive = true;
+    await scripted(f, 'demo-allowed');
     sandbox.requests.length = 0;
   }
+
+  it('in a script, with another client id: replaces it and removes the replaced secret', async () => {
+    const f = fakeContext();
+    await savedProfile(f);
+    const result = await scripted(f, 'demo-special');
+    expect(result?.replaced).toEqual({ baseUrl: sandbox.baseUrl, clientId: 'demo-allowed' });
+    expect([...f.keychain.secrets.keys()]).toEqual([secretAccount('demo-special', sandbox.baseUrl)]);
+  });
+
+  it('keeps the replaced secret while another profile still uses it', async () => {
+    const f = fakeContext();
+    await savedProfile(f);
+    await scripted(f, 'demo-allowed', { profile: 'east' });
+    await scripted(f, 'demo-special');
+    expect(f.keychain.secrets.has(secretAccount('demo-allowed', sandbox.baseUrl))).toBe(true);
+  });
 
   it('on a terminal, "no" returns nothing and changes nothing', async () => {
     const { prompter, asked } = fakePrompter({ confirms: [false] });
