@@ -60,17 +60,3 @@ export function keychainName(platform: Platform = process.platform): string {
   if (isWindows(platform)) return 'Windows Credential Manager';
   return 'the system keychain';
 }
-
-/**
- * How to reach a keychain that holds roster's secret but did not answer this session. On Linux that is
- * mostly SSH: no session bus, so no Secret Service; a bus of its own with the keyring unlocked reaches the
- * same keyring files (GNOME Keyring, the usual one; others have their own way).
- */
-export function keychainReachHint(platform: Platform = process.platform): string {
-  if (platform === 'linux') {
-    return 'Over SSH, reach it from a session bus with the keyring unlocked (`dbus-run-session -- $SHELL`, then `gnome-keyring-daemon --unlock --components=secrets`, type the keyring password and Ctrl-D)';
-  }
-  if (platform === 'darwin') return 'Unlock it (`security unlock-keychain`)';
-  if (isWindows(platform)) return 'Run roster as the Windows user who ran `roster login`';
-  return 'Unlock it, or run roster in the session that holds it';
-}

@@ -4,7 +4,6 @@
 import { basicCredential, type ClientCredentials } from '../api/oauth.js';
 import type { Context } from '../context.js';
 import { AuthError } from '../errors.js';
-import { keychainReachHint } from '../platform.js';
 import { requireBaseUrl, type Settings } from '../settings.js';
 import { createSecretFileStore } from './secret-file.js';
 import { KeychainUnavailableError, type SecretStore, secretAccount } from './secret-store.js';
@@ -41,29 +40,15 @@ export async function loadCredentials(ctx: Context, settings: Settings): Promise
     );
   if (!account || !settings.profile.clientId) throw noCredentials('it has no saved client id');
   const store = await storeFor(ctx, settings);
-  const secret = await store.get(account).catch((error: unknown) => {
-    throw error instanceof KeychainUnavailableError ? unreachableSecret(settings, store, error) : error;
+  const secret = await store.get(account).catch(async (error: unknown) => {
+    if (!(error instanceof KeychainUnavailableError)) throw error;
+    // Loaded only here: its words stay off the start-up path of every command.
+    throw (await import('./unreachable-secret.js')).unreachableSecret(settings, store, error);
   });
   if (!secret) throw noCredentials(`no secret in ${store.description}`);
   const credentials = { clientId: settings.profile.clientId, clientSecret: secret };
   registerSecrets(ctx, credentials);
   return { ...credentials, source: settings.profile.secretStorage === 'file' ? 'file' : 'keychain' };
-}
-
-/**
- * The profile's secret is stored (login saved it to the keychain) but this session cannot reach the
- * keychain: say so, and how to reach it, rather than "no credentials" (exit 4 either way).
- */
-export function unreachableSecret(
-  settings: Settings,
-  store: SecretStore,
-  error: KeychainUnavailableError,
-): KeychainUnavailableError {
-  return new KeychainUnavailableError(
-    `Profile "${settings.profileName}" keeps its client secret in ${store.description}, which cannot be reached in this session (${error.why}).`,
-    error.why,
-    `${keychainReachHint()}; or set ROSTER_CLIENT_ID and ROSTER_CLIENT_SECRET for this shell.`,
-  );
 }
 
 /** The secret and the Basic credential made from it, as a server might echo either back. */

@@ -1,8 +1,9 @@
 // `roster status`: which profile is active, where its settings and secret come from, and whether a
 // cached token is valid. Prints no secret; touches the keychain only to say whether it holds one.
 import type { Command } from 'commander';
-import { profileAccount, storeFor, unreachableSecret } from '../auth/credentials.js';
+import { profileAccount, storeFor } from '../auth/credentials.js';
 import { KeychainUnavailableError } from '../auth/secret-store.js';
+import { unreachableSecret } from '../auth/unreachable-secret.js';
 import type { Context } from '../context.js';
 import { AuthError, RosterError } from '../errors.js';
 import { printFields, printJson } from '../output/render.js';
