@@ -57,6 +57,7 @@ function createContext(): Context {
     }
     return interrupt.signal;
   };
+  const log = createLogger(io.stderr, secrets);
   return {
     io,
     env,
@@ -64,10 +65,10 @@ function createContext(): Context {
     now: Date.now,
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     secrets,
-    log: createLogger(io.stderr, secrets),
+    log,
     color: io.stdoutIsTTY && !env.NO_COLOR && env.TERM !== 'dumb',
     interactive: io.stdinIsTTY && io.stdoutIsTTY && !env.CI,
-    keychain: async () => (await import('./auth/keychain.js')).createKeychainStore(),
+    keychain: async () => (await import('./auth/keychain.js')).createKeychainStore({ log }),
     prompter: async (undone) =>
       (await import('./prompter.js')).createInquirerPrompter(process.stdin, process.stderr, undone),
     trapInterrupt,

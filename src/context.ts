@@ -1,7 +1,7 @@
 // The only door to the outside world. Commands receive a Context and never touch `process`, the
 // keychain or the network directly, so tests can hand them a fake one. Heavy pieces (keychain binding,
 // prompts) load lazily: `--help`, `--version` and usage errors never pay for them.
-import type { SecretStore } from './auth/secret-store.js';
+import type { KeychainStore } from './auth/secret-store.js';
 import type { Undone } from './errors.js';
 import type { IO } from './io.js';
 import { displayLines } from './output/safe-text.js';
@@ -31,7 +31,8 @@ export interface Context {
   color: boolean;
   /** Prompts are allowed: terminals on both ends, no --no-input, no CI. */
   interactive: boolean;
-  keychain(): Promise<SecretStore>;
+  /** The OS keychain (the binding loads on first use; `probe()` says whether it can be reached). */
+  keychain(): Promise<KeychainStore>;
   /**
    * The terminal's questions. `undone` is what leaving one (Ctrl-C, Esc) leaves undone, for the message of
    * its CancelledError: "nothing was sent", "nothing was saved".

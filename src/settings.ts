@@ -11,7 +11,7 @@ import {
   type TokenPurpose,
 } from './auth/config.js';
 import { parseBaseUrl } from './base-url.js';
-import { RosterError, UsageError } from './errors.js';
+import { AuthError, RosterError, UsageError } from './errors.js';
 import { hiddenCharacter, printable } from './values.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -149,9 +149,10 @@ export async function resolveSettings(flags: GlobalFlags, env: Env, configDir: s
   };
 }
 
+/** No base URL is "not logged in": exit 4 like missing credentials, for every command that needs them. */
 export function requireBaseUrl(settings: Settings): string {
   if (settings.baseUrl) return settings.baseUrl;
-  throw new UsageError(
+  throw new AuthError(
     `No base URL for profile "${settings.profileName}".`,
     'Run `roster login`, or pass --base-url / set ROSTER_BASE_URL.',
   );

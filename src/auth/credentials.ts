@@ -6,7 +6,7 @@ import type { Context } from '../context.js';
 import { AuthError } from '../errors.js';
 import { requireBaseUrl, type Settings } from '../settings.js';
 import { createSecretFileStore } from './secret-file.js';
-import { type SecretStore, secretAccount } from './secret-store.js';
+import { KeychainUnavailableError, type SecretStore, secretAccount } from './secret-store.js';
 
 export type SecretSource = 'environment' | 'keychain' | 'file';
 
@@ -40,7 +40,11 @@ export async function loadCredentials(ctx: Context, settings: Settings): Promise
     );
   if (!account || !settings.profile.clientId) throw noCredentials('it has no saved client id');
   const store = await storeFor(ctx, settings);
-  const secret = await store.get(account);
+  const secret = await store.get(account).catch(async (error: unknown) => {
+    if (!(error instanceof KeychainUnavailableError)) throw error;
+    // Loaded only here: its words stay off the start-up path of every command.
+    throw (await import('./unreachable-secret.js')).unreachableSecret(settings, store, error);
+  });
   if (!secret) throw noCredentials(`no secret in ${store.description}`);
   const credentials = { clientId: settings.profile.clientId, clientSecret: secret };
   registerSecrets(ctx, credentials);

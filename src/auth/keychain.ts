@@ -1,9 +1,10 @@
 // The OS keychain through @napi-rs/keyring (prebuilt, no compile step). On Linux the store is pinned to
 // the Secret Service: the library's other Linux store is a kernel keyring that forgets on reboot.
 // Every call has a timeout, because a locked keyring can wait forever for an unlock dialog.
+import type { Logger } from '../context.js';
 import { RosterError } from '../errors.js';
 import { keychainName } from '../platform.js';
-import { KEYCHAIN_SERVICE, type SecretStore } from './secret-store.js';
+import { KEYCHAIN_SERVICE, type KeychainStore, KeychainUnavailableError } from './secret-store.js';
 
 export const KEYCHAIN_TIMEOUT_MS = 5_000;
 
@@ -11,22 +12,48 @@ export const keychainUnavailableHint =
   'Set ROSTER_CLIENT_ID and ROSTER_CLIENT_SECRET in the environment instead (nothing is stored), ' +
   'or run `roster login --insecure-storage` to keep the secret in a file readable only by you.';
 
-export function createKeychainStore(timeoutMs = KEYCHAIN_TIMEOUT_MS): SecretStore {
+/** An account no profile has (a profile's is `client@https://…`): reading it proves the keychain answers. */
+const PROBE_ACCOUNT = 'roster-keychain-probe';
+
+export interface KeychainOptions {
+  timeoutMs?: number;
+  /** Where the keychain's own error text goes: --debug only (it is D-Bus jargon on Linux). */
+  log?: Pick<Logger, 'debug'>;
+}
+
+export function createKeychainStore(options: KeychainOptions = {}): KeychainStore {
+  const { timeoutMs = KEYCHAIN_TIMEOUT_MS, log } = options;
   const description = keychainName();
+  const name = description.charAt(0).toUpperCase() + description.slice(1);
+
+  const unavailable = (message: string, why: string, detail: string) => {
+    log?.debug(`keychain: ${detail}`);
+    return new KeychainUnavailableError(message, why, keychainUnavailableHint);
+  };
 
   async function call<T>(what: string, run: (entry: KeyringEntry, signal: AbortSignal) => Promise<T>) {
     let keyring: typeof import('@napi-rs/keyring');
     try {
       keyring = await import('@napi-rs/keyring');
     } catch (error) {
-      throw unavailable(`its binding could not be loaded (${(error as Error).message})`);
+      throw unavailable(
+        `${name} cannot be used: its binding could not be loaded.`,
+        'its binding could not be loaded',
+        `loading @napi-rs/keyring failed: ${(error as Error).message}`,
+      );
     }
     const controller = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         controller.abort();
-        reject(unavailable(`it did not answer within ${timeoutMs / 1000} s (is it locked?)`));
+        reject(
+          unavailable(
+            `${name} did not answer within ${timeoutMs / 1000} s (is it locked?).`,
+            `it did not answer within ${timeoutMs / 1000} s; is it locked?`,
+            `${what} timed out`,
+          ),
+        );
       }, timeoutMs);
     });
     try {
@@ -35,7 +62,17 @@ export function createKeychainStore(timeoutMs = KEYCHAIN_TIMEOUT_MS): SecretStor
       return await Promise.race([run(entry, controller.signal), timeout]);
     } catch (error) {
       if (error instanceof RosterError) throw error;
-      throw unavailable(`${what} failed: ${firstLine((error as Error).message)}`);
+      const detail = `${what} failed: ${(error as Error).message}`;
+      // No session bus, or no Secret Service on it: the SSH case. Its D-Bus wording helps no one.
+      if (NO_SERVICE.test((error as Error).message)) {
+        throw unavailable(
+          `No system keychain can be reached in this session (${NO_SERVICE_WHY}).`,
+          NO_SERVICE_WHY,
+          detail,
+        );
+      }
+      const said = firstLine((error as Error).message);
+      throw unavailable(`${name} failed ${what}: ${said}.`, `${what} failed: ${said}`, detail);
     } finally {
       clearTimeout(timer);
     }
@@ -43,6 +80,9 @@ export function createKeychainStore(timeoutMs = KEYCHAIN_TIMEOUT_MS): SecretStor
 
   return {
     description,
+    probe: async () => {
+      await call('reading a secret', (entry, signal) => entry(PROBE_ACCOUNT).getPassword(signal));
+    },
     get: (account) =>
       call(
         'reading the secret',
@@ -57,8 +97,8 @@ export function createKeychainStore(timeoutMs = KEYCHAIN_TIMEOUT_MS): SecretStor
 
 type KeyringEntry = (account: string) => import('@napi-rs/keyring').AsyncEntry;
 
-function unavailable(why: string): RosterError {
-  return new RosterError('failure', `The system keychain is not available: ${why}.`, keychainUnavailableHint);
-}
+/** The library's words for "no bus" or "nobody provides org.freedesktop.secrets on it". */
+const NO_SERVICE = /D-?Bus|org\.freedesktop\.secrets|ServiceUnknown/i;
+const NO_SERVICE_WHY = 'no Secret Service, as is usual over SSH';
 
-const firstLine = (text: string) => text.split('\n')[0] ?? text;
+const firstLine = (text: string) => (text.split('\n')[0] ?? text).replace(/[.\s]+$/, '');

@@ -11,7 +11,9 @@ const EXIT_CODES = `Exit codes
   1    failure: server error, network error, unexpected response
   2    usage or invalid input: nothing was sent
   3    forbidden: the API answered 403
-  4    authentication: no credentials, invalid client, or a token the API keeps rejecting
+  4    not logged in or authentication failed: no base URL or credentials, a stored secret that
+       cannot be reached (a keychain out of reach, as over SSH), an invalid client, or a token the
+       API keeps rejecting; the same code for every command
   5    partial: a bulk run finished with some rows failed or in doubt, or an invitation is in doubt
   130  interrupted (Ctrl-C, SIGTERM or SIGHUP), after saving what must be saved; or cancelled at a
        question (Ctrl-C, Esc, or no to a confirmation): "Cancelled; nothing was sent." (or saved)
@@ -23,9 +25,11 @@ Per command
                             403, 4 when every failed check was about credentials, 1 otherwise
   roster invite send        5 when a CSV run finished with some rows failed or in doubt (see its
                             report), or one invitation is in doubt (check with roster invite list)
+  roster login              4 when no keychain can be reached (a script without --insecure-storage,
+                            or the file declined on a terminal)
   roster roster audit       1 when a finding is at or above --fail-on (default error), as doctor
                             exits 1 when a check fails; 0 when none is (warnings alone: 0)
-  roster status             4 when the profile has no credentials
+  roster status             4 when the profile has no credentials or its secret cannot be reached
 
 In a script
   roster doctor --json > report.json

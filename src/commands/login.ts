@@ -3,14 +3,15 @@
 import { type Command, Option } from 'commander';
 import { requestToken } from '../api/oauth.js';
 import { type Profile, saveConfig } from '../auth/config.js';
-import { registerSecrets } from '../auth/credentials.js';
+import { profileAccount, registerSecrets, storeFor } from '../auth/credentials.js';
 import { createSecretFileStore, secretFilePath } from '../auth/secret-file.js';
-import { secretAccount } from '../auth/secret-store.js';
+import { KeychainUnavailableError, type SecretStore, secretAccount } from '../auth/secret-store.js';
 import { TokenCache } from '../auth/token-cache.js';
 import { parseBaseUrl } from '../base-url.js';
 import type { Context } from '../context.js';
-import { UsageError } from '../errors.js';
+import { AuthError, CancelledError, UsageError } from '../errors.js';
 import { readAll } from '../io.js';
+import type { Prompter } from '../prompter.js';
 import { Session, scopeHint } from '../session.js';
 import { checkScope, type Settings } from '../settings.js';
 import { hiddenCharacter, printable } from '../values.js';
@@ -33,6 +34,8 @@ export interface LoginResult {
   clientId: string;
   storedIn: string;
   configFile: string;
+  /** The base URL and client id the profile had, when this login changed either. */
+  replaced?: { baseUrl: string; clientId: string };
 }
 
 export async function run(options: LoginOptions, settings: Settings, ctx: Context): Promise<LoginResult> {
@@ -70,26 +73,50 @@ export async function run(options: LoginOptions, settings: Settings, ctx: Contex
         'Example: printf %s "$SECRET" | roster login --base-url https://api.district.example/v1 --client-id ID --client-secret-stdin',
       );
     }
-  } else {
+  }
+  // Flags are checked before the keychain is asked: bad input is a usage error first.
+  if (clientId) checkClientId(clientId);
+  if (baseUrl) baseUrl = parseBaseUrl(baseUrl);
+
+  // Where the secret will go is settled before any question or request: a session with no keychain
+  // (Linux over SSH) learns it first, not after typing everything.
+  const storage = await chooseStorage(options, ctx, prompter);
+  const previous =
+    saved.baseUrl && saved.clientId ? { baseUrl: saved.baseUrl, clientId: saved.clientId } : undefined;
+
+  if (prompter) {
+    if (previous) {
+      // As gh asks before re-authenticating a host: say what will be replaced, default no.
+      ctx.log.info(
+        `Profile "${settings.profileName}" is logged in to ${previous.baseUrl} as ${previous.clientId}.`,
+      );
+      const replace = await prompter.confirm('Log in again and replace its base URL, client id and secret?');
+      // As every declined question in roster: a cancel, exit 130, nothing saved.
+      if (!replace) throw new CancelledError('nothing was saved');
+      // Asked again with the saved values as defaults (Enter keeps them); a flag or variable still wins.
+      if (baseUrl === previous.baseUrl) baseUrl = undefined;
+      clientId = options.clientId;
+    }
     baseUrl ??= parseBaseUrl(
       // Trimmed as validUrl trims it: a pasted trailing space passed validation, then failed here.
-      (await prompter.input('Base URL of the service (including /v1):', { validate: validUrl })).trim(),
+      (
+        await prompter.input('Base URL of the service (including /v1):', {
+          validate: validUrl,
+          default: previous?.baseUrl,
+        })
+      ).trim(),
       'the prompt',
     );
-    clientId ??= (await prompter.input('Client ID:')).trim();
+    clientId ??= (await prompter.input('Client ID:', { default: previous?.clientId })).trim();
     clientSecret ??= await prompter.password('Client secret:');
   }
   if (!baseUrl || !clientId || !clientSecret)
     throw new UsageError('Base URL, client id and secret are all required.');
-  const hidden = hiddenCharacter(clientId);
-  if (hidden) throw new UsageError(`Invalid client id "${printable(clientId)}": it contains ${hidden}.`);
+  checkClientId(clientId);
   baseUrl = parseBaseUrl(baseUrl);
   registerSecrets(ctx, { clientId, clientSecret });
-
-  // Fail before any request when the keychain cannot be reached (no session bus, locked, missing).
-  const store = options.insecureStorage ? createSecretFileStore(ctx.paths.configDir) : await ctx.keychain();
+  const { store } = storage;
   const account = secretAccount(clientId, baseUrl);
-  await store.get(account);
 
   // Prove the credentials before saving anything.
   const verifying = new Session(ctx, { ...settings, baseUrl });
@@ -107,7 +134,7 @@ export async function run(options: LoginOptions, settings: Settings, ctx: Contex
   });
   ctx.secrets.add(token.accessToken);
 
-  if (options.insecureStorage) {
+  if (storage.inFile && options.insecureStorage) {
     ctx.log.warn(
       `storing the client secret in a plain file readable only by you (${secretFilePath(ctx.paths.configDir)}), not in the system keychain.`,
     );
@@ -120,7 +147,7 @@ export async function run(options: LoginOptions, settings: Settings, ctx: Contex
     clientId,
     clientAuth: settings.clientAuth,
     oneroster: settings.oneroster,
-    secretStorage: options.insecureStorage ? 'file' : 'keychain',
+    secretStorage: storage.inFile ? 'file' : 'keychain',
     ...(scope !== undefined && { scope: scope || undefined }),
     ...(onerosterScope !== undefined && { onerosterScope: onerosterScope || undefined }),
     ...(options.sentByUserId !== undefined && { sentByUserId: options.sentByUserId }),
@@ -136,13 +163,74 @@ export async function run(options: LoginOptions, settings: Settings, ctx: Contex
     .write({ ...source.key, clientId, scope: generalScope }, token)
     .catch(() => {});
 
+  const replaced =
+    previous && (previous.baseUrl !== baseUrl || previous.clientId !== clientId) ? previous : undefined;
+  if (previous) await forgetReplacedSecret(ctx, settings, { account, inFile: storage.inFile });
   return {
     profile: settings.profileName,
     baseUrl,
     clientId,
     storedIn: store.description,
     configFile: settings.configFile,
+    ...(replaced && { replaced }),
   };
+}
+
+/**
+ * The secret of the login this one replaced, when it was kept elsewhere (another client id or base URL,
+ * or the other store) and no other profile uses it: left behind, it would sit in the keychain forever.
+ * Best effort: the new login is saved already, and an old keychain may be out of reach (SSH).
+ */
+async function forgetReplacedSecret(
+  ctx: Context,
+  settings: Settings,
+  now: { account: string; inFile: boolean },
+): Promise<void> {
+  const old = profileAccount(settings);
+  const oldInFile = settings.profile.secretStorage === 'file';
+  if (!old || (old === now.account && oldInFile === now.inFile)) return;
+  const shared = Object.entries(settings.config.profiles).some(
+    ([name, p]) =>
+      name !== settings.profileName &&
+      p.clientId &&
+      p.baseUrl &&
+      secretAccount(p.clientId, p.baseUrl) === old &&
+      (p.secretStorage === 'file') === oldInFile,
+  );
+  if (shared) return;
+  const store = await storeFor(ctx, settings);
+  await store.delete(old).catch((error: unknown) => {
+    ctx.log.debug(`the replaced login's secret was not removed: ${(error as Error).message}`);
+  });
+}
+
+/**
+ * The store for the secret: the keychain; the 0600 file with --insecure-storage; or, when the keychain
+ * cannot be reached and there is a terminal, the file if the user accepts it (one sentence says why
+ * first; the keychain's own D-Bus words only under --debug). In a script the unreachable keychain is
+ * the error, naming --insecure-storage and the environment variables (exit 4: not logged in).
+ */
+async function chooseStorage(
+  options: LoginOptions,
+  ctx: Context,
+  prompter: Prompter | undefined,
+): Promise<{ store: SecretStore; inFile: boolean }> {
+  const file = { store: createSecretFileStore(ctx.paths.configDir), inFile: true };
+  if (options.insecureStorage) return file;
+  const keychain = await ctx.keychain();
+  try {
+    await keychain.probe();
+    return { store: keychain, inFile: false };
+  } catch (error) {
+    if (!(error instanceof KeychainUnavailableError) || !prompter) throw error;
+    ctx.log.info(error.message);
+  }
+  // Short enough for one line of a terminal: the final message names the file.
+  if (await prompter.confirm('Keep the client secret in a file only you can read instead?')) return file;
+  throw new AuthError(
+    'Nothing was saved: there is no keychain here to keep the secret in.',
+    'Set ROSTER_CLIENT_ID and ROSTER_CLIENT_SECRET in the environment for this shell instead (nothing is stored), or run `roster login --insecure-storage`.',
+  );
 }
 
 async function secretFromStdin(ctx: Context): Promise<string> {
@@ -163,6 +251,12 @@ function refuseSecretFlag(): never {
     'The client secret is never accepted as a flag: it would stay in the shell history and show in the process list.',
     'Pipe it with --client-secret-stdin (printf %s "$SECRET" | roster login --client-secret-stdin …), or leave it out to be asked on a terminal. Nothing was saved.',
   );
+}
+
+/** A client id is matched and cached by its text: one that only looks right would be another client. */
+function checkClientId(clientId: string): void {
+  const hidden = hiddenCharacter(clientId);
+  if (hidden) throw new UsageError(`Invalid client id "${printable(clientId)}": it contains ${hidden}.`);
 }
 
 function validUrl(value: string): string | true {
@@ -200,6 +294,9 @@ export function register(program: Command, ctx: Context): void {
       const result = await run(options, settings, ctx);
       ctx.log.info(
         `Logged in to ${result.baseUrl} as ${result.clientId} (profile "${result.profile}").\n` +
+          (result.replaced
+            ? `It replaces the login to ${result.replaced.baseUrl} as ${result.replaced.clientId}.\n`
+            : '') +
           `Saved the profile to ${result.configFile} and the client secret to ${result.storedIn}.`,
       );
     });

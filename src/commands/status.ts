@@ -2,6 +2,8 @@
 // cached token is valid. Prints no secret; touches the keychain only to say whether it holds one.
 import type { Command } from 'commander';
 import { profileAccount, storeFor } from '../auth/credentials.js';
+import { KeychainUnavailableError } from '../auth/secret-store.js';
+import { unreachableSecret } from '../auth/unreachable-secret.js';
 import type { Context } from '../context.js';
 import { AuthError, RosterError } from '../errors.js';
 import { printFields, printJson } from '../output/render.js';
@@ -18,10 +20,19 @@ export interface StatusReport {
   oneroster: string;
   /** environment, keychain, file, token (ROSTER_TOKEN), or none. */
   secretSource: 'environment' | 'keychain' | 'file' | 'token' | 'none';
+  /** False when the secret is stored (in the keychain) but this session cannot reach it, as over SSH. */
+  secretReachable: boolean;
   token: { endpoint: string; valid: boolean; expiresAt: string | null };
 }
 
-export async function run(settings: Settings, ctx: Context): Promise<StatusReport> {
+export interface StatusResult {
+  report: StatusReport;
+  /** Why commands cannot authenticate with this profile (exit 4), when they cannot. */
+  problem?: RosterError;
+}
+
+export async function run(settings: Settings, ctx: Context): Promise<StatusResult> {
+  const secret = await secretSource(settings, ctx);
   const report: StatusReport = {
     profile: settings.profileName,
     configFile: settings.configFile,
@@ -29,7 +40,8 @@ export async function run(settings: Settings, ctx: Context): Promise<StatusRepor
     clientId: settings.envCredentials?.clientId ?? settings.clientId ?? null,
     clientAuth: settings.clientAuth,
     oneroster: settings.oneroster,
-    secretSource: await secretSource(settings, ctx),
+    secretSource: secret.source,
+    secretReachable: !secret.unreachable,
     token: { endpoint: '', valid: false, expiresAt: null },
   };
   if (settings.baseUrl && report.clientId) {
@@ -42,20 +54,35 @@ export async function run(settings: Settings, ctx: Context): Promise<StatusRepor
       expiresAt: cached ? new Date(cached.expiresAt).toISOString() : null,
     };
   }
-  return report;
+  const problem =
+    secret.unreachable ??
+    (report.secretSource === 'none'
+      ? new AuthError(
+          `Profile "${report.profile}" has no credentials.`,
+          'Run `roster login`, or set ROSTER_CLIENT_ID and ROSTER_CLIENT_SECRET.',
+        )
+      : undefined);
+  return { report, ...(problem && { problem }) };
 }
 
-async function secretSource(settings: Settings, ctx: Context): Promise<StatusReport['secretSource']> {
-  if (settings.envCredentials) return 'environment';
-  if (settings.envToken) return 'token';
+async function secretSource(
+  settings: Settings,
+  ctx: Context,
+): Promise<{ source: StatusReport['secretSource']; unreachable?: RosterError }> {
+  if (settings.envCredentials) return { source: 'environment' };
+  if (settings.envToken) return { source: 'token' };
   const account = profileAccount(settings);
-  if (!account) return 'none';
+  if (!account) return { source: 'none' };
+  const stored = settings.profile.secretStorage === 'file' ? 'file' : 'keychain';
+  const store = await storeFor(ctx, settings);
   try {
-    const found = await (await storeFor(ctx, settings)).get(account);
-    return found ? (settings.profile.secretStorage === 'file' ? 'file' : 'keychain') : 'none';
+    return { source: (await store.get(account)) ? stored : 'none' };
   } catch (error) {
+    // Stored by login, but this session cannot reach the keychain (SSH): say so, not "none".
+    if (error instanceof KeychainUnavailableError)
+      return { source: stored, unreachable: unreachableSecret(settings, store, error) };
     if (error instanceof RosterError) ctx.log.warn(error.message);
-    return 'none';
+    return { source: 'none' };
   }
 }
 
@@ -65,7 +92,7 @@ export function register(program: Command, ctx: Context): void {
     .summary('show the active profile, where its secret comes from, and the cached token')
     .option('--json', 'print the report as JSON')
     .action(async (options: { json?: boolean }, cmd: Command) => {
-      const report = await run(await loadSettings(ctx, cmd), ctx);
+      const { report, problem } = await run(await loadSettings(ctx, cmd), ctx);
       if (options.json) printJson(ctx, report);
       else
         printFields(ctx, [
@@ -75,15 +102,15 @@ export function register(program: Command, ctx: Context): void {
           ['Client ID', report.clientId ?? '(not set)'],
           ['Client auth', report.clientAuth],
           ['OneRoster', report.oneroster],
-          ['Secret from', report.secretSource],
+          [
+            'Secret from',
+            report.secretReachable
+              ? report.secretSource
+              : `${report.secretSource} (stored, but unreachable in this session)`,
+          ],
           ['Token', describeToken(report, ctx.now())],
         ]);
-      if (report.secretSource === 'none') {
-        throw new AuthError(
-          `Profile "${report.profile}" has no credentials.`,
-          'Run `roster login`, or set ROSTER_CLIENT_ID and ROSTER_CLIENT_SECRET.',
-        );
-      }
+      if (problem) throw problem;
     });
   examples(command, [
     '# On a terminal',

@@ -50,8 +50,9 @@ export const CHECKS: readonly CheckDefinition[] = [
     async run(state) {
       const { settings } = state;
       if (!settings.baseUrl) {
+        // Not logged in, as for missing credentials: exit 4 like every command that needs them.
         throw new RosterError(
-          'usage',
+          'auth',
           `No base URL for profile "${settings.profileName}": run \`roster login\`, or set ROSTER_BASE_URL.`,
         );
       }

@@ -27,11 +27,20 @@ beforeEach(() => {
 
 async function login(f: FakeContext, options: LoginOptions, flags: GlobalFlags = {}) {
   const settings = await resolveSettings(flags, f.ctx.env, f.ctx.paths.configDir);
-  return run(options, settings, f.ctx);
+  const result = await run(options, settings, f.ctx);
+  if (!result) throw new Error('login was declined');
+  return result;
 }
 
-function fakePrompter(answers: { baseUrl?: string; clientId?: string; secret?: string }) {
+function fakePrompter(answers: {
+  baseUrl?: string;
+  clientId?: string;
+  secret?: string;
+  /** Answers to yes/no questions, in order. */
+  confirms?: boolean[];
+}) {
   const asked: string[] = [];
+  const confirms = [...(answers.confirms ?? [])];
   const prompter: Prompter = {
     async input(message) {
       asked.push(message);
@@ -43,8 +52,11 @@ function fakePrompter(answers: { baseUrl?: string; clientId?: string; secret?: s
       asked.push(message);
       return answers.secret ?? '';
     },
-    async confirm() {
-      throw new Error('no confirmation expected');
+    async confirm(message) {
+      asked.push(message);
+      const answer = confirms.shift();
+      if (answer === undefined) throw new Error(`unexpected confirmation ${message}`);
+      return answer;
     },
     async search(message) {
       throw new Error(`unexpected prompt ${message}`);
@@ -243,5 +255,96 @@ describe('login verification', () => {
     expect(f.stderr()).not.toContain(secretOf('demo-allowed'));
     expect(JSON.parse(configText(f)).profiles.default.secretStorage).toBe('file');
     expect(configText(f)).not.toContain(secretOf('demo-allowed'));
+  });
+});
+
+describe('login when the keychain cannot be reached', () => {
+  it('in a script: the keychain error (exit 4), before any request, nothing saved', async () => {
+    const f = fakeContext({ stdin: secretOf('demo-allowed') });
+    f.keychain.unreachable = true;
+    const error = await failure(
+      login(f, { clientId: 'demo-allowed', clientSecretStdin: true }, { baseUrl: sandbox.baseUrl }),
+    );
+    expect(error.code).toBe('auth');
+    expect(error.message).toBe('The test keychain cannot be reached.');
+    expect(sandbox.requests).toHaveLength(0);
+    expect(allFiles(f.home)).toEqual([]);
+  });
+
+  it('on a terminal: says why before any question, then the file if accepted', async () => {
+    const { prompter, asked } = fakePrompter({
+      baseUrl: sandbox.baseUrl,
+      clientId: 'demo-allowed',
+      secret: secretOf('demo-allowed'),
+      confirms: [true],
+    });
+    const f = fakeContext({ tty: true, prompter });
+    f.keychain.unreachable = true;
+    const result = await login(f, {});
+    expect(asked[0]).toBe('Keep the client secret in a file only you can read instead?');
+    expect(f.stderr()).toBe('The test keychain cannot be reached.\n');
+    expect(result.storedIn).toMatch(/credentials\.json \(mode 0600\)/);
+    expect(JSON.parse(configText(f)).profiles.default.secretStorage).toBe('file');
+  });
+
+  it('on a terminal, declined: exit 4 naming the environment route, nothing asked or sent', async () => {
+    const { prompter, asked } = fakePrompter({ confirms: [false] });
+    const f = fakeContext({ tty: true, prompter });
+    f.keychain.unreachable = true;
+    const error = await failure(login(f, {}));
+    expect(error.code).toBe('auth');
+    expect(error.hint).toMatch(/ROSTER_CLIENT_ID and ROSTER_CLIENT_SECRET/);
+    expect(asked).toHaveLength(1);
+    expect(sandbox.requests).toHaveLength(0);
+  });
+});
+
+describe('login again on a saved profile', () => {
+  /** A script's login into f's home: the secret piped on stdin, no terminal. */
+  async function scripted(f: FakeContext, clientId: string, flags: GlobalFlags = {}) {
+    const settings = await resolveSettings(
+      { baseUrl: sandbox.baseUrl, ...flags },
+      f.ctx.env,
+      f.ctx.paths.configDir,
+    );
+    const stdin = fakeContext({ stdin: secretOf(clientId) }).ctx.io.stdin;
+    const io = { ...f.ctx.io, stdin, stdinIsTTY: false, stdoutIsTTY: false };
+    return run({ clientId, clientSecretStdin: true }, settings, { ...f.ctx, io, interactive: false });
+  }
+  async function savedProfile(f: FakeContext) {
+    await scripted(f, 'demo-allowed');
+    sandbox.requests.length = 0;
+  }
+
+  it('in a script, with another client id: replaces it and removes the replaced secret', async () => {
+    const f = fakeContext();
+    await savedProfile(f);
+    const result = await scripted(f, 'demo-special');
+    expect(result?.replaced).toEqual({ baseUrl: sandbox.baseUrl, clientId: 'demo-allowed' });
+    expect([...f.keychain.secrets.keys()]).toEqual([secretAccount('demo-special', sandbox.baseUrl)]);
+  });
+
+  it('keeps the replaced secret while another profile still uses it', async () => {
+    const f = fakeContext();
+    await savedProfile(f);
+    await scripted(f, 'demo-allowed', { profile: 'east' });
+    await scripted(f, 'demo-special');
+    expect(f.keychain.secrets.has(secretAccount('demo-allowed', sandbox.baseUrl))).toBe(true);
+  });
+
+  it('on a terminal, "no" is a cancel (exit 130) and changes nothing', async () => {
+    const { prompter, asked } = fakePrompter({ confirms: [false] });
+    const f = fakeContext({ tty: true, prompter });
+    await savedProfile(f);
+    const before = configText(f);
+    const settings = await resolveSettings({}, f.ctx.env, f.ctx.paths.configDir);
+    await expect(run({}, settings, f.ctx)).rejects.toMatchObject({
+      code: 'interrupted',
+      message: 'Cancelled; nothing was saved.',
+    });
+    expect(asked).toEqual(['Log in again and replace its base URL, client id and secret?']);
+    expect(f.stderr()).toContain(`Profile "default" is logged in to ${sandbox.baseUrl} as demo-allowed.`);
+    expect(configText(f)).toBe(before);
+    expect(sandbox.requests).toHaveLength(0);
   });
 });

@@ -250,6 +250,7 @@ describe('roster status', () => {
       clientAuth: 'basic',
       oneroster: '1.1',
       secretSource: 'environment',
+      secretReachable: true,
       token: { endpoint: '/oauth/token', valid: true, expiresAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) },
     });
     expectNoSecrets(f.stdout().slice(token.length + 1) + f.stderr(), secretOf('demo-allowed'), token);

@@ -194,11 +194,12 @@ describe('roster doctor', () => {
     expect(report.exitCode).toBe(4);
   });
 
-  it('without a base URL: config fails and names the fix; nothing is sent', async () => {
+  it('without a base URL: config fails and names the fix; nothing is sent (exit 4: not logged in)', async () => {
     const { report } = await doctor({});
+    expect(byId(report).config).toMatchObject({ status: 'fail', error: 'auth' });
     expect(byId(report).config?.message).toMatch(/No base URL for profile "default".*roster login/);
     expect(byId(report).reachable?.message).toBe('skipped: no base URL is configured');
-    expect(report.exitCode).toBe(1);
+    expect(report.exitCode).toBe(4);
   });
 
   it('with ROSTER_TOKEN only: the resource checks use it, the token endpoints cannot be checked', async () => {

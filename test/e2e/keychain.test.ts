@@ -107,8 +107,9 @@ describe('without a keychain', () => {
         env: { ...noEnvCredentials, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/bus' },
       },
     );
-    expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^Error: The system keychain is not available/);
+    // Exit 4, as for every "not logged in": the contract's code for a secret that cannot be reached.
+    expect(result.code).toBe(4);
+    expect(result.stderr).toMatch(/^Error: No system keychain can be reached in this session/);
     expect(result.stderr).toContain('ROSTER_CLIENT_ID and ROSTER_CLIENT_SECRET');
     expect(result.stderr).toContain('--insecure-storage');
     expect(sandbox.requests).toHaveLength(0);

@@ -3,17 +3,32 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import type { SecretStore } from '../../src/auth/secret-store.js';
+import { type KeychainStore, KeychainUnavailableError } from '../../src/auth/secret-store.js';
 import { type Context, createLogger, Redactor } from '../../src/context.js';
 import type { IO } from '../../src/io.js';
 import type { Prompter } from '../../src/prompter.js';
 
-export class MemoryKeychain implements SecretStore {
+export class MemoryKeychain implements KeychainStore {
   readonly description = 'the test keychain';
   readonly secrets = new Map<string, string>();
-  get = async (account: string) => this.secrets.get(account);
-  set = async (account: string, secret: string) => void this.secrets.set(account, secret);
-  delete = async (account: string) => this.secrets.delete(account);
+  /** Set to make every call fail as a keychain this session cannot reach (SSH) does. */
+  unreachable = false;
+  probe = async () => {
+    if (this.unreachable)
+      throw new KeychainUnavailableError('The test keychain cannot be reached.', 'unreachable in this test');
+  };
+  get = async (account: string) => {
+    await this.probe();
+    return this.secrets.get(account);
+  };
+  set = async (account: string, secret: string) => {
+    await this.probe();
+    this.secrets.set(account, secret);
+  };
+  delete = async (account: string) => {
+    await this.probe();
+    return this.secrets.delete(account);
+  };
 }
 
 export interface FakeContext {

@@ -15,7 +15,7 @@ export interface PtyRun {
 
 const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
 
-export function startPty(args: string[], home: string, env: Record<string, string> = {}): PtyRun {
+export function startPty(args: string[], home: string, env: Record<string, string | undefined> = {}): PtyRun {
   const command = [process.execPath, ROSTER_BIN, ...args].map(quote).join(' ');
   // -e: script's exit code is the command's; -q: no "Script started" lines; /dev/null: no typescript file.
   const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], {
