@@ -94,6 +94,13 @@ function recordFigures(stdout: string) {
 describe('(a) an export under 10% failures and expiring tokens', () => {
   it('fails 10% of pages with 503 + Retry-After and tokens live 1 s: every student once, no page lost or repeated', async () => {
     sandbox.setOptions({ failRate: 0.1, tokenTtlSeconds: 1, latencyMs: 100, jitterMs: 40 });
+    // The random failures depend on the order requests reach the sandbox (24 pages at 10% meet none one
+    // run in twelve): one planted 503 + Retry-After makes sure the retry path is taken every run.
+    sandbox.injectFault({
+      match: (req) => req.path.endsWith('/students') && req.query.get('offset') === '1200',
+      status: 503,
+      headers: { 'Retry-After': '1' },
+    });
     const started = Date.now();
     const result = await roster([
       'roster',
