@@ -13,6 +13,7 @@ import {
   isValidEmail,
   validateInvitation,
 } from '../../invite/invitation.js';
+import { COLUMNS_TEXT } from '../../invite/invite-file.js';
 import { withResolvedSchool } from '../../invite/school-id.js';
 import type { SentRecord } from '../../invite/sent-record.js';
 import { printDone, printJson } from '../../output/render.js';
@@ -24,6 +25,7 @@ import { printable } from '../../values.js';
 import { examples, loadSettings, repeatable } from '../common.js';
 import { runBulk } from './bulk.js';
 import { draftFromFlags, invalidFlags, type SendOptions } from './options.js';
+import { confirmUnlisted, parseUnlisted, UNLISTED_HINT } from './unlisted.js';
 
 export type { SendOptions } from './options.js';
 
@@ -45,6 +47,7 @@ const PROMPTED: { field: FieldName; question: string }[] = [
 
 export async function run(options: SendOptions, ctx: Context, settings: Settings): Promise<SendResult> {
   const draft = draftFromFlags(options, settings);
+  const unlisted = parseUnlisted(options.allowUnlistedSchool);
   // Built on first need: a usage error before it never touches the keychain or the network.
   let schools: SchoolDirectory | undefined;
   const directory = async () => {
@@ -56,18 +59,25 @@ export async function run(options: SendOptions, ctx: Context, settings: Settings
   let checked = validateInvitation(draft);
   if (!checked.ok) throw invalidFlags(checked.problems, settings);
 
-  // A school's name or identifier becomes its sourcedId; a usage error when it names no one school.
+  // A school's name or identifier becomes its sourcedId; a usage error when it names no one school (unless
+  // it is an id named by --allow-unlisted-school).
   const resolver = await directory();
   const typed = checked.body.schoolId;
-  const sourcedId = await resolver.sourcedIdFor('--school-id', typed);
-  if (sourcedId !== typed) checked = withResolvedSchool(draft, typed, sourcedId);
+  const school = await resolver.schoolFor('--school-id', typed, unlisted, UNLISTED_HINT);
+  if (school.sourcedId !== typed) checked = withResolvedSchool(draft, typed, school.sourcedId);
   if (!checked.ok) throw invalidFlags(checked.problems, settings);
   const { body } = checked;
   const session = resolver.session;
+  if (school.unlisted)
+    ctx.log.warn(
+      `--school-id ${printable(body.schoolId, 80)} is not in the district's list of schools; sent as given (--allow-unlisted-school).`,
+    );
   if (options.dryRun) {
-    printDryRun(ctx, session, body, options.json);
+    printDryRun(ctx, session, body, options.json, school.unlisted);
     return { body, dryRun: true };
   }
+  if (school.unlisted && ctx.interactive && !options.yes)
+    await confirmUnlisted(ctx, new Map([[body.schoolId, []]]));
   if (ctx.interactive && !options.yes) await confirm(ctx, session, body, resolver.nameOf(body.schoolId));
   // Opened before sending: a state folder another user controls is refused while nothing is sent yet.
   const { SentRecord } = await import('../../invite/sent-record.js');
@@ -204,13 +214,25 @@ async function confirm(
   if (!yes) throw new UsageError('Cancelled; nothing was sent.');
 }
 
-function printDryRun(ctx: Context, session: Session, body: InvitationBody, json?: boolean): void {
+function printDryRun(
+  ctx: Context,
+  session: Session,
+  body: InvitationBody,
+  json: boolean | undefined,
+  unlistedSchool: boolean,
+): void {
   const url = session.api.url(INVITATIONS_PATH);
   const tokenFrom = session.settings.envToken
     ? 'ROSTER_TOKEN'
     : `${session.baseUrl}${session.tokenSource('invitations').key.endpoint}`;
   if (json) {
-    printJson(ctx, { method: 'POST', url, tokenEndpoint: tokenFrom, body });
+    printJson(ctx, {
+      method: 'POST',
+      url,
+      tokenEndpoint: tokenFrom,
+      body,
+      ...(unlistedSchool && { unlistedSchool: true }),
+    });
   } else {
     ctx.io.stdout.write(
       [
@@ -241,7 +263,13 @@ export function register(invite: Command, ctx: Context): void {
         'Rows are matched by e-mail and school, so failed rows can be fixed and rows added in the same file ' +
         'between runs; the journal belongs to the file and the destination (base URL and client), however ' +
         'either is spelled. Ctrl-C, SIGTERM or SIGHUP stops taking rows, lets those in flight finish and ' +
-        'exits 130 after the summary; a second one leaves at once.',
+        'exits 130 after the summary; a second one leaves at once.\n\n' +
+        `CSV columns (header names in any case, e.g. school_id): ${COLUMNS_TEXT}; email is required, the ` +
+        'others may come from the flags. As Excel saves it: comma, semicolon or tab delimited (the header ' +
+        'decides; --delimiter forces one), UTF-8 with or without a BOM or UTF-16 ("Unicode Text"), CRLF or ' +
+        "LF. schoolId takes a name or identifier too. A school id the district's list does not have (a " +
+        'school that opens next year) is refused unless named with --allow-unlisted-school or the row says ' +
+        'allowUnlistedSchool=yes; a terminal then asks again, naming it, and the summary lists those rows.',
     )
     .option('--email <address>', 'recipient e-mail address')
     .option(
@@ -249,6 +277,11 @@ export function register(invite: Command, ctx: Context): void {
       'school the invitation is for: its sourcedId, or its name or identifier (with --file: for rows without one)',
     )
     .option('--refresh-schools', "read the district's schools again instead of using the day-old cache")
+    .option(
+      '--allow-unlisted-school <id>',
+      "send to this school id though the district's list of schools lacks it (a school not open yet; repeatable)",
+      repeatable,
+    )
     .option('--student-count <n>', 'number of students (default 1)')
     .option('--scope <scope>', 'scope for the guest token, repeatable (default fillEnrollment)', repeatable)
     .option('--interest-form-submission-id <id>', 'interest form submission id')
@@ -256,6 +289,7 @@ export function register(invite: Command, ctx: Context): void {
     .option('--school-year-id <id>', 'school year id')
     .option('--sent-by-user-id <id>', "user to attribute the invitation to (default: the profile's)")
     .option('--file <csv>', 'send one invitation per row of this CSV file')
+    .option('--delimiter <name>', "with --file: comma, semicolon or tab (default: the header line's)")
     .option('--concurrency <n>', 'with --file: requests at a time, 1-16 (default 4)')
     .option('--resend-in-doubt', 'with --file: send again rows whose earlier outcome is unknown')
     .option('--resend-sent', "with --file: send rows roster's record shows already sent, again")
@@ -273,10 +307,11 @@ export function register(invite: Command, ctx: Context): void {
         options.concurrency !== undefined ||
         options.resendInDoubt ||
         options.resendSent ||
-        options.failedCsv !== undefined
+        options.failedCsv !== undefined ||
+        options.delimiter !== undefined
       ) {
         throw new UsageError(
-          '--concurrency, --resend-in-doubt, --resend-sent and --failed-csv go with --file.',
+          '--concurrency, --resend-in-doubt, --resend-sent, --failed-csv and --delimiter go with --file.',
         );
       }
       const result = await run(options, ctx, settings);
@@ -290,5 +325,7 @@ export function register(invite: Command, ctx: Context): void {
     'roster invite send --email parent@example.org --school-id "Alder Elementary School" --dry-run',
     'roster invite send --file invites.csv --sent-by-user-id usr-42 --concurrency 8',
     'roster invite send --file invites.csv --yes --json > report.json',
+    'roster invite send --file invites-excel.csv --delimiter semicolon --dry-run',
+    'roster invite send --email parent@example.org --school-id sch-2027 --allow-unlisted-school sch-2027',
   ]);
 }
