@@ -302,6 +302,23 @@ describe('a school id the district does not list', () => {
     expect(posts().map((b) => b.schoolId)).toEqual(['sch-2027']);
   });
 
+  it('a single send on a terminal: the unlisted id named and asked about before the usual confirmation', async () => {
+    const args = ['invite', 'send', '--email', 'tty1@example.org', '--school-id', 'sch-2027', ...sender];
+    const run = startPty([...args, '--allow-unlisted-school', 'sch-2027'], home, demoEnv(sandbox));
+    await run.waitFor("This school id is not in the district's list of schools");
+    await run.waitFor('Send to this unlisted school id?');
+    run.type('n\r');
+    expect((await run.done).stdout).toContain('Cancelled; nothing was sent.');
+    expect(posts()).toHaveLength(0);
+    const yes = startPty([...args, '--allow-unlisted-school', 'sch-2027'], home, demoEnv(sandbox));
+    await yes.waitFor('Send to this unlisted school id?');
+    yes.type('y\r');
+    await yes.waitFor('Send it to tty1@example.org?');
+    yes.type('y\r');
+    expect((await yes.done).code).toBe(0);
+    expect(posts().map((b) => b.schoolId)).toEqual(['sch-2027']);
+  });
+
   it('on a terminal the unlisted id is named and confirmed; "no" sends nothing', async () => {
     const file = write('tty.csv', 'email,schoolId\r\ntty@example.org,sch-2027\r\n');
     const args = ['invite', 'send', '--file', file, ...sender, '--allow-unlisted-school', 'sch-2027'];

@@ -289,7 +289,7 @@ export function register(invite: Command, ctx: Context): void {
     .option('--school-year-id <id>', 'school year id')
     .option('--sent-by-user-id <id>', "user to attribute the invitation to (default: the profile's)")
     .option('--file <csv>', 'send one invitation per row of this CSV file')
-    .option('--delimiter <name>', "with --file: comma, semicolon or tab (default: the header line's)")
+    .option('--delimiter <name>', "comma, semicolon or tab, with --file (default: the header line's)")
     .option('--concurrency <n>', 'with --file: requests at a time, 1-16 (default 4)')
     .option('--resend-in-doubt', 'with --file: send again rows whose earlier outcome is unknown')
     .option('--resend-sent', "with --file: send rows roster's record shows already sent, again")
