@@ -59,7 +59,8 @@ export type SchoolOf = (
 
 /**
  * The column that lets a row go to a school id the district's list does not have yet (a school opening next
- * year): yes/true/1 or no/false/0/empty. Never sent; `--allow-unlisted-school ID` does the same for every row.
+ * year): yes/true/1 or no/false/0/empty. Never sent; `--allow-unlisted-school ID` does the same for the rows
+ * with that id.
  */
 export const UNLISTED_COLUMN = 'allowUnlistedSchool';
 const YES = new Set(['yes', 'y', 'true', '1', 'x']);

@@ -29,7 +29,7 @@ export function parseUnlisted(values: readonly string[] | undefined): Set<string
 /** The unlisted school ids of a send and the lines (of a file) that go to each; a single send has none. */
 export type UnlistedSends = Map<string, number[]>;
 
-export function unlistedLines(ids: UnlistedSends): string[] {
+function unlistedLines(ids: UnlistedSends): string[] {
   return [...ids].map(
     ([id, lines]) =>
       `  ${printable(id, 80)}${lines.length > 0 ? `: line${lines.length === 1 ? '' : 's'} ${listLines(lines)}` : ''}`,
