@@ -16,13 +16,18 @@ export function gradeKey(code: string): string {
 /** `--grade KG,1,02`: the keys to match, or undefined for every grade. */
 export function parseGrades(values: readonly string[] | undefined): Set<string> | undefined {
   if (values === undefined || values.length === 0) return undefined;
-  const codes = values.flatMap((v) => v.split(',')).map((v) => v.trim());
+  const codes = typedGrades(values);
   const bad = codes.find((c) => c === '' || !/^[\p{L}\p{N} _-]{1,40}$/u.test(c));
   if (bad !== undefined)
     throw new UsageError(
       `Invalid --grade "${printable(bad, 40)}": give grade codes separated by commas, e.g. --grade KG,01,02.`,
     );
   return new Set(codes.map(gradeKey));
+}
+
+/** `--grade` values as typed, one per code (`KG,01` → KG, 01), trimmed. */
+export function typedGrades(values: readonly string[]): string[] {
+  return values.flatMap((v) => v.split(',')).map((v) => v.trim());
 }
 
 /** Whether a student with these grades is in a grade asked for (every student when none was asked). */
@@ -51,4 +56,45 @@ const VOCABULARY = new Set(
 /** Whether a grade is a code of the vocabulary or one of the aliases gradeKey documents (K, 00, 1 for 01, case). */
 export function isKnownGrade(code: string): boolean {
   return VOCABULARY.has(gradeKey(code));
+}
+
+/**
+ * `--grade` codes measured against the grades the students read are in (key → a spelling seen): `unknown`,
+ * codes that are neither of the vocabulary (or its aliases) nor used by these students, are a usage error;
+ * `empty`, codes nobody read is in, a warning. Each as typed, once.
+ */
+export function gradeProblems(
+  typed: readonly string[],
+  seen: ReadonlyMap<string, string>,
+): { unknown: string[]; empty: string[] } {
+  const unknown: string[] = [];
+  const empty: string[] = [];
+  const said = new Set<string>();
+  for (const code of typed) {
+    const key = gradeKey(code);
+    if (said.has(key) || seen.has(key)) continue;
+    said.add(key);
+    (isKnownGrade(code) ? empty : unknown).push(code);
+  }
+  return { unknown, empty };
+}
+
+/** Grade codes in school order: the vocabulary's (IT … KG, 01 … 13, PS, UG, Other), then others by name. */
+export function sortGrades(codes: Iterable<string>): string[] {
+  const order = [
+    'it',
+    'pr',
+    'pk',
+    'tk',
+    'kg',
+    ...Array.from({ length: 13 }, (_, i) => String(i + 1)),
+    'ps',
+    'ug',
+    'other',
+  ];
+  const rank = (code: string) => {
+    const at = order.indexOf(gradeKey(code));
+    return at < 0 ? order.length : at;
+  };
+  return [...codes].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 }

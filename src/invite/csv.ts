@@ -1,6 +1,8 @@
-// Invitation files exported from spreadsheets, read with csv-parse (RFC 4180: a UTF-8 BOM, CRLF, LF or
-// CR line ends, quoted fields holding commas, doubled quotes and line breaks; blank lines skipped). What is
-// ours: the line each record starts on, counted from the bytes (csv-parse's own count is where a record
+// Invitation files exported from spreadsheets, read with csv-parse (RFC 4180: CRLF, LF or CR line ends,
+// quoted fields holding delimiters, doubled quotes and line breaks; blank lines skipped), as Excel saves them:
+// UTF-8 with or without a BOM, UTF-16 with its BOM ("Unicode Text"), and the delimiter of the header line
+// (a comma, or the semicolon of locales whose decimal mark is a comma, or the tab of "Unicode Text") unless
+// one is forced. What is ours: the line each record starts on, counted from the bytes (csv-parse's own count is where a record
 // ends, and counts a CRLF inside quotes twice), and going on after broken quoting so the whole file is
 // reported at once: a broken record is reported on its first line and reading resumes on the line after
 // the one where it broke. Column counts are checked against the header by the caller (invite-file.ts).
@@ -26,7 +28,66 @@ export interface CsvParse {
 const CR = 13;
 const LF = 10;
 
-export async function parseCsv(input: string): Promise<CsvParse> {
+/** The delimiters a spreadsheet writes, by the names `--delimiter` takes. */
+export const DELIMITERS = { comma: ',', semicolon: ';', tab: '\t' } as const;
+export type Delimiter = (typeof DELIMITERS)[keyof typeof DELIMITERS];
+
+/** Why a file's bytes are not text roster reads (thrown by csvText). */
+export class CsvEncodingError extends Error {}
+
+/**
+ * A file's bytes as text: UTF-16 (little or big endian) when it starts with that BOM, else UTF-8 (a BOM
+ * dropped). Bytes that are not UTF-8 (Excel's plain "CSV" in a Windows code page) are refused, never
+ * guessed at: a name mangled into U+FFFD would be sent as it reads.
+ */
+export function csvText(bytes: Uint8Array): string {
+  const [a, b] = bytes;
+  const decode = (encoding: string, from: number) =>
+    new TextDecoder(encoding, { fatal: true, ignoreBOM: true }).decode(bytes.subarray(from));
+  try {
+    if (a === 0xff && b === 0xfe) return decode('utf-16le', 2);
+    if (a === 0xfe && b === 0xff) return decode('utf-16be', 2);
+    const bom = a === 0xef && b === 0xbb && bytes[2] === 0xbf;
+    return decode('utf-8', bom ? 3 : 0);
+  } catch {
+    const utf16 = a === 0xff || a === 0xfe;
+    throw new CsvEncodingError(
+      utf16
+        ? 'it starts as UTF-16 but is not valid UTF-16 text'
+        : `line ${firstBadLine(bytes)} is not UTF-8 text; save it from Excel as "CSV UTF-8 (Comma delimited)" or "Unicode Text"`,
+    );
+  }
+}
+
+/** The line of the first character that is not UTF-8 (as a lenient decode marks it), for the message. */
+function firstBadLine(bytes: Uint8Array): number {
+  const text = new TextDecoder('utf-8').decode(bytes);
+  const at = text.indexOf('\ufffd');
+  return text.slice(0, Math.max(at, 0)).split(/\r\n|\r|\n/).length;
+}
+
+/**
+ * The delimiter of the header (the first line that is not blank): the one of comma, semicolon and tab that
+ * it holds most often outside quotes; a comma when it holds none (a one-column file) or on a tie.
+ */
+export function detectDelimiter(text: string): Delimiter {
+  const header = text.replace(/^\ufeff/, '').replace(/^[\r\n]+/, '');
+  const counts = new Map<string, number>(Object.values(DELIMITERS).map((d) => [d, 0]));
+  let quoted = false;
+  for (const char of header) {
+    if (char === '"') quoted = !quoted;
+    else if (!quoted && (char === '\r' || char === '\n')) break;
+    else if (!quoted && counts.has(char)) counts.set(char, (counts.get(char) ?? 0) + 1);
+  }
+  let best: Delimiter = ',';
+  for (const [d, n] of counts) if (n > (counts.get(best) ?? 0)) best = d as Delimiter;
+  return best;
+}
+
+export async function parseCsv(
+  input: string,
+  delimiter: Delimiter = detectDelimiter(input),
+): Promise<CsvParse> {
   // Loaded on first use: only `invite send --file` reads a CSV.
   const { parse, CsvError } = await import('csv-parse/sync');
   const bytes = Buffer.from(input, 'utf8');
@@ -39,6 +100,7 @@ export async function parseCsv(input: string): Promise<CsvParse> {
     let end = from; // where the last record read ended
     const options: Options = {
       bom: offset === 0,
+      delimiter,
       record_delimiter: ['\r\n', '\n', '\r'],
       skip_empty_lines: true,
       relax_column_count: true,

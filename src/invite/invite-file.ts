@@ -2,7 +2,8 @@
 // flag values filling absent columns and empty cells, every row validated, duplicates (same e-mail and
 // school) flagged. The result is either the complete plan or every problem with its line number.
 import { formulaSafe, formulaUnescaped } from '../output/csv.js';
-import { csvLine, parseCsv } from './csv.js';
+import { printable } from '../values.js';
+import { csvLine, type Delimiter, parseCsv } from './csv.js';
 import {
   FIELDS,
   type FieldName,
@@ -21,6 +22,8 @@ export interface PlannedRow {
   body: InvitationBody;
   /** The row's informational cells (a campaign plan's), carried into the report and never sent. */
   info?: Info;
+  /** Its schoolId is not in the district's list of schools, and was allowed (--allow-unlisted-school). */
+  unlistedSchool?: true;
 }
 
 /**
@@ -45,8 +48,29 @@ export type InviteFile =
     }
   | { ok: false; problems: RowProblem[] };
 
-/** A row's schoolId as the sourcedId to send, or why it names no one school (see src/schools/). */
-export type SchoolOf = (value: string) => { sourcedId: string } | { problem: string };
+/**
+ * A row's schoolId as the sourcedId to send (`unlisted` when the district's list lacks it and that was
+ * allowed: `allowUnlisted` is the row's own allowUnlistedSchool cell), or why it names no one school.
+ */
+export type SchoolOf = (
+  value: string,
+  allowUnlisted: boolean,
+) => { sourcedId: string; unlisted?: boolean } | { problem: string };
+
+/**
+ * The column that lets a row go to a school id the district's list does not have yet (a school opening next
+ * year): yes/true/1 or no/false/0/empty. Never sent; `--allow-unlisted-school ID` does the same for the rows
+ * with that id.
+ */
+export const UNLISTED_COLUMN = 'allowUnlistedSchool';
+const YES = new Set(['yes', 'y', 'true', '1', 'x']);
+const NO = new Set(['no', 'n', 'false', '0', '']);
+
+export interface ReadOptions {
+  schoolOf?: SchoolOf;
+  /** Forced by --delimiter; else the header's (csv.ts). */
+  delimiter?: Delimiter;
+}
 
 /** Header cells match a field whatever their case and separators: `schoolId`, `school_id`, `School ID`. */
 const normal = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
@@ -55,6 +79,9 @@ const FIELD_BY_HEADER = new Map<string, FieldName>([
   ['scope', 'scopes'],
 ]);
 const INFO_BY_HEADER = new Map<string, InfoColumn>(INFO_COLUMNS.map((c) => [normal(c), c]));
+
+/** The columns a file may have, for --help and the unknown-column message. */
+export const COLUMNS_TEXT = `${FIELDS.map((f) => f.name).join(', ')} (and, not sent: ${UNLISTED_COLUMN}, ${INFO_COLUMNS.join(', ')})`;
 
 /**
  * The columns a campaign plan (and the failed-rows CSV) writes through formulaSafe, for the office staff who
@@ -72,28 +99,35 @@ const ESCAPED = new Set<FieldName | InfoColumn>([
 /**
  * `fill` holds the per-run values (flags, profile default, built-in defaults): they stand in for a column the
  * file lacks and for an empty cell. A value in the file wins over the flag. `schoolOf`, when given, turns
- * each row's schoolId (a name, identifier or sourcedId) into the sourcedId sent, before duplicates are found.
+ * each row's schoolId (a name, identifier or sourcedId) into the sourcedId sent, before duplicates are found;
+ * it is asked about every row whose schoolId is readable, so a file's every problem is found in one pass.
  */
 export async function readInviteFile(
   text: string,
   fill: InvitationDraft,
-  schoolOf?: SchoolOf,
+  { schoolOf, delimiter }: ReadOptions = {},
 ): Promise<InviteFile> {
-  const { records, problems: syntax } = await parseCsv(text);
+  const { records, problems: syntax } = await parseCsv(text, delimiter);
   const problems: RowProblem[] = [...syntax];
   const [header, ...rows] = records;
   if (!header) return { ok: false, problems: [...problems, { line: 1, reason: 'the file is empty' }] };
 
   const columns: (FieldName | undefined)[] = [];
   const infoAt: (InfoColumn | undefined)[] = [];
+  let unlistedAt: number | undefined;
   const seen = new Set<FieldName | InfoColumn>();
   header.fields.forEach((cell, index) => {
     const field = FIELD_BY_HEADER.get(normal(cell));
     const info = field ? undefined : INFO_BY_HEADER.get(normal(cell));
-    if (field === undefined && info === undefined) {
+    const unlisted = !field && !info && normal(cell) === normal(UNLISTED_COLUMN);
+    if (unlisted) {
+      if (unlistedAt !== undefined)
+        problems.push({ line: header.line, reason: `column ${UNLISTED_COLUMN} appears twice` });
+      unlistedAt = index;
+    } else if (field === undefined && info === undefined) {
       problems.push({
         line: header.line,
-        reason: `unknown column "${cell.trim()}" (column ${index + 1}); expected the spec's field names: ${FIELDS.map((f) => f.name).join(', ')} (and, not sent: ${INFO_COLUMNS.join(', ')})`,
+        reason: `unknown column "${cell.trim()}" (column ${index + 1}); expected the spec's field names: ${COLUMNS_TEXT}${delimiterHint(cell)}`,
       });
     } else if (seen.has((field ?? info) as FieldName | InfoColumn)) {
       problems.push({ line: header.line, reason: `column ${field ?? info} appears twice` });
@@ -109,6 +143,8 @@ export async function readInviteFile(
     (f) => f.required && f.name !== 'email' && !seen.has(f.name) && !fill[f.name],
   );
   const rowFill: InvitationDraft = { ...fill };
+  // A file without schools has none to check: the placeholder below is no school's name.
+  const checkSchool = missing.some((f) => f.name === 'schoolId') ? undefined : schoolOf;
   for (const f of missing) {
     problems.push({ line: header.line, reason: `no ${f.name} column and no ${flagOf(f.name)} given` });
     // Rows are still checked for everything else; this placeholder keeps them from repeating the above.
@@ -131,6 +167,14 @@ export async function readInviteFile(
     }
     const draft: InvitationDraft = { ...rowFill };
     const info: Info = {};
+    const allowCell = unlistedAt === undefined ? '' : (row.fields[unlistedAt] ?? '').trim().toLowerCase();
+    if (!YES.has(allowCell) && !NO.has(allowCell)) {
+      problems.push({
+        line: row.line,
+        reason: `${UNLISTED_COLUMN} "${printable(allowCell, 20)}" is not yes or no`,
+      });
+      continue;
+    }
     row.fields.forEach((raw, index) => {
       const field = columns[index];
       const cell = ESCAPED.has((field ?? infoAt[index]) as FieldName) ? formulaUnescaped(raw) : raw;
@@ -138,7 +182,12 @@ export async function readInviteFile(
       const column = infoAt[index];
       if (column) info[column] = cell;
     });
-    const result = withSchool(draft, validateInvitation(draft), schoolOf);
+    const { result, unlisted } = withSchool(
+      draft,
+      validateInvitation(draft),
+      checkSchool,
+      YES.has(allowCell),
+    );
     if (!result.ok) {
       problems.push({
         line: row.line,
@@ -156,20 +205,52 @@ export async function readInviteFile(
       continue;
     }
     firstLineOf.set(key, row.line);
-    planned.push({ line: row.line, body: result.body, ...(Object.keys(info).length > 0 && { info }) });
+    planned.push({
+      line: row.line,
+      body: result.body,
+      ...(Object.keys(info).length > 0 && { info }),
+      ...(unlisted && { unlistedSchool: true as const }),
+    });
   }
   if (problems.length > 0) return { ok: false, problems: problems.sort((a, b) => a.line - b.line) };
   const info = infoAt.filter((c): c is InfoColumn => c !== undefined);
   return { ok: true, rows: planned, ...(info.length > 0 && { info }) };
 }
 
-/** A valid row with its schoolId as the sourcedId `schoolOf` resolves it to (checked again: school-id.ts). */
-function withSchool(draft: InvitationDraft, checked: Validation, schoolOf: SchoolOf | undefined): Validation {
-  if (!checked.ok || !schoolOf) return checked;
+/**
+ * A row with its schoolId as the sourcedId `schoolOf` resolves it to (checked again: school-id.ts). A row
+ * invalid otherwise still has its school checked, so its every problem is reported at once.
+ */
+function withSchool(
+  draft: InvitationDraft,
+  checked: Validation,
+  schoolOf: SchoolOf | undefined,
+  allowUnlisted: boolean,
+): { result: Validation; unlisted?: boolean } {
+  if (!schoolOf) return { result: checked };
+  if (!checked.ok) {
+    const typed = draft.schoolId?.trim() ?? '';
+    if (typed === '' || checked.problems.some((p) => p.field === 'schoolId')) return { result: checked };
+    const school = schoolOf(typed, allowUnlisted);
+    if (!('problem' in school)) return { result: checked };
+    return {
+      result: { ok: false, problems: [...checked.problems, { field: 'schoolId', reason: school.problem }] },
+    };
+  }
   const typed = checked.body.schoolId;
-  const school = schoolOf(typed);
-  if ('problem' in school) return { ok: false, problems: [{ field: 'schoolId', reason: school.problem }] };
-  return school.sourcedId === typed ? checked : withResolvedSchool(draft, typed, school.sourcedId);
+  const school = schoolOf(typed, allowUnlisted);
+  if ('problem' in school)
+    return { result: { ok: false, problems: [{ field: 'schoolId', reason: school.problem }] } };
+  const result = school.sourcedId === typed ? checked : withResolvedSchool(draft, typed, school.sourcedId);
+  return { result, unlisted: Boolean(school.unlisted) };
+}
+
+/** A header cell holding another delimiter: the file is likely read with the wrong one. */
+function delimiterHint(cell: string): string {
+  const other = [',', ';', '\t'].find((d) => cell.includes(d));
+  if (other === undefined) return '';
+  const name = other === ',' ? 'comma' : other === ';' ? 'semicolon' : 'tab';
+  return `; the header holds a ${name}: pass --delimiter ${name} if the file is ${name}-delimited`;
 }
 
 /**
@@ -180,6 +261,8 @@ export function inviteCsv(
   bodies: InvitationBody[],
   columns: readonly InfoColumn[] = [],
   infos: readonly (Info | undefined)[] = [],
+  /** Per body: it went to an unlisted school (an allowUnlistedSchool column, written when any did). */
+  unlisted: readonly boolean[] = [],
 ): string {
   const names = FIELDS.map((f) => f.name);
   const cell = (body: InvitationBody, name: FieldName): string => {
@@ -189,10 +272,12 @@ export function inviteCsv(
   };
   const safe = (name: FieldName | InfoColumn, value: string) =>
     ESCAPED.has(name) ? formulaSafe(value) : value;
+  const marks = unlisted.some(Boolean);
   return [
-    [...names, ...columns],
+    [...names, ...(marks ? [UNLISTED_COLUMN] : []), ...columns],
     ...bodies.map((b, i) => [
       ...names.map((n) => safe(n, cell(b, n))),
+      ...(marks ? [unlisted[i] ? 'yes' : ''] : []),
       ...columns.map((c) => safe(c, infos[i]?.[c] ?? '')),
     ]),
   ]

@@ -27,6 +27,8 @@ export interface ReportRow {
   changed?: boolean;
   /** A skipped row that roster's record shows sent by another run at this time, after the file was saved. */
   sentElsewhere?: string;
+  /** Its schoolId is not in the district's list of schools (allowed by --allow-unlisted-school). */
+  unlistedSchool?: true;
   /** The row's informational cells (guardianNames, studentIds, schoolName, studentNames), as in the file. */
   guardianNames?: string;
   studentIds?: string;
@@ -63,8 +65,14 @@ export function finalRows(
   before: Map<string, JournalEntry>,
   results: Map<string, RowResult>,
 ): ReportRow[] {
-  return planned.map(({ line, body, info }) => {
-    const base = { line, email: body.email, schoolId: body.schoolId, ...info };
+  return planned.map(({ line, body, info, unlistedSchool }) => {
+    const base = {
+      line,
+      email: body.email,
+      schoolId: body.schoolId,
+      ...(unlistedSchool && { unlistedSchool }),
+      ...info,
+    };
     const key = invitationKey(body.email, body.schoolId);
     const result = results.get(key);
     if (result?.state === 'sent') return { ...base, result: 'sent', message: result.message };
@@ -159,8 +167,22 @@ export function summaryLines(report: BulkReport, fileName: string): string[] {
     }
     lines.push('    To send them again anyway, re-run with --resend-in-doubt.');
   }
+  const unlisted = unlistedSummary(report.rows);
+  if (unlisted) lines.push(unlisted);
   if (report.failedCsv)
     lines.push(`  Failed rows written to ${report.failedCsv} (fix them and send that file).`);
   lines.push(`Journal: ${report.journal}`);
   return lines;
+}
+
+/** The unlisted school ids this run sent to, with their lines: `sch-2027 (lines 3, 4)`. */
+function unlistedSummary(rows: ReportRow[]): string | undefined {
+  const byId = new Map<string, number[]>();
+  for (const r of rows) {
+    if (r.unlistedSchool && r.result === 'sent')
+      byId.set(r.schoolId, [...(byId.get(r.schoolId) ?? []), r.line]);
+  }
+  if (byId.size === 0) return undefined;
+  const ids = [...byId].map(([id, at]) => `${id} (line${at.length === 1 ? '' : 's'} ${at.join(', ')})`);
+  return `  Sent to ${byId.size === 1 ? 'a school id' : `${byId.size} school ids`} not in the district's list of schools (--allow-unlisted-school): ${ids.join('; ')}.`;
 }

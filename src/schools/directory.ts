@@ -127,8 +127,26 @@ export class SchoolDirectory {
     return (await this.resolveAll([value])).get(value) ?? { kind: 'unchecked' };
   }
 
+  /**
+   * A flag's value as the sourcedId to send, or, when the list lacks it and `unlisted` allows it (the
+   * admin named it with --allow-unlisted-school), the value as given, marked `unlisted`. A usage error
+   * (nothing sent) when it names no one school.
+   */
+  async schoolFor(
+    flag: string,
+    value: string,
+    unlisted: ReadonlySet<string>,
+    /** How to allow an unlisted id, said when the value names no school. */
+    unlistedHint: string,
+  ): Promise<{ sourcedId: string; unlisted: boolean }> {
+    const given = value.trim();
+    const resolution = unlisted.has(given) ? await this.resolve(value) : undefined;
+    if (resolution?.kind === 'unknown') return { sourcedId: given, unlisted: true };
+    return { sourcedId: await this.sourcedIdFor(flag, value, unlistedHint), unlisted: false };
+  }
+
   /** A flag's value as the sourcedId to send; a usage error (nothing sent) when it names no one school. */
-  async sourcedIdFor(flag: string, value: string): Promise<string> {
+  async sourcedIdFor(flag: string, value: string, unknownHint?: string): Promise<string> {
     const resolution = await this.resolve(value);
     if (resolution.kind === 'unchecked') return value;
     if (resolution.kind === 'school') {
@@ -139,7 +157,7 @@ export class SchoolDirectory {
       }
       return resolution.school.sourcedId;
     }
-    throw schoolUsageError(`${flag} "${printable(value.trim(), 80)}"`, resolution);
+    throw schoolUsageError(`${flag} "${printable(value.trim(), 80)}"`, resolution, unknownHint);
   }
 
   /** The list from the server (and saved), or why it could not be read. */
@@ -183,11 +201,13 @@ export class SchoolDirectory {
 export function schoolUsageError(
   what: string,
   refused: Exclude<SchoolMatch, { kind: 'school' }>,
+  /** Said after the usual hint when the value names no school at all. */
+  unknownHint?: string,
 ): UsageError {
   return new UsageError(
     `${what} ${refusal(refused)}.`,
     refused.kind === 'ambiguous'
       ? 'Give its identifier or sourcedId instead; nothing was sent.'
-      : '`roster roster schools` lists the schools; nothing was sent.',
+      : `\`roster roster schools\` lists the schools; nothing was sent.${unknownHint ? ` ${unknownHint}` : ''}`,
   );
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { invitationIdentity } from '../../src/campaign/already-sent.js';
-import { gradeKey, inGrades, parseGrades } from '../../src/campaign/grades.js';
+import { gradeKey, gradeProblems, inGrades, parseGrades, sortGrades } from '../../src/campaign/grades.js';
 import { personOf } from '../../src/campaign/people.js';
 import { CampaignPlanner, notAsked, type PlanScope, REASONS } from '../../src/campaign/planner.js';
 import { UsageError } from '../../src/errors.js';
@@ -62,6 +62,27 @@ describe('grades', () => {
     expect(inGrades(['02'], undefined)).toBe(true);
     expect(() => parseGrades(['KG,,01'])).toThrow(UsageError);
     expect(() => parseGrades(['K\u0000'])).toThrow(UsageError);
+  });
+
+  it('--grade against the grades seen: unknown (neither known nor seen) and empty (known, unseen), each once', () => {
+    const seen = new Map([
+      ['kg', 'KG'],
+      ['1', '01'],
+      ['grade 3', 'Grade 3'],
+    ]);
+    expect(gradeProblems(['K', '1', 'Grade 3', 'kinder', 'Kinder', '05', '5', 'PK'], seen)).toEqual({
+      unknown: ['kinder'],
+      empty: ['05', 'PK'],
+    });
+    expect(sortGrades(['12', 'Grade 3', '02', 'KG', 'PK', 'Other', '10'])).toEqual([
+      'PK',
+      'KG',
+      '02',
+      '10',
+      '12',
+      'Other',
+      'Grade 3',
+    ]);
   });
 });
 

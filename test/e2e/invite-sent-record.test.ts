@@ -320,7 +320,7 @@ describe('invite send --file: the plan’s informational columns', () => {
     const run = await roster(['invite', 'send', '--file', file, ...SENDER]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(
-      'line 1: unknown column "guardianName" (column 4); expected the spec\'s field names: email, schoolId, scopes, interestFormSubmissionId, studentCount, learningCenterId, schoolYearId, sentByUserId (and, not sent: guardianNames, studentIds, schoolName, studentNames)',
+      'line 1: unknown column "guardianName" (column 4); expected the spec\'s field names: email, schoolId, scopes, interestFormSubmissionId, studentCount, learningCenterId, schoolYearId, sentByUserId (and, not sent: allowUnlistedSchool, guardianNames, studentIds, schoolName, studentNames)',
     );
     const twice = csvFile('twice.csv', 'email,schoolId,studentIds,Student IDs', [
       'x@example.org,org-sch-1,a,b',

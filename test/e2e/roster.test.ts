@@ -231,8 +231,12 @@ describe('single and nested reads, other collections', () => {
       ),
     ).toBe(true);
     const unknown = await roster(sandbox, ['roster', 'students', '--school', 'sch-nope']);
-    expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toMatch(/School "sch-nope" not found \(HTTP 404/);
+    // Checked against the district's schools: a usage error before the students are asked for.
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain(
+      'Error: --school "sch-nope" is not the name, identifier or sourcedId of a school of this district.',
+    );
+    expect(sandbox.requests.some((r) => r.path.endsWith('/schools/sch-nope/students'))).toBe(false);
   });
 
   it.each([

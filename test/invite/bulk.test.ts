@@ -83,7 +83,11 @@ describe('invite send --file', () => {
     expect(run.stderr).toContain('  line 5: duplicate of line 2');
     expect(run.stderr).toContain('  line 6: a quoted field opened on line 6 is never closed');
     expect(run.stderr).toContain('4 problems found');
-    expect(sandbox.requests).toHaveLength(0);
+    // Nothing sent: the only requests read the district's schools, to list unknown school names too.
+    expect(sandbox.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      'POST /v1/ims/oneroster/v1p1/token',
+      'GET /v1/ims/oneroster/v1p1/schools',
+    ]);
   });
 
   it('--dry-run prints each request as a JSON line and sends nothing', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { csvLine, parseCsv } from '../../src/invite/csv.js';
+import { CsvEncodingError, csvLine, csvText, detectDelimiter, parseCsv } from '../../src/invite/csv.js';
 
 describe('parseCsv', () => {
   it('strips a UTF-8 BOM and reads CRLF, LF and lone CR line ends', async () => {
@@ -57,5 +57,43 @@ describe('parseCsv', () => {
     const text = csvLine(values);
     expect(text).toBe('plain,"a,b","say ""hi""","two\nlines"," padded"\r\n');
     expect((await parseCsv(text)).records[0]?.fields).toEqual(values);
+  });
+});
+
+describe('detectDelimiter', () => {
+  it("the header's most frequent of comma, semicolon and tab, outside quotes; a comma otherwise", () => {
+    expect(detectDelimiter('email;schoolId;studentCount\r\na,b;c;1')).toBe(';');
+    expect(detectDelimiter('\ufeffemail\tschoolId\n')).toBe('\t');
+    expect(detectDelimiter('email,schoolId\n')).toBe(',');
+    expect(detectDelimiter('"a;b;c",d\n')).toBe(',');
+    expect(detectDelimiter('\r\n\r\nemail;schoolId')).toBe(';');
+    expect(detectDelimiter('email\nx;y;z')).toBe(',');
+  });
+
+  it('a forced delimiter is used whatever the header', async () => {
+    const { records } = await parseCsv('a,b;c\n1,2;3\n', ';');
+    expect(records.map((r) => r.fields)).toEqual([
+      ['a,b', 'c'],
+      ['1,2', '3'],
+    ]);
+  });
+});
+
+describe('csvText', () => {
+  const text = 'email;name\r\nz@example.org;Zoë 李\r\n';
+  it('decodes UTF-8 with or without a BOM and UTF-16 LE and BE by their BOM', () => {
+    expect(csvText(Buffer.from(text))).toBe(text);
+    expect(csvText(Buffer.from(`\ufeff${text}`))).toBe(text);
+    expect(csvText(Buffer.from(`\ufeff${text}`, 'utf16le'))).toBe(text);
+    expect(csvText(Buffer.from(`\ufeff${text}`, 'utf16le').swap16())).toBe(text);
+  });
+
+  it('refuses bytes that are not UTF-8, naming the line, and odd UTF-16', () => {
+    expect(() => csvText(Buffer.from('a\nb\n\xe9t\xe9\n', 'latin1'))).toThrow(
+      new CsvEncodingError(
+        'line 3 is not UTF-8 text; save it from Excel as "CSV UTF-8 (Comma delimited)" or "Unicode Text"',
+      ),
+    );
+    expect(() => csvText(Buffer.from([0xff, 0xfe, 0x41]))).toThrow(/not valid UTF-16/);
   });
 });

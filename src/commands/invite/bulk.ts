@@ -11,6 +11,7 @@ import type { Context } from '../../context.js';
 import { CancelledError, RosterError, UsageError } from '../../errors.js';
 import { outputFileFolder, privateFolder, writePrivateFile } from '../../files.js';
 import { sendRows, sentEntry } from '../../invite/bulk-runner.js';
+import { CsvEncodingError, csvText } from '../../invite/csv.js';
 import { type InvitationDraft, invitationKey } from '../../invite/invitation.js';
 import {
   type InfoColumn,
@@ -36,7 +37,8 @@ import { printJson, printNdjsonLine } from '../../output/render.js';
 import { Session } from '../../session.js';
 import type { Settings } from '../../settings.js';
 import { printable } from '../../values.js';
-import { draftFromFlags, parseConcurrency, type SendOptions } from './options.js';
+import { draftFromFlags, parseConcurrency, parseDelimiter, type SendOptions } from './options.js';
+import { confirmUnlisted, parseUnlisted, UNLISTED_HINT, type UnlistedSends } from './unlisted.js';
 
 /** Rows split by what the journal says happened to them before this run. */
 interface Plan {
@@ -87,25 +89,46 @@ export async function runBulk(options: SendOptions, ctx: Context, settings: Sett
     throw new UsageError('--email and --file do not go together: the file gives one address per row.');
   }
   const concurrency = parseConcurrency(options.concurrency);
+  const delimiter = parseDelimiter(options.delimiter);
+  const unlisted = parseUnlisted(options.allowUnlistedSchool);
   const file = resolve(options.file ?? '');
   const content = await readInput(file, options.file ?? '');
   // Rows roster's record shows sent by another run are skipped unless the user asks for them again.
   const resendSent = Boolean(options.resendSent);
 
   const fill = draftFromFlags(options, settings);
-  // Every check that needs no request first: a bad file is refused before anything is read or sent.
-  const first = await readInviteFile(content, fill);
-  if (!first.ok) throw refuse(ctx, first.problems, file, options);
+  // Every check that needs no request first. A bad file whose rows name schools is still checked against
+  // the district's schools (a read, never a send), so that all its problems are listed at once; one that
+  // cannot be read that far (no rows, no header) is refused before any request.
+  let namesSchools = false;
+  const first = await readInviteFile(content, fill, {
+    delimiter,
+    schoolOf: (value) => {
+      namesSchools = true;
+      return { sourcedId: value.trim() };
+    },
+  });
+  const session = new Session(ctx, settings);
+  if (!first.ok && !namesSchools) throw refuse(ctx, first.problems, file, options);
+  if (!first.ok) {
+    const all = await withSchools(ctx, session, content, fill, options, unlisted).catch((error) => {
+      // The flags' own mistakes and an interrupt stand; a list that cannot be read leaves the rest.
+      if (error instanceof RosterError && (error.code === 'usage' || error.code === 'interrupted'))
+        throw error;
+      return { file: first, unknownSchool: false };
+    });
+    throw refuse(ctx, all.file.ok ? first.problems : all.file.problems, file, options, all.unknownSchool);
+  }
   // The failed rows' folder before anything is sent, by the rule of every file roster writes.
   if (options.failedCsv !== undefined && !options.dryRun) {
     await outputFileFolder(resolve(options.failedCsv), (line) => ctx.log.warn(line));
   }
-  const session = new Session(ctx, settings);
   // No credentials: said now, not after the schools were read without them and the admin said yes.
   if (!options.dryRun) await session.checkCredentials('invitations');
-  const checked = await withSchools(ctx, session, content, fill, options);
-  if (!checked.ok) throw refuse(ctx, checked.problems, file, options);
+  const { file: checked, unknownSchool } = await withSchools(ctx, session, content, fill, options, unlisted);
+  if (!checked.ok) throw refuse(ctx, checked.problems, file, options, unknownSchool);
   const rows = checked.rows;
+  warnUnusedUnlisted(ctx, unlisted, rows, fill);
   // The same file sent to another district, or as another client, is another run with its own journal.
   const destination: Destination = { baseUrl: session.baseUrl, clientId: settings.clientId ?? '' };
   // However the file and the service are spelled: one file, one destination, one journal.
@@ -142,6 +165,8 @@ export async function runBulk(options: SendOptions, ctx: Context, settings: Sett
     const work = plan(rows, before, Boolean(options.resendInDoubt), sentElsewhere);
     // Credentials are checked once, before the question and before any row is marked in flight.
     if (work.toSend.length > 0) await session.accessToken('invitations');
+    const toUnlisted = unlistedOf(work.toSend);
+    if (toUnlisted.size > 0 && ctx.interactive && !options.yes) await confirmUnlisted(ctx, toUnlisted);
     if (work.toSend.length > 0 && ctx.interactive && !options.yes)
       await confirm(ctx, work, options.file ?? file);
     const fresh = work.toSend.filter((r) => !before.has(keyOf(r)));
@@ -254,14 +279,45 @@ async function recordSentRows(
 }
 
 /** Every problem listed with its line (and in the --json report); the error to throw. */
-function refuse(ctx: Context, problems: RowProblem[], file: string, options: SendOptions): UsageError {
+function refuse(
+  ctx: Context,
+  problems: RowProblem[],
+  file: string,
+  options: SendOptions,
+  unknownSchool = false,
+): UsageError {
   if (options.json) printJson(ctx, { file, problems });
   for (const p of problems) ctx.log.info(`  line ${p.line}: ${p.reason}`);
   const n = problems.length;
   return new UsageError(
     `${options.file}: ${n} problem${n === 1 ? '' : 's'} found (listed above); nothing was sent.`,
-    'Fix the file and run the command again.',
+    `Fix the file and run the command again.${unknownSchool ? ` ${UNLISTED_HINT}` : ''}`,
   );
+}
+
+/** The rows going to a school id the district's list lacks, by id with their lines. */
+function unlistedOf(rows: readonly PlannedRow[]): UnlistedSends {
+  const ids: UnlistedSends = new Map();
+  for (const row of rows.filter((r) => r.unlistedSchool)) {
+    const lines = ids.get(row.body.schoolId) ?? [];
+    lines.push(row.line);
+    ids.set(row.body.schoolId, lines);
+  }
+  return ids;
+}
+
+/** An --allow-unlisted-school id no row sends to is likely a typo of the one meant: said, not fatal. */
+function warnUnusedUnlisted(
+  ctx: Context,
+  allowed: ReadonlySet<string>,
+  rows: readonly PlannedRow[],
+  fill: InvitationDraft,
+): void {
+  const used = new Set(rows.map((r) => r.body.schoolId));
+  for (const id of allowed) {
+    if (!used.has(id) && fill.schoolId !== id)
+      ctx.log.warn(`--allow-unlisted-school ${printable(id, 80)}: no row of the file has that schoolId.`);
+  }
 }
 
 /**
@@ -275,29 +331,41 @@ async function withSchools(
   content: string,
   fill: InvitationDraft,
   options: SendOptions,
-): Promise<InviteFile> {
+  unlisted: ReadonlySet<string>,
+): Promise<{ file: InviteFile; unknownSchool: boolean }> {
   const { SchoolDirectory } = await import('../../schools/directory.js');
   const { refusal } = await import('../../schools/match.js');
   const schools = new SchoolDirectory(ctx, session, options.refreshSchools);
-  if (fill.schoolId?.trim()) fill.schoolId = await schools.sourcedIdFor('--school-id', fill.schoolId);
+  const delimiter = parseDelimiter(options.delimiter);
+  if (fill.schoolId?.trim())
+    fill.schoolId = (
+      await schools.schoolFor('--school-id', fill.schoolId, unlisted, UNLISTED_HINT)
+    ).sourcedId;
   let missed = false;
+  let unknownSchool = false;
   const check = async () => {
     const lookup = await schools.lookup();
     missed = false;
-    return readInviteFile(
-      content,
-      fill,
-      lookup &&
-        ((value) => {
+    unknownSchool = false;
+    return readInviteFile(content, fill, {
+      delimiter,
+      schoolOf:
+        lookup &&
+        ((value, allowUnlisted) => {
           const match = lookup(value);
           if (match.kind === 'school') return { sourcedId: match.school.sourcedId };
           missed = true;
+          // Only a value naming no school at all may be an unlisted one; an ambiguous name never is.
+          if (match.kind === 'unknown' && (allowUnlisted || unlisted.has(value.trim())))
+            return { sourcedId: value.trim(), unlisted: true };
+          if (match.kind === 'unknown') unknownSchool = true;
           return { problem: `"${printable(value, 80)}" ${refusal(match)}` };
         }),
-    );
+    });
   };
   const checked = await check();
-  return missed && (await schools.reread()) ? check() : checked;
+  const file = missed && (await schools.reread()) ? await check() : checked;
+  return { file, unknownSchool };
 }
 
 /**
@@ -327,13 +395,21 @@ export async function readInput(file: string, given: string): Promise<string> {
       '--file needs a path to a CSV file (stdin cannot be resumed, so it is not accepted).',
     );
   }
+  let bytes: Buffer;
   try {
-    return await readFile(file, 'utf8');
+    bytes = await readFile(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const why =
       code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message;
     throw new UsageError(`Cannot read --file ${given}: ${why}.`);
+  }
+  // UTF-8 with or without a BOM, or UTF-16 with one: what Excel's "CSV UTF-8" and "Unicode Text" write.
+  try {
+    return csvText(bytes);
+  } catch (error) {
+    if (!(error instanceof CsvEncodingError)) throw error;
+    throw new UsageError(`Cannot read --file ${given}: ${error.message}.`);
   }
 }
 
@@ -395,7 +471,13 @@ async function dryRun(
   const work = plan(rows, states, Boolean(options.resendInDoubt), sentElsewhere);
   const url = session.api.url(INVITATIONS_PATH);
   for (const row of work.toSend)
-    await printNdjsonLine(ctx, { line: row.line, method: 'POST', url, body: row.body });
+    await printNdjsonLine(ctx, {
+      line: row.line,
+      method: 'POST',
+      url,
+      body: row.body,
+      ...(row.unlistedSchool && { unlistedSchool: true }),
+    });
   ctx.log.info(
     `Dry run: would send ${work.toSend.length} of ${rows.length} invitations` +
       `${work.skipped.length ? ` (${work.skipped.length} already sent)` : ''}` +
@@ -422,6 +504,7 @@ async function writeFailed(
       failed.map((r) => r.body),
       info,
       failed.map((r) => r.info),
+      failed.map((r) => Boolean(r.unlistedSchool)),
     ),
   );
   return path;

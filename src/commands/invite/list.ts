@@ -95,7 +95,7 @@ export function register(invite: Command, ctx: Context): void {
   const command = invite
     .command('list')
     .summary('list enrollment invitations')
-    .option('--school-id <id>', 'only this school (schoolId)')
+    .option('--school-id <school>', 'only this school: its sourcedId, name or identifier (schoolId)')
     .option('--email <address>', 'only this recipient (email)')
     .option('--sent-by-user-id <id>', 'only invitations attributed to this user (sentByUserId)')
     .option('--page <n>', 'page to show (page, from 1)')
@@ -108,6 +108,7 @@ export function register(invite: Command, ctx: Context): void {
       if (options.json && options.ndjson) throw new UsageError('Choose one of --json and --ndjson.');
       buildQuery(options); // usage errors before any credentials are read
       const session = await openSession(ctx, cmd);
+      if (options.schoolId !== undefined) options.schoolId = await schoolIdOf(ctx, session, options.schoolId);
       // --ndjson and --all --json leave a page at a time; the table needs every row for its columns.
       const rows: unknown[] = [];
       const json = options.json && options.all ? jsonPagesWriter(ctx) : undefined;
@@ -142,10 +143,27 @@ export function register(invite: Command, ctx: Context): void {
     });
   examples(command, [
     'roster invite list --school-id sch-001',
+    'roster invite list --school-id "Alder Elementary School"',
     'roster invite list --email parent@example.org --json',
     'roster invite list --all --ndjson | jq -r .email',
     'roster invite list --param status=sent --per-page 100',
   ]);
+}
+
+/**
+ * --school-id as the sourcedId the invitations carry: a name or identifier resolved like `invite send`'s; a
+ * value naming no school of the district's list is refused, with the way to ask for an unlisted id as given.
+ */
+async function schoolIdOf(ctx: Context, session: Session, value: string): Promise<string> {
+  const { SchoolDirectory, schoolUsageError } = await import('../../schools/directory.js');
+  const schools = new SchoolDirectory(ctx, session);
+  const resolution = await schools.resolve(value);
+  if (resolution.kind !== 'unknown') return schools.sourcedIdFor('--school-id', value);
+  const refused = schoolUsageError(`--school-id "${printable(value.trim(), 80)}"`, resolution);
+  throw new UsageError(
+    refused.message,
+    `\`roster roster schools\` lists the schools; for invitations sent to a school id not in that list (--allow-unlisted-school), pass --param schoolId=${printable(value.trim(), 80)}.`,
+  );
 }
 
 /**

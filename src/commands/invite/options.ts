@@ -1,5 +1,6 @@
 // The flags of `roster invite send`, and how they become the per-run invitation values.
 import { UsageError } from '../../errors.js';
+import { DELIMITERS, type Delimiter } from '../../invite/csv.js';
 import {
   DEFAULT_SCOPES,
   DEFAULT_STUDENT_COUNT,
@@ -8,7 +9,7 @@ import {
   type InvitationDraft,
 } from '../../invite/invitation.js';
 import type { Settings } from '../../settings.js';
-import { parseCount } from '../../values.js';
+import { parseCount, printable } from '../../values.js';
 
 export interface SendOptions {
   email?: string;
@@ -27,6 +28,10 @@ export interface SendOptions {
   failedCsv?: string;
   dryRun?: boolean;
   refreshSchools?: boolean;
+  /** School ids the district's list lacks that may still be sent to (a school opening next year). */
+  allowUnlistedSchool?: string[];
+  /** With --file: comma, semicolon or tab, instead of the header's. */
+  delimiter?: string;
   yes?: boolean;
   json?: boolean;
 }
@@ -64,4 +69,17 @@ export function invalidFlags(problems: FieldProblem[], settings: Settings): Usag
 
 export function parseConcurrency(value: string | undefined): number {
   return parseCount('--concurrency', value, 1, MAX_CONCURRENCY) ?? DEFAULT_CONCURRENCY;
+}
+
+/** --delimiter by name (comma, semicolon, tab) or as the character itself; undefined: the header's. */
+export function parseDelimiter(value: string | undefined): Delimiter | undefined {
+  if (value === undefined) return undefined;
+  const name = value.trim().toLowerCase() as keyof typeof DELIMITERS;
+  if (Object.hasOwn(DELIMITERS, name)) return DELIMITERS[name];
+  const given = Object.values(DELIMITERS).find((d) => d === value || (value === '\\t' && d === '\t'));
+  if (given) return given;
+  throw new UsageError(
+    `Invalid --delimiter "${printable(value, 20)}": expected comma, semicolon or tab.`,
+    'Without --delimiter, the header line decides.',
+  );
 }

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { alreadySent, invitationIdentity } from '../../campaign/already-sent.js';
-import { parseGrades } from '../../campaign/grades.js';
+import { gradeKey, gradeProblems, parseGrades, sortGrades, typedGrades } from '../../campaign/grades.js';
 import { DEFAULT_MAX_CHILDREN_PER_EMAIL } from '../../campaign/limits.js';
 import {
   crowdedWarning,
@@ -59,6 +59,8 @@ const CONCURRENCY = 4;
 export interface PlanRequest {
   schools: string[] | 'all';
   grades?: Set<string>;
+  /** --grade codes as typed, for messages. */
+  gradeCodes?: string[];
   roles: Set<string>;
   count: PlanScope['count'];
   schoolYearId?: string;
@@ -116,6 +118,7 @@ export function parsePlanFlags(flags: PlanFlags): PlanRequest {
   return {
     schools: flags.allSchools ? 'all' : [...new Set(schools)],
     grades: parseGrades(flags.grade),
+    ...(flags.grade && flags.grade.length > 0 && { gradeCodes: typedGrades(flags.grade) }),
     roles,
     count,
     maxChildren,
@@ -155,11 +158,18 @@ export async function makePlan(
           path: `schools/${encodePathSegment(id)}/students`,
           what: `the students of ${printable(name, 80)}`,
         }));
+  // The grades the students read are in (key → a spelling): what --grade is checked against.
+  const grades = new Map<string, string>();
   for (const read of reads)
     await streamList(ctx, service, { ...read, query: studentQuery, concurrency: CONCURRENCY }, (record) => {
       const person = personOf(record, today);
-      if (person) planner.addStudent(person);
+      if (!person) return;
+      for (const grade of person.grades)
+        if (!grades.has(gradeKey(grade))) grades.set(gradeKey(grade), grade.trim());
+      planner.addStudent(person);
     });
+  // Before the district's users are read: a grade no one could be in is a typo, not an empty campaign.
+  checkGrades(ctx, request, grades, request.schools === 'all' ? undefined : [...schools.values()]);
   ctx.log.debug(`campaign: ${planner.studentCount} students kept; reading the district's users`);
   await streamList(
     ctx,
@@ -179,6 +189,35 @@ export async function makePlan(
     plan: planner.plan(invitationIdentity, (identity) => sent.by(identity), includeInvited),
     source: sent.source,
   };
+}
+
+/**
+ * --grade against the grades of the students read: a code neither of the vocabulary (KG, 01 … 12, PK, …, and
+ * the aliases K, 00, Kindergarten, 1 for 01) nor used by those students is a usage error listing their
+ * grades; a known grade nobody is in is a warning naming it.
+ */
+function checkGrades(
+  ctx: Context,
+  request: PlanRequest,
+  seen: ReadonlyMap<string, string>,
+  schoolNames: string[] | undefined,
+): void {
+  if (!request.gradeCodes) return;
+  const { unknown, empty } = gradeProblems(request.gradeCodes, seen);
+  const whose =
+    schoolNames === undefined
+      ? "the district's active students"
+      : `the active students of ${schoolNames.map((n) => printable(n, 80)).join(', ')}`;
+  const quoted = (codes: string[]) => codes.map((c) => `"${printable(c, 40)}"`).join(', ');
+  if (unknown.length > 0) {
+    const have = sortGrades(seen.values()).map((g) => printable(g, 40));
+    throw new UsageError(
+      `--grade ${quoted(unknown)}: not a grade code; ${whose} are in ${have.length > 0 ? `grades ${have.join(', ')}` : 'no grade'}.`,
+      'Give grade codes such as KG, 01 … 12 (kindergarten is KG, also K, 00 or Kindergarten); nothing was sent.',
+    );
+  }
+  for (const code of empty)
+    ctx.log.warn(`no one of ${whose} is in grade ${printable(code, 40)}; the plan has none of that grade.`);
 }
 
 async function run(flags: PlanFlags, ctx: Context, settings: Settings): Promise<void> {
@@ -269,7 +308,7 @@ export function register(invite: Command, ctx: Context): void {
     .option('--all-schools', 'every school of the district')
     .option(
       '--grade <grades>',
-      'only students in these grades, e.g. KG,01 (repeatable; K, 00 and Kindergarten are KG)',
+      "only students in these grades, e.g. KG,01 (repeatable; K, 00 and Kindergarten are KG; a code neither known nor the school's is refused)",
       repeatable,
     )
     .option('--roles <roles>', `who is invited: some of ${AGENT_ROLES.join(', ')} (default ${DEFAULT_ROLES})`)

@@ -13,6 +13,7 @@ import {
   isValidEmail,
   validateInvitation,
 } from '../../invite/invitation.js';
+import { COLUMNS_TEXT } from '../../invite/invite-file.js';
 import { withResolvedSchool } from '../../invite/school-id.js';
 import type { SentRecord } from '../../invite/sent-record.js';
 import { printDone, printJson } from '../../output/render.js';
@@ -24,6 +25,7 @@ import { printable } from '../../values.js';
 import { examples, loadSettings, repeatable } from '../common.js';
 import { runBulk } from './bulk.js';
 import { draftFromFlags, invalidFlags, type SendOptions } from './options.js';
+import { confirmUnlisted, parseUnlisted, UNLISTED_HINT } from './unlisted.js';
 
 export type { SendOptions } from './options.js';
 
@@ -48,6 +50,7 @@ export async function run(options: SendOptions, ctx: Context, settings: Settings
   // Everything that can be checked is checked before the first question: the values given (a bad
   // --student-count is refused before the admin types an e-mail address), the base URL, and (unless it is
   // a dry run) that a token can be had without asking: no answer is wasted on a run that cannot send.
+  const unlisted = parseUnlisted(options.allowUnlistedSchool);
   const asked = ctx.interactive ? PROMPTED.filter(({ field }) => !draft[field]?.trim()) : [];
   const flags = validateInvitation(draft);
   const given = flags.ok
@@ -69,20 +72,26 @@ export async function run(options: SendOptions, ctx: Context, settings: Settings
   let checked = validateInvitation(draft);
   if (!checked.ok) throw invalidFlags(checked.problems, settings);
 
-  // A school's name or identifier becomes its sourcedId; a usage error when it names no one school.
+  // A school's name or identifier becomes its sourcedId; a usage error when it names no one school (unless
+  // it is an id named by --allow-unlisted-school).
   const resolver = await directory();
   const typed = checked.body.schoolId;
-  const sourcedId = await resolver.sourcedIdFor('--school-id', typed);
-  if (sourcedId !== typed) checked = withResolvedSchool(draft, typed, sourcedId);
+  const school = await resolver.schoolFor('--school-id', typed, unlisted, UNLISTED_HINT);
+  if (school.sourcedId !== typed) checked = withResolvedSchool(draft, typed, school.sourcedId);
   if (!checked.ok) throw invalidFlags(checked.problems, settings);
   const { body } = checked;
+  if (school.unlisted)
+    ctx.log.warn(
+      `--school-id ${printable(body.schoolId, 80)} is not in the district's list of schools; sent as given (--allow-unlisted-school).`,
+    );
   if (options.dryRun) {
-    printDryRun(ctx, session, body, options.json);
+    printDryRun(ctx, session, body, options.json, school.unlisted);
     return { body, dryRun: true };
   }
   if (ctx.interactive && !options.yes) {
     // A token before the question: credentials the server refuses fail now, not after a "yes".
     await session.accessToken('invitations');
+    if (school.unlisted) await confirmUnlisted(ctx, new Map([[body.schoolId, []]]));
     await confirm(ctx, session, body, resolver.nameOf(body.schoolId));
   }
   // Opened before sending: a state folder another user controls is refused while nothing is sent yet.
@@ -219,13 +228,25 @@ async function confirm(
   if (!yes) throw new CancelledError('nothing was sent');
 }
 
-function printDryRun(ctx: Context, session: Session, body: InvitationBody, json?: boolean): void {
+function printDryRun(
+  ctx: Context,
+  session: Session,
+  body: InvitationBody,
+  json: boolean | undefined,
+  unlistedSchool: boolean,
+): void {
   const url = session.api.url(INVITATIONS_PATH);
   const tokenFrom = session.settings.envToken
     ? 'ROSTER_TOKEN'
     : `${session.baseUrl}${session.tokenSource('invitations').key.endpoint}`;
   if (json) {
-    printJson(ctx, { method: 'POST', url, tokenEndpoint: tokenFrom, body });
+    printJson(ctx, {
+      method: 'POST',
+      url,
+      tokenEndpoint: tokenFrom,
+      body,
+      ...(unlistedSchool && { unlistedSchool: true }),
+    });
   } else {
     ctx.io.stdout.write(
       [
@@ -256,7 +277,13 @@ export function register(invite: Command, ctx: Context): void {
         'Rows are matched by e-mail and school, so failed rows can be fixed and rows added in the same file ' +
         'between runs; the journal belongs to the file and the destination (base URL and client), however ' +
         'either is spelled. Ctrl-C, SIGTERM or SIGHUP stops taking rows, lets those in flight finish and ' +
-        'exits 130 after the summary; a second one leaves at once.',
+        'exits 130 after the summary; a second one leaves at once.\n\n' +
+        `CSV columns (header names in any case, e.g. school_id): ${COLUMNS_TEXT}; email is required, the ` +
+        'others may come from the flags. As Excel saves it: comma, semicolon or tab delimited (the header ' +
+        'decides; --delimiter forces one), UTF-8 with or without a BOM or UTF-16 ("Unicode Text"), CRLF or ' +
+        "LF. schoolId takes a name or identifier too. A school id the district's list does not have (a " +
+        'school that opens next year) is refused unless named with --allow-unlisted-school or the row says ' +
+        'allowUnlistedSchool=yes; a terminal then asks again, naming it, and the summary lists those rows.',
     )
     .option('--email <address>', 'recipient e-mail address')
     .option(
@@ -264,6 +291,11 @@ export function register(invite: Command, ctx: Context): void {
       'school the invitation is for: its sourcedId, or its name or identifier (with --file: for rows without one)',
     )
     .option('--refresh-schools', "read the district's schools again instead of using the day-old cache")
+    .option(
+      '--allow-unlisted-school <id>',
+      "send to this school id though the district's list of schools lacks it (a school not open yet; repeatable)",
+      repeatable,
+    )
     .option('--student-count <n>', 'number of students (default 1)')
     .option('--scope <scope>', 'scope for the guest token, repeatable (default fillEnrollment)', repeatable)
     .option('--interest-form-submission-id <id>', 'interest form submission id')
@@ -271,6 +303,7 @@ export function register(invite: Command, ctx: Context): void {
     .option('--school-year-id <id>', 'school year id')
     .option('--sent-by-user-id <id>', "user to attribute the invitation to (default: the profile's)")
     .option('--file <csv>', 'send one invitation per row of this CSV file')
+    .option('--delimiter <name>', "comma, semicolon or tab, with --file (default: the header line's)")
     .option('--concurrency <n>', 'with --file: requests at a time, 1-16 (default 4)')
     .option('--resend-in-doubt', 'with --file: send again rows whose earlier outcome is unknown')
     .option('--resend-sent', "with --file: send rows roster's record shows already sent, again")
@@ -288,10 +321,11 @@ export function register(invite: Command, ctx: Context): void {
         options.concurrency !== undefined ||
         options.resendInDoubt ||
         options.resendSent ||
-        options.failedCsv !== undefined
+        options.failedCsv !== undefined ||
+        options.delimiter !== undefined
       ) {
         throw new UsageError(
-          '--concurrency, --resend-in-doubt, --resend-sent and --failed-csv go with --file.',
+          '--concurrency, --resend-in-doubt, --resend-sent, --failed-csv and --delimiter go with --file.',
         );
       }
       const result = await run(options, ctx, settings);
@@ -305,5 +339,7 @@ export function register(invite: Command, ctx: Context): void {
     'roster invite send --email parent@example.org --school-id "Alder Elementary School" --dry-run',
     'roster invite send --file invites.csv --sent-by-user-id usr-42 --concurrency 8',
     'roster invite send --file invites.csv --yes --json > report.json',
+    'roster invite send --file invites-excel.csv --delimiter semicolon --dry-run',
+    'roster invite send --email parent@example.org --school-id sch-2027 --allow-unlisted-school sch-2027',
   ]);
 }

@@ -359,11 +359,19 @@ export function register(group: Command, ctx: Context, collection: Collection): 
     );
   for (const parent of parentFlagsOf(collection)) {
     const paths = collection.nested.filter((n) => n.parents.includes(parent)).map((n) => n.path);
-    command.option(`--${parent} <sourcedId>`, `read them below this ${parent}: ${paths.join(', ')}`);
+    const value = parent === 'school' ? '<school>' : '<sourcedId>';
+    const what = parent === 'school' ? 'this school (sourcedId, name or identifier)' : `this ${parent}`;
+    command.option(`--${parent} ${value}`, `read them below ${what}: ${paths.join(', ')}`);
   }
   command.action(async (id: string | undefined, flags: ReadFlags, cmd: Command) => {
     const options = parseReadOptions(collection, id, flags, ctx.io.stdoutIsTTY);
     const session = await openSession(ctx, cmd);
+    if (options.parents.school !== undefined) {
+      // A school's name or identifier, as `invite send` and `invite plan` take it: its sourcedId is read below.
+      const { SchoolDirectory } = await import('../../schools/directory.js');
+      const schools = new SchoolDirectory(ctx, session);
+      options.parents.school = await schools.sourcedIdFor('--school', options.parents.school);
+    }
     await run(collection, options, onerosterService(session), ctx);
   });
   const first = parentFlagsOf(collection)[0];
