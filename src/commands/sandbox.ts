@@ -106,6 +106,12 @@ export function register(program: Command, ctx: Context): void {
   const command = program
     .command('sandbox')
     .summary('run a local stand-in for the service with demo data (loopback only)')
+    .description(
+      'Run a local stand-in for the service with demo data, on loopback only. Its OneRoster district is clean ' +
+        '(roster roster audit finds nothing, roster doctor passes) unless --family-traps or --defects say ' +
+        "otherwise; its academic sessions are the school year containing today by the sandbox's clock " +
+        '(July 1 to June 30, e.g. as-2026-27, its terms and grading periods inside it).',
+    )
     .option('--port <n>', 'port to listen on', '4010')
     .option('--host <address>', 'loopback address to listen on', '127.0.0.1')
     .option('--students <n>', 'students in the demo district (default 1200, up to 200000)')
