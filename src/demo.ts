@@ -50,7 +50,8 @@ function run(step: Step, env: NodeJS.ProcessEnv): Promise<number | null> {
   });
 }
 
-const sandbox = await startSandbox({ oneroster: { students: 1200 } });
+// With the family traps, so the campaign shows who it cannot reach and why.
+const sandbox = await startSandbox({ oneroster: { students: 1200, familyTraps: true } });
 const home = mkdtempSync(join(tmpdir(), 'roster-demo-'));
 const allowed = sandbox.clients.find((c) => c.clientId === 'demo-allowed')!;
 const refused = sandbox.clients.find((c) => c.clientId === 'demo-refused')!;
@@ -120,6 +121,10 @@ const steps: Step[] = [
   {
     say: 'Plan again right after: nobody left to invite (roster keeps a record of the invitations it sent)',
     args: planAlder('alder-again.csv'),
+  },
+  {
+    say: "The go-live data audit: the SIS records behind those left out, and what else to fix (--fail-on never: report, don't fail)",
+    args: ['roster', 'audit', '--school', 'Alder Elementary School', '--fail-on', 'never'],
   },
   { say: 'Read students over OneRoster 1.1', args: ['roster', 'students', '--limit', '5'] },
   {

@@ -81,7 +81,9 @@ Checks (ids for --only / --skip, in run order):
   oneroster-1.1   GET …/v1p1/students?limit=1, with a token from v1p1
   oneroster-1.2   GET …/v1p2/students?limit=1, with a token from v1p2
   audit           the district's OneRoster data (the --oneroster version) passes roster roster audit's
-                  error checks: not run unless named (--only audit), as it reads the whole district
+                  error checks (duplicate-sourcedid, missing-reference, org-cycle, session-dates): it reads
+                  the whole district (orgs, sessions, courses, classes, users, enrollments), each read
+                  stopped at --max-records; --skip audit leaves it out
 When the base URL is not reachable, the checks after it are skipped with that reason.
 
 Exit status: 0 when every required check passed; otherwise 3 when every failure was a 403 (not
@@ -95,5 +97,6 @@ permitted, e.g. attendance-daily not enabled), 4 when every failure was about cr
     'roster doctor --json > go-live.json || exit $?',
     'roster doctor --json | jq -r \'.checks[] | select(.status == "fail") | "\\(.id): \\(.message)"\'',
     'roster doctor --only token-oauth,attendance --no-input',
+    'roster doctor --skip audit   # quick: do not read the whole district',
   ]);
 }

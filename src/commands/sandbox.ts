@@ -28,7 +28,7 @@ export interface SandboxCommandOptions {
   quirks?: string;
   quiet?: boolean;
   defects?: boolean;
-  clean?: boolean;
+  familyTraps?: boolean;
 }
 
 function number(
@@ -97,7 +97,7 @@ export function sandboxOptions(o: SandboxCommandOptions) {
       pageCap: number('--page-cap', o.pageCap, 1, 100_000),
       link: o.link as 'angle' | 'bare' | 'none' | undefined,
       ...(o.defects ? { defects: true } : {}),
-      ...(o.clean ? { clean: true } : {}),
+      ...(o.familyTraps ? { familyTraps: true } : {}),
     },
   };
 }
@@ -106,6 +106,12 @@ export function register(program: Command, ctx: Context): void {
   const command = program
     .command('sandbox')
     .summary('run a local stand-in for the service with demo data (loopback only)')
+    .description(
+      'Run a local stand-in for the service with demo data, on loopback only. Its OneRoster district is clean ' +
+        '(roster roster audit finds nothing, roster doctor passes) unless --family-traps or --defects say ' +
+        "otherwise; its academic sessions are the school year containing today by the sandbox's clock " +
+        '(July 1 to June 30, e.g. as-2026-27, its terms and grading periods inside it).',
+    )
     .option('--port <n>', 'port to listen on', '4010')
     .option('--host <address>', 'loopback address to listen on', '127.0.0.1')
     .option('--students <n>', 'students in the demo district (default 1200, up to 200000)')
@@ -137,8 +143,8 @@ export function register(program: Command, ctx: Context): void {
       `behave as real deployments do (comma-separated): ${QUIRK_DOCS.map((q) => (q.value ? `${q.name}[=${q.value}]` : q.name)).join(', ')}; see the README`,
     )
     .option(
-      '--clean',
-      'OneRoster: a district without data errors (no family traps, nobody tobedeleted): roster roster audit finds nothing',
+      '--family-traps',
+      'OneRoster: the families real districts have that invite plan cannot reach (no guardian, no or a bad e-mail, a link the API does not return, tobedeleted) and ~1% of users tobedeleted; without it the district is clean: roster roster audit finds nothing',
     )
     .option(
       '--defects',
@@ -181,6 +187,8 @@ export function register(program: Command, ctx: Context): void {
     'roster sandbox --fail-rate 0.1 --drop-rate 0.05 --rate-limit 20/s',
     'roster sandbox --churn 30   # then: roster roster changes --since last',
     'roster sandbox --agents students --refuse fields   # links on one side only; a stricter 1.2 server',
+    'roster sandbox --family-traps   # families invite plan cannot reach; then: roster invite plan --all-schools',
+    'roster sandbox --defects        # then: roster roster audit (exit 1), roster doctor',
     'roster sandbox --students 50000 --schools 25',
     "roster sandbox --quirks wrappers,scope-required,clock=+2h   # rehearse a vendor's server",
     '# In a script (a rehearsal against the sandbox, stopped afterwards)',

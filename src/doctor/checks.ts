@@ -186,44 +186,38 @@ export const CHECKS: readonly CheckDefinition[] = [
   {
     id: 'audit',
     title: "OneRoster data passes the go-live audit's error checks",
-    requiredByDefault: false,
+    requiredByDefault: true,
     network: true,
     async run(state) {
       const session = state.requireSession();
       const version = state.settings.oneroster;
       if (state.statuses.get(`oneroster-${version}`) === 'fail')
         throw new Skipped(`OneRoster ${version} cannot be read (see oneroster-${version})`);
-      // The audit's own code, its error-severity checks only (`roster roster audit --check …` runs the same).
-      const [{ runAudit }, { ERROR_CHECKS }, { onerosterService }, { DEFAULT_MAX_CHILDREN_PER_EMAIL }] =
+      // `roster roster audit --check <the error checks>`: the command's own request, read and verdict, so
+      // the line and the command agree; its reads stop at --max-records as every read does.
+      const [{ parseAuditFlags }, { runAudit, fails }, { ERROR_CHECKS }, { onerosterService }] =
         await Promise.all([
+          import('../audit/request.js'),
           import('../audit/run.js'),
           import('../audit/checks.js'),
           import('../oneroster/service.js'),
-          import('../campaign/limits.js'),
         ]);
-      const result = await runAudit(
-        onerosterService(session),
-        {
-          checks: new Set(ERROR_CHECKS),
-          date: new Date(state.ctx.now()).toISOString().slice(0, 10),
-          maxChildren: DEFAULT_MAX_CHILDREN_PER_EMAIL,
-          pageSize: 1000,
-          concurrency: 4,
-        },
-        {
-          progress() {},
-          warn: (line) => state.ctx.log.warn(line),
-          debug: (line) => state.ctx.log.debug(line),
-        },
-      );
+      const request = parseAuditFlags({ check: [ERROR_CHECKS.join(',')] }, state.ctx.now());
+      const result = await runAudit(onerosterService(session), request, {
+        progress() {},
+        warn: (line) => state.ctx.log.warn(line),
+        debug: (line) => state.ctx.log.debug(line),
+      });
       const found = result.findings.filter((f) => f.count > 0);
       const counts = Object.fromEntries(result.findings.map((f) => [f.check, f.count]));
       const read = Object.values(result.read).reduce((n, c) => n + c, 0);
-      if (found.length > 0)
+      if (fails(result, request.failOn)) {
+        const errors = found.reduce((n, f) => n + f.count, 0);
         throw new RosterError(
           'failure',
-          `OneRoster ${version}: ${found.map((f) => `${f.check} ${f.count}`).join(', ')} in ${plural(read, 'record')} read; run \`roster roster audit --check ${ERROR_CHECKS.join(',')}\` for the records`,
+          `OneRoster ${version}: ${plural(errors, 'error finding')} (${found.map((f) => `${f.check} ${f.count}`).join(', ')}) in ${plural(read, 'record')} read; run \`roster roster audit\` for the records`,
         );
+      }
       return {
         message: `OneRoster ${version}: no ${ERROR_CHECKS.join(', ')} in ${plural(read, 'record')} read`,
         details: { version, read: result.read, findings: counts },

@@ -17,6 +17,3 @@ export const CHECK_IDS = [
 
 /** Not required unless named in --only: it only tells whether switching --client-auth would work. */
 export const INFORMATIONAL_CHECKS: readonly string[] = ['other-auth'];
-
-/** Not run unless named in --only (which makes them required): they read the whole district. */
-export const OPT_IN_CHECKS: readonly string[] = ['audit'];

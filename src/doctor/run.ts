@@ -3,7 +3,6 @@ import type { Context } from '../context.js';
 import { type ErrorCode, RosterError } from '../errors.js';
 import type { Settings } from '../settings.js';
 import { CHECKS, type CheckDefinition } from './checks.js';
-import { OPT_IN_CHECKS } from './ids.js';
 import { DoctorState, Skipped } from './state.js';
 
 export type CheckStatus = 'pass' | 'fail' | 'skip';
@@ -69,14 +68,6 @@ async function runOne(
     const why = selection.skip?.includes(check.id) ? '--skip' : '--only';
     return { ...base, required: false, status: 'skip', ms: null, message: `not selected (${why})` };
   }
-  if (OPT_IN_CHECKS.includes(check.id) && !named)
-    return {
-      ...base,
-      required: false,
-      status: 'skip',
-      ms: null,
-      message: `not run by default: it reads the whole district (roster doctor --only ${check.id})`,
-    };
   // Naming a check in --only makes it required, even the informational one.
   const required = check.requiredByDefault || Boolean(named);
   if (check.network && state.statuses.get('reachable') === 'fail') {

@@ -13,6 +13,7 @@ import { createGateway } from './gateway.js';
 import { BodyTooLarge, isLoopbackHost, readBody, sendResponse, sendTruncated, splitTarget } from './http.js';
 import { createInvitationsRoute, type InvitationRecord, InvitationStore } from './invitations.js';
 import type { ChurnChange } from './oneroster/churn.js';
+import { isoDay } from './oneroster/district.js';
 import { createOneRosterService, type OneRosterSandboxOptions } from './oneroster/index.js';
 import { Outbox, type SentEmail } from './outbox.js';
 import type { Quirks } from './quirks.js';
@@ -162,7 +163,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   let origin = '';
 
   // Tried in order; each answers the paths it owns. OneRoster comes from its own module.
-  const oneroster = createOneRosterService(options.oneroster ?? {}, options.quirks);
+  // The district's school year is the one containing today by the server's own clock.
+  const oneroster = createOneRosterService(
+    { today: isoDay(serverClock()), ...options.oneroster },
+    options.quirks,
+  );
   const routes: ResourceRoute[] = [
     createAttendanceRoute(clients),
     createInvitationsRoute({

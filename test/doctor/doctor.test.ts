@@ -1,7 +1,7 @@
 // `roster doctor` behaviour: runDoctor against the sandbox with a fake Context.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CHECKS } from '../../src/doctor/checks.js';
-import { CHECK_IDS, OPT_IN_CHECKS } from '../../src/doctor/ids.js';
+import { CHECK_IDS } from '../../src/doctor/ids.js';
 import { type CheckResult, type DoctorReport, runDoctor, type Selection } from '../../src/doctor/run.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { resolveSettings } from '../../src/settings.js';
@@ -44,13 +44,12 @@ describe('roster doctor', () => {
 
   it('passes every check for the allowed client, reads only, and never sends an invitation', async () => {
     const { report, stdout, stderr } = await doctor(envFor('demo-allowed'));
-    // Every check but the opt-in audit, which reads the whole district only when named (--only audit).
-    expect(report.checks.filter((c) => c.status !== 'pass').map((c) => c.id)).toEqual(['audit']);
-    expect(byId(report).audit).toMatchObject({ status: 'skip', required: false });
+    // Every check, the audit's error checks of the (clean) sandbox district included.
+    expect(report.checks.filter((c) => c.status !== 'pass').map((c) => c.id)).toEqual([]);
+    expect(byId(report).audit).toMatchObject({ status: 'pass', required: true });
     expect(report).toMatchObject({ ok: true, exitCode: 0, profile: 'default', baseUrl: sandbox.baseUrl });
     expect(report.checks.map((c) => c.id)).toEqual([...CHECK_IDS]);
-    const ran = report.checks.filter((c) => c.id !== 'audit');
-    expect(ran.every((c) => typeof c.ms === 'number' && c.ms >= 0)).toBe(true);
+    expect(report.checks.every((c) => typeof c.ms === 'number' && c.ms >= 0)).toBe(true);
     const checks = byId(report);
     expect(checks.attendance?.message).toContain('Riverside Unified School District');
     expect(checks['other-auth']).toMatchObject({
@@ -61,19 +60,33 @@ describe('roster doctor', () => {
 
     const resource = sandbox.requests.filter((r) => !r.path.endsWith('/token'));
     expect(resource.every((r) => r.method === 'GET')).toBe(true);
-    expect(resource.map((r) => `${r.path}?${r.rawQuery}`)).toEqual([
+    expect(resource.slice(0, 4).map((r) => `${r.path}?${r.rawQuery}`)).toEqual([
       '/v1/attendance/status?',
       '/v1/enrollment/invitations?perPage=1',
       '/v1/ims/oneroster/v1p1/students?limit=1',
       '/v1/ims/oneroster/v1p2/students?limit=1',
     ]);
+    // Then the audit line reads the district of the profile's OneRoster version, each collection its error
+    // checks need, page by page.
+    expect(new Set(resource.slice(4).map((r) => r.path))).toEqual(
+      new Set(
+        ['orgs', 'academicSessions', 'courses', 'classes', 'users', 'enrollments'].map(
+          (c) => `/v1/ims/oneroster/v1p1/${c}`,
+        ),
+      ),
+    );
     // One token per endpoint with the configured method, one per endpoint with the other; the resource
-    // checks reuse the first three. Basic goes to token endpoints only.
+    // checks reuse the first three. The audit line reads as `roster roster audit` does, through the
+    // session (retries, its token cache): one more token, from the version's endpoint. Basic goes to token
+    // endpoints only.
     const tokenPaths = sandbox.requests.filter((r) => r.path.endsWith('/token')).map((r) => r.path);
     expect(tokenPaths.sort()).toEqual(
-      ['/v1/oauth/token', '/v1/ims/oneroster/v1p1/token', '/v1/ims/oneroster/v1p2/token']
-        .flatMap((p) => [p, p])
-        .sort(),
+      [
+        ...['/v1/oauth/token', '/v1/ims/oneroster/v1p1/token', '/v1/ims/oneroster/v1p2/token'].flatMap(
+          (p) => [p, p],
+        ),
+        '/v1/ims/oneroster/v1p1/token',
+      ].sort(),
     );
     expect(resource.every((r) => String(r.headers.authorization).startsWith('Bearer '))).toBe(true);
     // §4.5: the invitation list gets its token from the OneRoster 1.1 endpoint, like the 1.1 read.
@@ -120,7 +133,7 @@ describe('roster doctor', () => {
     const checks = byId(report);
     expect(checks.reachable).toMatchObject({ status: 'fail', error: 'network' });
     expect(checks.reachable?.message).toMatch(/connection refused/);
-    for (const id of CHECK_IDS.slice(2).filter((id) => !OPT_IN_CHECKS.includes(id))) {
+    for (const id of CHECK_IDS.slice(2)) {
       expect(checks[id]).toMatchObject({
         status: 'skip',
         message: 'skipped: the base URL is not reachable',

@@ -40,9 +40,9 @@ describe('roster doctor', () => {
       'pass invitations',
       'pass oneroster-1.1',
       'pass oneroster-1.2',
-      'skip audit',
+      'pass audit',
     ]);
-    expect(result.stderr).toBe('All 10 required checks passed.\n');
+    expect(result.stderr).toBe('All 11 required checks passed.\n');
     expect(sandbox.requests.some((r) => r.method === 'POST' && r.path.includes('invitations'))).toBe(false);
   });
 
@@ -69,7 +69,7 @@ describe('roster doctor', () => {
     const attendance = JSON.parse(result.stdout).checks.find((c: { id: string }) => c.id === 'attendance');
     expect(attendance).toMatchObject({ status: 'fail', required: true, error: 'forbidden' });
     expect(attendance.message).toContain('attendance-daily is not enabled for this API client');
-    expect(result.stderr).toBe('Error: 1 of 10 required checks did not pass: attendance (9 passed).\n');
+    expect(result.stderr).toBe('Error: 1 of 11 required checks did not pass: attendance (10 passed).\n');
 
     const table = await roster(['doctor'], { env: envFor('demo-refused') });
     expect(table.code).toBe(3);
@@ -91,7 +91,7 @@ describe('roster doctor', () => {
       /^fail\treachable\tyes\t\d+\tCould not connect to 127\.0\.0\.1:\d+: connection refused \(is the server running\?\)$/m,
     );
     expect(result.stdout).toMatch(/^skip\ttoken-oauth\tyes\t\tskipped: the base URL is not reachable$/m);
-    expect(result.stderr).toMatch(/^Error: 9 of 10 required checks did not pass: reachable, /);
+    expect(result.stderr).toMatch(/^Error: 10 of 11 required checks did not pass: reachable, /);
   });
 
   it('--skip makes the refused client pass; a bad check id is a usage error', async () => {

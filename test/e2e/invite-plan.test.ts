@@ -21,7 +21,9 @@ afterEach(async () => {
   sandbox = undefined;
 });
 
-async function start(options: { agents?: Agents; refuseFields?: boolean } = {}): Promise<Sandbox> {
+async function start(
+  options: { agents?: Agents; refuseFields?: boolean; familyTraps?: boolean } = {},
+): Promise<Sandbox> {
   sandbox = await startSandbox({ oneroster: options });
   return sandbox;
 }
@@ -68,9 +70,9 @@ async function countedAtSandbox(sb: Sandbox) {
 
 describe.each(['1.1', '1.2'] as const)('invite plan over OneRoster %s', (version) => {
   it.each(['both', 'students', 'guardians'] as const)(
-    'links on %s: the plan equals the one computed from the sandbox data, with every trap',
+    'links on %s: the plan equals the one computed from the sandbox data, with every trap (--family-traps)',
     async (agents) => {
-      const sb = await start({ agents });
+      const sb = await start({ agents, familyTraps: true });
       const home = tempDir();
       const result = await plan(sb, home, ['--all-schools', '--json'], version);
       expect(result.stderr).not.toContain('Error');
@@ -128,7 +130,8 @@ describe.each(['1.1', '1.2'] as const)('invite plan over OneRoster %s', (version
 
 describe('the plan sent by invite send --file', () => {
   it('each guardian e-mailed exactly once with the right studentCount; a re-plan lists nobody; after churn, exactly the new families', async () => {
-    const sb = await start();
+    // With the traps: addresses invite send would refuse stay refused on the re-plan.
+    const sb = await start({ familyTraps: true });
     const home = tempDir();
     const out = join(tempDir(), 'plan.csv');
     const made = await plan(sb, home, ['--all-schools', '--out', out, '--json']);
@@ -431,7 +434,7 @@ describe('invite plan on a terminal', () => {
 
 describe('invite plan: files and usage', () => {
   it('--uncovered-csv lists the students left out with their reasons; --out replaces a planted link, never writes through it', async () => {
-    const sb = await start();
+    const sb = await start({ familyTraps: true });
     const home = tempDir();
     const dir = tempDir();
     const victim = join(dir, 'victim.txt');

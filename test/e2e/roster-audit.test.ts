@@ -1,6 +1,7 @@
 // `roster roster audit` end to end: the built CLI against the sandbox over HTTP (its --defects district, its
-// --clean one, its default one with the campaign's family traps), each check's records compared with an
-// independent computation from the records fetched over HTTP (test/helpers/audit.ts), for 1.1 and 1.2.
+// default one, which is clean, and its --family-traps one with the campaign's traps), each check's records
+// compared with an independent computation from the records fetched over HTTP (test/helpers/audit.ts), for
+// 1.1 and 1.2. No --date: the sandbox serves the school year of today, as the audit takes today.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,11 +11,12 @@ import { actualAudit, expectedAudit, fetchDistrict } from '../helpers/audit.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
 import type { Version } from '../helpers/families.js';
-import { demoClient, demoEnv } from '../helpers/sandbox.js';
+import { demoClient, demoEnv, sandboxSchoolYear } from '../helpers/sandbox.js';
 import { startScriptedServer } from '../helpers/scripted-server.js';
 
-/** A day inside the seeded school year (2025-08-25 … 2026-06-12). */
-const DATE = '2026-01-15';
+/** Today as the audit and the sandbox take it (UTC), and the sandbox's school year, which contains it. */
+const TODAY = new Date().toISOString().slice(0, 10);
+const { year: YEAR, after: AFTER_YEAR } = sandboxSchoolYear(TODAY);
 const CHECKS = [
   'duplicate-sourcedid',
   'missing-reference',
@@ -42,7 +44,7 @@ afterEach(async () => {
   sandbox = undefined;
 });
 
-async function start(options: { defects?: boolean; clean?: boolean } = {}): Promise<Sandbox> {
+async function start(options: { defects?: boolean; familyTraps?: boolean } = {}): Promise<Sandbox> {
   sandbox = await startSandbox({ oneroster: options });
   return sandbox;
 }
@@ -66,37 +68,44 @@ const reads = (sb: Sandbox) =>
 describe.each(['1.1', '1.2'] as const)('roster roster audit over OneRoster %s', (version) => {
   it('--defects: every check finds its planted records, and each equals the independent computation', async () => {
     const sb = await start({ defects: true });
-    const result = await audit(sb, tempDir(), ['--json', '--date', DATE], version);
+    const result = await audit(sb, tempDir(), ['--json'], version);
     // Error findings are planted: exit 1, as doctor exits when a check fails.
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/at or above --fail-on error: .*missing-reference/);
     const paths = reads(sb);
     const json = JSON.parse(result.stdout);
     const actual = actualAudit(json);
-    expect(actual).toEqual(expectedAudit(await district(sb, version), version, { date: DATE }));
+    expect(actual).toEqual(expectedAudit(await district(sb, version), version, { date: TODAY }));
     for (const check of CHECKS) expect(actual[check]?.length ?? 0, check).toBeGreaterThan(0);
     // The planted records by name (README "Defects").
     expect(actual['org-cycle']).toEqual(['orgs|org-district', 'orgs|org-sch-1']);
     expect(actual['duplicate-sourcedid']).toEqual(['classes|cls-1-KG-MATH-01', 'orgs|org-sch-1']);
     expect(actual['session-dates']).toEqual([
-      'academicSessions|as-2025-26-gp1',
-      'academicSessions|as-2025-26-t1',
-      'academicSessions|as-2025-26-t2',
+      `academicSessions|${YEAR}-gp1`,
+      `academicSessions|${YEAR}-t1`,
+      `academicSessions|${YEAR}-t2`,
     ]);
-    expect(actual['no-current-school-year']).toEqual(['academicSessions|as-2025-26']);
+    expect(actual['no-current-school-year']).toEqual([`academicSessions|${YEAR}`]);
     expect(actual['invalid-grade']).toEqual(['users|stu-000035']);
     expect(actual['student-without-enrollment']).toEqual(['users|stu-000033']);
     expect(actual['guardian-many-students']).toHaveLength(1);
-    expect(actual['missing-reference']).toEqual(
-      expect.arrayContaining([
-        'academicSessions|as-2025-26-gp4',
-        'classes|cls-1-KG-ELA-01',
-        'courses|crs-1-KG-ELA',
-        'enrollments|enr-stu-000031-MATH',
-        'users|tch-00001',
-      ]),
+    // On a clean district, each planted error is the only one: the counts are known (README "Defects").
+    expect(actual['missing-reference']).toEqual([
+      `academicSessions|${YEAR}-gp4`,
+      'classes|cls-1-KG-ELA-01',
+      'courses|crs-1-KG-ELA',
+      'enrollments|enr-stu-000031-MATH',
+      'users|tch-00001',
+    ]);
+    expect(actual['active-refers-to-deleted']).toEqual(['classes|cls-1-KG-SCI-01']);
+    expect(actual['class-without-teacher']).toEqual(['classes|cls-1-KG-SOC-01']);
+    expect(actual['invalid-email']).toEqual(['users|tch-00002']);
+    expect(actual['shared-email']).toEqual(['users|stu-000034', 'users|tch-00003']);
+    expect(actual['student-without-guardian-email']).toEqual(['users|stu-000042']);
+    expect(actual['agent-not-guardian']).toEqual(
+      expect.arrayContaining(['users|stu-000037', 'users|stu-000038']),
     );
-    expect(actual['agent-not-guardian']).toEqual(expect.arrayContaining(['users|stu-000037']));
+    expect(json.summary.counts.error).toBe(12);
     // Every record is in the JSON, none cut, and each finding's count is its records'.
     for (const f of json.findings) expect(f.count).toBe(f.records.length);
     expect(json.summary.counts.error).toBe(
@@ -112,23 +121,23 @@ describe.each(['1.1', '1.2'] as const)('roster roster audit over OneRoster %s', 
     expect(paths.filter((p) => p === 'users')).toHaveLength(Math.ceil(json.summary.read.users / 1000));
   });
 
-  it('a clean district has no finding: exit 0, nothing to look at', async () => {
-    const sb = await start({ clean: true });
-    const result = await audit(sb, tempDir(), ['--json', '--date', DATE], version);
+  it('the default district is clean: no finding, exit 0, nothing to look at, today without --date', async () => {
+    const sb = await start();
+    const result = await audit(sb, tempDir(), ['--json'], version);
     expect(result.code).toBe(0);
     const json = JSON.parse(result.stdout);
     expect(actualAudit(json)).toEqual({});
-    expect(expectedAudit(await district(sb, version), version, { date: DATE })).toEqual({});
+    expect(expectedAudit(await district(sb, version), version, { date: TODAY })).toEqual({});
     expect(json.findings.map((f: { check: string }) => f.check).sort()).toEqual([...CHECKS].sort());
     expect(json.summary.counts).toEqual({ error: 0, warning: 0, info: 0 });
     expect(result.stderr).toContain(`Audit of OneRoster ${version}: no finding (15 checks).`);
   });
 
-  it('the default district: the campaign traps, each equal to the independent computation', async () => {
-    const sb = await start();
-    const result = await audit(sb, tempDir(), ['--json', '--date', DATE], version);
+  it('--family-traps: the campaign traps, each equal to the independent computation', async () => {
+    const sb = await start({ familyTraps: true });
+    const result = await audit(sb, tempDir(), ['--json'], version);
     const actual = actualAudit(JSON.parse(result.stdout));
-    expect(actual).toEqual(expectedAudit(await district(sb, version), version, { date: DATE }));
+    expect(actual).toEqual(expectedAudit(await district(sb, version), version, { date: TODAY }));
     // Students linked to a guardian the API does not return (stu-10, stu-20, …): missing references.
     expect(actual['missing-reference']).toEqual(
       expect.arrayContaining(['users|stu-000010', 'users|stu-000020']),
@@ -140,7 +149,7 @@ describe.each(['1.1', '1.2'] as const)('roster roster audit over OneRoster %s', 
 describe('roster roster audit: flags, output and exit codes', () => {
   it('the terminal report: findings by severity, then per school; --fail-on never exits 0', async () => {
     const sb = await start({ defects: true });
-    const result = await audit(sb, tempDir(), ['--date', DATE, '--fail-on', 'never']);
+    const result = await audit(sb, tempDir(), ['--fail-on', 'never']);
     expect(result.code).toBe(0);
     const [summary = '', perSchool = ''] = result.stdout.split('\n\n');
     const lines = summary.trim().split('\n');
@@ -158,23 +167,17 @@ describe('roster roster audit: flags, output and exit codes', () => {
   });
 
   it('--fail-on warning fails on warnings alone; --check runs only those, reading only what they need', async () => {
-    const sb = await start({ clean: true });
+    const sb = await start();
     const home = tempDir();
     // A clean district audited after its school year: one warning.
-    const warned = await audit(sb, home, ['--date', '2026-08-01', '--fail-on', 'warning', '--json']);
+    const warned = await audit(sb, home, ['--date', AFTER_YEAR, '--fail-on', 'warning', '--json']);
     expect(warned.code).toBe(1);
     expect(actualAudit(JSON.parse(warned.stdout))).toEqual({
-      'no-current-school-year': ['academicSessions|as-2025-26'],
+      'no-current-school-year': [`academicSessions|${YEAR}`],
     });
-    expect((await audit(sb, home, ['--date', '2026-08-01'])).code).toBe(0);
+    expect((await audit(sb, home, ['--date', AFTER_YEAR])).code).toBe(0);
     sb.requests.length = 0;
-    const only = await audit(sb, home, [
-      '--check',
-      'session-dates,no-current-school-year',
-      '--json',
-      '--date',
-      DATE,
-    ]);
+    const only = await audit(sb, home, ['--check', 'session-dates,no-current-school-year', '--json']);
     expect(only.code).toBe(0);
     expect(
       JSON.parse(only.stdout)
@@ -191,13 +194,11 @@ describe('roster roster audit: flags, output and exit codes', () => {
       '--skip',
       'missing-reference,org-cycle,session-dates,duplicate-sourcedid',
       '--json',
-      '--date',
-      DATE,
     ]);
     expect(skipped.code).toBe(0);
     expect(JSON.parse(skipped.stdout).findings).toHaveLength(11);
-    const full = actualAudit(JSON.parse((await audit(sb, home, ['--json', '--date', DATE])).stdout));
-    const alder = await audit(sb, home, ['--school', 'Alder Elementary School', '--json', '--date', DATE]);
+    const full = actualAudit(JSON.parse((await audit(sb, home, ['--json'])).stdout));
+    const alder = await audit(sb, home, ['--school', 'Alder Elementary School', '--json']);
     const json = JSON.parse(alder.stdout);
     expect(json.summary.schools).toEqual(['org-sch-1']);
     expect(json.summary.perSchool.map((s: { sourcedId: string }) => s.sourcedId)).toEqual(['org-sch-1']);
@@ -205,9 +206,11 @@ describe('roster roster audit: flags, output and exit codes', () => {
     // Fewer records, each one of the district's; district-wide ones (sessions, the org cycle) kept.
     for (const [check, records] of Object.entries(limited))
       for (const r of records) expect(full[check], check).toContain(r);
-    expect(limited['student-without-guardian-email']?.length).toBeLessThan(
-      full['student-without-guardian-email']?.length ?? 0,
-    );
+    const size = (e: Record<string, string[]>) => Object.values(e).reduce((n, r) => n + r.length, 0);
+    expect(size(limited)).toBeLessThan(size(full));
+    // stu-000042 (no guardian e-mail) is at Cedar: not in Alder's report.
+    expect(full['student-without-guardian-email']).toEqual(['users|stu-000042']);
+    expect(limited['student-without-guardian-email']).toBeUndefined();
     expect(limited['session-dates']).toEqual(full['session-dates']);
     // The class of Alder whose teacher enrollment is tobedeleted is reported; Birch's are not.
     expect(limited['class-without-teacher']).toEqual(['classes|cls-1-KG-SOC-01']);
@@ -236,13 +239,13 @@ describe('roster roster audit: flags, output and exit codes', () => {
     const sb = await start({ defects: true });
     const home = tempDir();
     const many = (args: string[]) =>
-      audit(sb, home, ['--check', 'guardian-many-students', '--json', '--date', DATE, ...args]).then(
+      audit(sb, home, ['--check', 'guardian-many-students', '--json', ...args]).then(
         (r) => actualAudit(JSON.parse(r.stdout))['guardian-many-students'] ?? [],
       );
     const data = await district(sb, '1.1');
-    expect(await many([])).toEqual(expectedAudit(data, '1.1', { date: DATE })['guardian-many-students']);
+    expect(await many([])).toEqual(expectedAudit(data, '1.1', { date: TODAY })['guardian-many-students']);
     expect(await many(['--max-children', '2'])).toEqual(
-      expectedAudit(data, '1.1', { date: DATE, maxChildren: 2 })['guardian-many-students'],
+      expectedAudit(data, '1.1', { date: TODAY, maxChildren: 2 })['guardian-many-students'],
     );
     expect((await many(['--max-children', '2'])).length).toBeGreaterThan(1);
   });
@@ -251,7 +254,7 @@ describe('roster roster audit: flags, output and exit codes', () => {
     const sb = await start({ defects: true });
     const home = tempDir();
     const dir = join(home, 'to-fix');
-    const result = await audit(sb, home, ['--csv-dir', dir, '--date', DATE, '--fail-on', 'never', '--json']);
+    const result = await audit(sb, home, ['--csv-dir', dir, '--fail-on', 'never', '--json']);
     expect(result.code).toBe(0);
     const json = JSON.parse(result.stdout);
     const withFindings = json.findings.filter((f: { count: number }) => f.count > 0);
@@ -279,7 +282,7 @@ describe('roster roster audit --html, opened in a real headless browser', () => 
       const sb = await start({ defects: true });
       const home = tempDir();
       const file = join(home, 'audit.html');
-      const result = await audit(sb, home, ['--html', file, '--json', '--date', DATE, '--fail-on', 'never']);
+      const result = await audit(sb, home, ['--html', file, '--json', '--fail-on', 'never']);
       expect(result.code).toBe(0);
       expect(result.stderr).toContain(`HTML report written to ${file}.`);
       expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -325,31 +328,64 @@ describe('roster roster audit --html, opened in a real headless browser', () => 
   );
 });
 
-describe('roster doctor --only audit: the audit error checks through the same code', () => {
-  it('passes on a clean district, fails on planted errors naming each check and its count', async () => {
-    const clean = await start({ clean: true });
+describe('roster doctor: a line for the audit error checks, through the same code, by default', () => {
+  it('passes on the default district; fails on planted errors with their counts (exit 1); --skip audit reads nothing', async () => {
+    const clean = await start();
     const home = tempDir();
-    const passed = await runCli(['doctor', '--only', 'audit'], home, {
-      env: demoEnv(clean),
-      timeoutMs: 60_000,
-    });
+    const passed = await runCli(['doctor'], home, { env: demoEnv(clean), timeoutMs: 60_000 });
     expect(passed.code).toBe(0);
     expect(passed.stdout).toMatch(
       /pass\taudit\tyes\t\d+\tOneRoster 1\.1: no duplicate-sourcedid, missing-reference, org-cycle, session-dates in \d+ records read/,
     );
+    // The whole district was read, each collection the error checks need.
+    expect(new Set(reads(clean))).toEqual(
+      new Set(['students', 'orgs', 'academicSessions', 'courses', 'classes', 'users', 'enrollments']),
+    );
     await clean.close();
     const sb = await start({ defects: true });
-    const failed = await runCli(['doctor', '--only', 'audit'], home, { env: demoEnv(sb), timeoutMs: 60_000 });
+    const failed = await runCli(['doctor', '--json'], home, { env: demoEnv(sb), timeoutMs: 60_000 });
+    // The doctor's documented exit for a failed check that is not about 403s or credentials.
     expect(failed.code).toBe(1);
-    expect(failed.stdout).toContain('fail\taudit\tyes');
-    expect(failed.stdout).toContain(
-      'OneRoster 1.1: duplicate-sourcedid 2, missing-reference 13, org-cycle 2, session-dates 3 in',
+    const report = JSON.parse(failed.stdout);
+    const line = report.checks.find((c: { id: string }) => c.id === 'audit');
+    expect(line).toMatchObject({ status: 'fail', required: true, error: 'failure' });
+    expect(line.message).toMatch(
+      /^OneRoster 1\.1: 12 error findings \(duplicate-sourcedid 2, missing-reference 5, org-cycle 2, session-dates 3\) in \d+ records read; run `roster roster audit` for the records$/,
     );
-    // Without --only, doctor does not read the district.
+    // Every other check passed: the audit line alone fails the run.
+    expect(
+      report.checks.filter((c: { status: string }) => c.status !== 'pass').map((c: { id: string }) => c.id),
+    ).toEqual(['audit']);
+    expect(failed.stderr).toContain('audit');
+    // The command agrees: the same errors, the same exit.
+    const command = await audit(sb, home, [
+      '--check',
+      'duplicate-sourcedid,missing-reference,org-cycle,session-dates',
+      '--json',
+    ]);
+    expect(command.code).toBe(1);
+    expect(JSON.parse(command.stdout).summary.counts.error).toBe(12);
+    // --skip audit: the quick doctor, which reads no collection beyond its one-student probes.
     sb.requests.length = 0;
-    const plain = await runCli(['doctor'], home, { env: demoEnv(sb), timeoutMs: 60_000 });
-    expect(plain.stdout).toContain('skip\taudit\tno');
-    expect(sb.requests.filter((r) => r.path.endsWith('/enrollments'))).toHaveLength(0);
+    const quick = await runCli(['doctor', '--skip', 'audit'], home, { env: demoEnv(sb), timeoutMs: 60_000 });
+    expect(quick.code).toBe(0);
+    expect(quick.stdout).toContain('skip\taudit\tno\t\tnot selected (--skip)');
+    expect(new Set(reads(sb))).toEqual(new Set(['students']));
+  });
+
+  it('is bounded by --max-records: a district larger than the ceiling fails the line, saying so', async () => {
+    const sb = await start();
+    const result = await runCli(['doctor', '--only', 'audit', '--max-records', '500'], tempDir(), {
+      env: demoEnv(sb),
+      timeoutMs: 60_000,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/fail\taudit\tyes\t\d+\tReading users: stopped at 500 records/);
+    // Not a record past the ceiling was asked for.
+    const users = sb.requests.filter((r) => r.path.endsWith('/users'));
+    expect(users.length).toBeGreaterThan(0);
+    for (const r of users)
+      expect(Number(new URLSearchParams(r.rawQuery).get('offset') ?? 0)).toBeLessThan(1000);
   });
 });
 

@@ -61,3 +61,15 @@ export async function homeWithSchoolsCached(sandbox: Sandbox): Promise<string> {
   );
   return home;
 }
+
+/**
+ * The sandbox's school year as the README describes it, computed here (not by the sandbox's code): the one
+ * containing today (UTC), July 1 to June 30, its sessions named after its years (as-2026-27, its terms
+ * as-2026-27-t1 and -t2, its grading periods -gp1 … -gp4).
+ */
+export function sandboxSchoolYear(today = new Date().toISOString().slice(0, 10)) {
+  const first = Number(today.slice(0, 4)) - (Number(today.slice(5, 7)) >= 7 ? 0 : 1);
+  const year = `as-${first}-${String((first + 1) % 100).padStart(2, '0')}`;
+  /** `after`: the first day after it. */
+  return { year, after: `${first + 1}-07-01` };
+}

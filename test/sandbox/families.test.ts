@@ -1,5 +1,6 @@
 // The sandbox's families over HTTP: parents, guardians and relatives as OneRoster 1.1 and 1.2 users, linked
-// with agents per --agents, the traps of real districts (at documented ids), the 1.2 refusals, new families
+// with agents per --agents, the traps of real districts (--family-traps, at documented ids) and the default
+// district without them (every student reachable), the 1.2 refusals, new families
 // from churn, determinism for a seed, and the counts of a large district. What is expected is read from the
 // records the server returns, never from the sandbox's own code.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -73,89 +74,92 @@ const minor = (body: Record<string, unknown>) =>
   (body.imsx_CodeMinor as { imsx_codeMinorField: { imsx_codeMinorFieldValue: string }[] })
     .imsx_codeMinorField[0]?.imsx_codeMinorFieldValue;
 
-describe.each(['1.1', '1.2'] as const)('families in OneRoster %s (links on both sides)', (version) => {
-  let s: Running;
-  let users: Map<string, User>;
-  beforeAll(async () => {
-    s = await running({});
-    users = await s.users(version);
-  });
-  afterAll(() => s.sandbox.close());
-  const user = (id: string) => {
-    const u = users.get(id);
-    if (!u) throw new Error(`${id} not in the users list`);
-    return u;
-  };
-  const agentIds = (id: string) => user(id).agents.map((a) => a.sourcedId);
+describe.each(['1.1', '1.2'] as const)(
+  'families in OneRoster %s (links on both sides, --family-traps)',
+  (version) => {
+    let s: Running;
+    let users: Map<string, User>;
+    beforeAll(async () => {
+      s = await running({ familyTraps: true });
+      users = await s.users(version);
+    });
+    afterAll(() => s.sandbox.close());
+    const user = (id: string) => {
+      const u = users.get(id);
+      if (!u) throw new Error(`${id} not in the users list`);
+      return u;
+    };
+    const agentIds = (id: string) => user(id).agents.map((a) => a.sourcedId);
 
-  it('lists about 1.6 parents, guardians and relatives per student among the users, each linked as a user', () => {
-    const students = [...users.values()].filter((u) => roleOf(u) === 'student');
-    const guardians = [...users.values()].filter(isGuardian);
-    expect(students).toHaveLength(1200);
-    expect(guardians.length / students.length).toBeGreaterThan(1.5);
-    expect(guardians.length / students.length).toBeLessThan(1.7);
-    expect(new Set(guardians.map(roleOf))).toEqual(FAMILY_ROLES);
-    for (const g of guardians) expect(g.sourcedId).toMatch(/^gdn-\d{6}$/);
-    const links = [...guardians, ...students].flatMap((u) => u.agents);
-    expect(new Set(links.map((a) => a.type))).toEqual(new Set(['user']));
-  });
+    it('lists about 1.6 parents, guardians and relatives per student among the users, each linked as a user', () => {
+      const students = [...users.values()].filter((u) => roleOf(u) === 'student');
+      const guardians = [...users.values()].filter(isGuardian);
+      expect(students).toHaveLength(1200);
+      expect(guardians.length / students.length).toBeGreaterThan(1.5);
+      expect(guardians.length / students.length).toBeLessThan(1.7);
+      expect(new Set(guardians.map(roleOf))).toEqual(FAMILY_ROLES);
+      for (const g of guardians) expect(g.sourcedId).toMatch(/^gdn-\d{6}$/);
+      const links = [...guardians, ...students].flatMap((u) => u.agents);
+      expect(new Set(links.map((a) => a.type))).toEqual(new Set(['user']));
+    });
 
-  it('links symmetrically: every link on a student is on the guardian too, and the other way round', () => {
-    const fromStudents = pairs(users, 'students');
-    const fromGuardians = pairs(users, 'guardians');
-    // Only the dangling links (to a guardian the API does not return) are on one side.
-    const dangling = [...fromStudents].filter((p) => !users.has(p.split(' ')[1]!));
-    expect(dangling.length).toBeGreaterThan(0);
-    expect(new Set([...fromStudents].filter((p) => !dangling.includes(p)))).toEqual(fromGuardians);
-  });
+    it('links symmetrically: every link on a student is on the guardian too, and the other way round', () => {
+      const fromStudents = pairs(users, 'students');
+      const fromGuardians = pairs(users, 'guardians');
+      // Only the dangling links (to a guardian the API does not return) are on one side.
+      const dangling = [...fromStudents].filter((p) => !users.has(p.split(' ')[1]!));
+      expect(dangling.length).toBeGreaterThan(0);
+      expect(new Set([...fromStudents].filter((p) => !dangling.includes(p)))).toEqual(fromGuardians);
+    });
 
-  it('has each trap at its documented ids', async () => {
-    // Siblings: one guardian, several children (here at two schools in the default district).
-    expect(agentIds('gdn-000001')).toEqual(['stu-000001', 'stu-000002']);
-    expect(agentIds('stu-000001')).toEqual(['gdn-000001', 'gdn-000002']);
-    expect(new Set(['stu-000001', 'stu-000002'].flatMap((id) => schoolsOf(user(id)))).size).toBe(2);
-    expect(agentIds('gdn-000014')).toEqual(['stu-000013', 'stu-000014', 'stu-000015']);
-    // Two guardians sharing one address; the same address in another case; with spaces around it.
-    expect(user('gdn-000003').email).toBe(user('gdn-000004').email);
-    const [a, b] = [user('gdn-000005').email as string, user('gdn-000006').email as string];
-    expect(a).not.toBe(b);
-    expect(a.toLowerCase()).toBe(b.toLowerCase());
-    const spaced = user('gdn-000008').email as string;
-    expect(spaced).not.toBe(spaced.trim());
-    expect(spaced.trim()).toBe(user('gdn-000007').email);
-    // One person in two families: the same address on gdn-000017 as on gdn-000001.
-    expect(user('gdn-000017').email).toBe(user('gdn-000001').email);
-    expect(agentIds('gdn-000017')).toEqual(['stu-000016']);
-    // No agents; relatives only; only a guardian without e-mail; only one to be deleted.
-    expect(agentIds('stu-000006')).toEqual([]);
-    expect(agentIds('stu-000007').map((id) => roleOf(user(id)))).toEqual(['relative']);
-    expect(agentIds('stu-000008')).toEqual(['gdn-000010']);
-    expect(user('gdn-000010')).not.toHaveProperty('email');
-    expect(agentIds('stu-000009')).toEqual(['gdn-000011']);
-    expect(user('gdn-000011').status).toBe('tobedeleted');
-    // A dangling link: the only agent of stu-000010 is a user the API does not return.
-    const [missing] = agentIds('stu-000010');
-    expect(missing).toMatch(/^gdn-\d{6}$/);
-    expect(users.has(missing!)).toBe(false);
-    const one = await s.get(version, `/users/${missing}`);
-    expect(one.status).toBe(404);
-    expect(agentIds('stu-000020')).toEqual(['gdn-000022', expect.stringMatching(/^gdn-\d{6}$/)]);
-    // E-mails invite send refuses: no dotted domain; a display-name form.
-    expect(user('gdn-000012').email).toMatch(/^[a-z.]+12@localhost$/);
-    expect(user('gdn-000013').email).toMatch(/^"[^"]+" <[^>]+@[^>]+>$/);
-  });
+    it('has each trap at its documented ids', async () => {
+      // Siblings: one guardian, several children (here at two schools in the default district).
+      expect(agentIds('gdn-000001')).toEqual(['stu-000001', 'stu-000002']);
+      expect(agentIds('stu-000001')).toEqual(['gdn-000001', 'gdn-000002']);
+      expect(new Set(['stu-000001', 'stu-000002'].flatMap((id) => schoolsOf(user(id)))).size).toBe(2);
+      expect(agentIds('gdn-000014')).toEqual(['stu-000013', 'stu-000014', 'stu-000015']);
+      // Two guardians sharing one address; the same address in another case; with spaces around it.
+      expect(user('gdn-000003').email).toBe(user('gdn-000004').email);
+      const [a, b] = [user('gdn-000005').email as string, user('gdn-000006').email as string];
+      expect(a).not.toBe(b);
+      expect(a.toLowerCase()).toBe(b.toLowerCase());
+      const spaced = user('gdn-000008').email as string;
+      expect(spaced).not.toBe(spaced.trim());
+      expect(spaced.trim()).toBe(user('gdn-000007').email);
+      // One person in two families: the same address on gdn-000017 as on gdn-000001.
+      expect(user('gdn-000017').email).toBe(user('gdn-000001').email);
+      expect(agentIds('gdn-000017')).toEqual(['stu-000016']);
+      // No agents; relatives only; only a guardian without e-mail; only one to be deleted.
+      expect(agentIds('stu-000006')).toEqual([]);
+      expect(agentIds('stu-000007').map((id) => roleOf(user(id)))).toEqual(['relative']);
+      expect(agentIds('stu-000008')).toEqual(['gdn-000010']);
+      expect(user('gdn-000010')).not.toHaveProperty('email');
+      expect(agentIds('stu-000009')).toEqual(['gdn-000011']);
+      expect(user('gdn-000011').status).toBe('tobedeleted');
+      // A dangling link: the only agent of stu-000010 is a user the API does not return.
+      const [missing] = agentIds('stu-000010');
+      expect(missing).toMatch(/^gdn-\d{6}$/);
+      expect(users.has(missing!)).toBe(false);
+      const one = await s.get(version, `/users/${missing}`);
+      expect(one.status).toBe(404);
+      expect(agentIds('stu-000020')).toEqual(['gdn-000022', expect.stringMatching(/^gdn-\d{6}$/)]);
+      // E-mails invite send refuses: no dotted domain; a display-name form.
+      expect(user('gdn-000012').email).toMatch(/^[a-z.]+12@localhost$/);
+      expect(user('gdn-000013').email).toMatch(/^"[^"]+" <[^>]+@[^>]+>$/);
+    });
 
-  it('lists guardians under users and reads them by id, never under students', async () => {
-    expect((await s.get(version, '/users/gdn-000001')).status).toBe(200);
-    expect((await s.get(version, '/students/gdn-000001')).status).toBe(404);
-    const students = (await s.get(version, '/students', 'limit=5000')).body.users as User[];
-    expect(students.filter(isGuardian)).toEqual([]);
-    // A guardian belongs to its children's schools.
-    expect(schoolsOf(user('gdn-000001')).sort()).toEqual(
-      [...new Set(['stu-000001', 'stu-000002'].flatMap((id) => schoolsOf(user(id))))].sort(),
-    );
-  });
-});
+    it('lists guardians under users and reads them by id, never under students', async () => {
+      expect((await s.get(version, '/users/gdn-000001')).status).toBe(200);
+      expect((await s.get(version, '/students/gdn-000001')).status).toBe(404);
+      const students = (await s.get(version, '/students', 'limit=5000')).body.users as User[];
+      expect(students.filter(isGuardian)).toEqual([]);
+      // A guardian belongs to its children's schools.
+      expect(schoolsOf(user('gdn-000001')).sort()).toEqual(
+        [...new Set(['stu-000001', 'stu-000002'].flatMap((id) => schoolsOf(user(id))))].sort(),
+      );
+    });
+  },
+);
 
 describe.each([
   ['students', 'guardians'],
@@ -287,12 +291,50 @@ describe.each(['both', 'students', 'guardians'] as const)(
   },
 );
 
+describe.each(['1.1', '1.2'] as const)('the default district in OneRoster %s: no family trap', (version) => {
+  it('every student linked both ways to an active parent or guardian with a usable address; shared family addresses kept', async () => {
+    const s = await running({});
+    try {
+      const users = await s.users(version);
+      const students = [...users.values()].filter((u) => roleOf(u) === 'student');
+      expect(students).toHaveLength(1200);
+      expect(pairs(users, 'students')).toEqual(pairs(users, 'guardians'));
+      for (const u of users.values()) expect(u.status, u.sourcedId).toBe('active');
+      for (const student of students) {
+        const reachable = student.agents.some((a) => {
+          const g = users.get(a.sourcedId);
+          const email = (g?.email as string | undefined)?.trim();
+          return (
+            g !== undefined &&
+            ['parent', 'guardian'].includes(roleOf(g)) &&
+            email !== undefined &&
+            /^[^\s@"<>]+@[^\s@"<>]+\.[a-z]+$/i.test(email)
+          );
+        });
+        expect(reachable, student.sourcedId).toBe(true);
+      }
+      // What a campaign must still handle, without being a data error: one address in a family, in two cases,
+      // with spaces around it; siblings.
+      expect(users.get('gdn-000003')?.email).toBe(users.get('gdn-000004')?.email);
+      const [a, b] = [users.get('gdn-000005')?.email as string, users.get('gdn-000006')?.email as string];
+      expect(a).not.toBe(b);
+      expect(a.toLowerCase()).toBe(b.toLowerCase());
+      const spaced = String(users.get('gdn-000008')?.email);
+      expect(spaced).not.toBe(spaced.trim());
+      expect(spaced.trim()).toBe(users.get('gdn-000007')?.email);
+      expect(users.get('gdn-000001')?.agents.map((x) => x.sourcedId)).toEqual(['stu-000001', 'stu-000002']);
+    } finally {
+      await s.sandbox.close();
+    }
+  });
+});
+
 describe('determinism and scale', () => {
   it('serves the same families for a seed, other names for another seed, the traps at the same ids', async () => {
     const [a, b, c] = await Promise.all([
-      running({ students: 200, seed: 5 }),
-      running({ students: 200, seed: 5 }),
-      running({ students: 200, seed: 6 }),
+      running({ students: 200, seed: 5, familyTraps: true }),
+      running({ students: 200, seed: 5, familyTraps: true }),
+      running({ students: 200, seed: 6, familyTraps: true }),
     ]);
     try {
       for (const version of ['1.1', '1.2'] as const) {
@@ -385,6 +427,41 @@ describe('roster sandbox options', () => {
       child.kill('SIGINT');
       await done;
     }
+  });
+
+  it('--family-traps: the process serves the traps (stu-000006 without agents); without it, a parent', async () => {
+    const agentsOf = async (args: string[]) => {
+      const { child, done } = startCli(
+        ['sandbox', '--port', '0', '--quiet', '--students', '30', ...args],
+        tempDir(),
+      );
+      let out = '';
+      child.stdout?.on('data', (chunk) => (out += chunk));
+      try {
+        await until(() => /Sandbox listening on (\S+)/.test(out));
+        const baseUrl = /Sandbox listening on (\S+)/.exec(out)![1]!;
+        const res = await fetch(`${baseUrl}${PREFIX['1.1']}/token`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+          body: 'grant_type=client_credentials&client_id=demo-allowed&client_secret=riverside-secret-2024',
+        });
+        const token = ((await res.json()) as { access_token: string }).access_token;
+        const user = await fetch(`${baseUrl}${PREFIX['1.1']}/users/stu-000006`, { headers: bearer(token) });
+        return ((await user.json()) as { user: User }).user.agents.map((a) => a.sourcedId);
+      } finally {
+        child.kill('SIGINT');
+        await done;
+      }
+    };
+    expect(await agentsOf(['--family-traps'])).toEqual([]);
+    expect(await agentsOf([])).toEqual([expect.stringMatching(/^gdn-\d{6}$/)]);
+  });
+
+  it('--clean is not an option (the default district is the clean one): exit 2', async () => {
+    const result = await runCli(['sandbox', '--port', '0', '--clean'], tempDir());
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--clean');
+    expect(result.stdout).not.toContain('listening');
   });
 
   it.each([

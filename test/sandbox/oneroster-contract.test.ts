@@ -5,7 +5,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { seededDistrict } from '../../src/sandbox/oneroster/index.js';
+import { sandboxSchoolYear } from '../helpers/sandbox.js';
 import { client } from './oneroster-helpers.js';
+
+/** The school year the sandbox serves today (its sessions' ids). */
+const SY = sandboxSchoolYear();
 
 type Schema = Record<string, unknown>;
 interface OpenApi {
@@ -106,21 +110,21 @@ const PARAMS: Record<string, string> = {
   courseSourcedId: d.courses[0]!.sourcedId,
   studentSourcedId: 'stu-000001',
   teacherSourcedId: 'tch-00001',
-  termSourcedId: 'as-2025-26-t1',
+  termSourcedId: `${SY.year}-t1`,
   userSourcedId: 'tch-00001',
 };
 const SINGLE_IDS: Record<string, string> = {
-  academicSessions: 'as-2025-26',
+  academicSessions: SY.year,
   classes: firstClassOfSchool1,
   courses: d.courses[0]!.sourcedId,
   demographics: 'stu-000001',
   enrollments: 'enr-stu-000001-MATH',
-  gradingPeriods: 'as-2025-26-gp1',
+  gradingPeriods: `${SY.year}-gp1`,
   orgs: 'org-district',
   schools: 'org-sch-1',
   students: 'stu-000002',
   teachers: 'tch-00002',
-  terms: 'as-2025-26-t2',
+  terms: `${SY.year}-t2`,
   users: 'adm-001',
 };
 /** Gradebook and resources paths in the 1.1 file: not rostering, not served by the sandbox. */

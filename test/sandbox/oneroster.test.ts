@@ -2,7 +2,11 @@
 // single and nested reads, errors, token-endpoint checks and seeding.
 import { describe, expect, it } from 'vitest';
 import { createOneRosterRoute } from '../../src/sandbox/oneroster/index.js';
+import { sandboxSchoolYear } from '../helpers/sandbox.js';
 import { caller11, caller12, client, enc, parseLink, request, rows } from './oneroster-helpers.js';
+
+/** The school year the sandbox serves today (its sessions' ids). */
+const SY = sandboxSchoolYear();
 
 const v11 = client('1.1');
 const v12 = client('1.2');
@@ -267,9 +271,9 @@ describe('single and nested reads', () => {
       ['/users/adm-001', 'user', 'adm-001'],
       ['/orgs/org-district', 'org', 'org-district'],
       ['/schools/org-sch-5', 'org', 'org-sch-5'],
-      ['/academicSessions/as-2025-26', 'academicSession', 'as-2025-26'],
-      ['/terms/as-2025-26-t2', 'academicSession', 'as-2025-26-t2'],
-      ['/gradingPeriods/as-2025-26-gp3', 'academicSession', 'as-2025-26-gp3'],
+      [`/academicSessions/${SY.year}`, 'academicSession', SY.year],
+      [`/terms/${SY.year}-t2`, 'academicSession', `${SY.year}-t2`],
+      [`/gradingPeriods/${SY.year}-gp3`, 'academicSession', `${SY.year}-gp3`],
       ['/courses/crs-1-KG-MATH', 'course', 'crs-1-KG-MATH'],
       ['/classes/cls-1-KG-MATH-01', 'class', 'cls-1-KG-MATH-01'],
       ['/enrollments/enr-stu-000001-MATH', 'enrollment', 'enr-stu-000001-MATH'],
@@ -292,7 +296,7 @@ describe('single and nested reads', () => {
       ['/students/stu-999999', 'stu-999999'],
       ['/students/tch-00001', 'tch-00001'],
       ['/schools/org-district', 'org-district'],
-      ['/terms/as-2025-26', 'as-2025-26'],
+      [`/terms/${SY.year}`, SY.year],
       ['/classes/nope', 'nope'],
       ['/schools/org-sch-9/students', 'org-sch-9'],
       ['/classes/nope/students', 'nope'],
@@ -340,8 +344,8 @@ describe('single and nested reads', () => {
     expect(rows(await v11(`/courses/${course}/classes`), 'classes').map((c) => c.sourcedId)).toContain(cls);
     expect(rows(await v11('/schools/org-sch-1/courses', 'limit=1000'), 'courses').length).toBe(36);
     expect(rows(await v11('/schools/org-sch-1/terms'), 'academicSessions')).toHaveLength(2);
-    expect(rows(await v11('/terms/as-2025-26-t1/gradingPeriods'), 'academicSessions')).toHaveLength(2);
-    const t1 = Number((await v11('/terms/as-2025-26-t1/classes')).headers?.['X-Total-Count']);
+    expect(rows(await v11(`/terms/${SY.year}-t1/gradingPeriods`), 'academicSessions')).toHaveLength(2);
+    const t1 = Number((await v11(`/terms/${SY.year}-t1/classes`)).headers?.['X-Total-Count']);
     const all = Number((await v11('/classes')).headers?.['X-Total-Count']);
     expect(t1).toBeGreaterThan(all / 2);
     expect(t1).toBeLessThan(all);
@@ -500,7 +504,7 @@ describe('the wrappers quirk: answers named after the path', () => {
       ['/demographics', 'demographics', 'demographics'],
       ['/schools/org-sch-1/students', 'students', 'users'],
       ['/schools/org-sch-1/terms', 'terms', 'academicSessions'],
-      ['/terms/as-2025-26-t1/gradingPeriods', 'gradingPeriods', 'academicSessions'],
+      [`/terms/${SY.year}-t1/gradingPeriods`, 'gradingPeriods', 'academicSessions'],
       ['/classes/cls-1-KG-MATH-01/teachers', 'teachers', 'users'],
       ['/schools/org-sch-1/classes/cls-1-KG-MATH-01/enrollments', 'enrollments', 'enrollments'],
     ];
@@ -526,9 +530,9 @@ describe('the wrappers quirk: answers named after the path', () => {
       ['/users/adm-001', 'user'],
       ['/schools/org-sch-5', 'school'],
       ['/orgs/org-district', 'org'],
-      ['/academicSessions/as-2025-26', 'academicSession'],
-      ['/terms/as-2025-26-t2', 'term'],
-      ['/gradingPeriods/as-2025-26-gp3', 'gradingPeriod'],
+      [`/academicSessions/${SY.year}`, 'academicSession'],
+      [`/terms/${SY.year}-t2`, 'term'],
+      [`/gradingPeriods/${SY.year}-gp3`, 'gradingPeriod'],
       ['/classes/cls-1-KG-MATH-01', 'class'],
       ['/courses/crs-1-KG-MATH', 'course'],
       ['/enrollments/enr-stu-000001-MATH', 'enrollment'],

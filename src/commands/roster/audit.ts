@@ -2,94 +2,16 @@
 // break before families are invited, as tables, JSON, one CSV per check and an HTML page; exits 1 when a
 // finding is at or above --fail-on, as `roster doctor` does when a check fails. The audit itself loads
 // only when the command runs.
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { AuditResult } from '../../audit/audit.js';
-import { AUDIT_CHECKS, CHECK_IDS, type CheckId, SEVERITIES, type Severity } from '../../audit/checks.js';
+import { AUDIT_CHECKS, SEVERITIES } from '../../audit/checks.js';
+import { type AuditFlags, FAIL_ON, parseAuditFlags } from '../../audit/request.js';
 import { DEFAULT_MAX_CHILDREN_PER_EMAIL } from '../../campaign/limits.js';
 import type { Context } from '../../context.js';
-import { RosterError, UsageError } from '../../errors.js';
-import { parseCount, printable } from '../../values.js';
+import { RosterError } from '../../errors.js';
 import { examples, openSession, repeatable } from '../common.js';
-import { DEFAULT_CONCURRENCY, DEFAULT_PAGE_SIZE, MAX_CONCURRENCY, MAX_PAGE_SIZE } from './read.js';
-
-export interface AuditFlags {
-  school?: string[];
-  allSchools?: boolean;
-  check?: string[];
-  skip?: string[];
-  failOn?: string;
-  json?: boolean;
-  csvDir?: string;
-  html?: string;
-  maxChildren?: string;
-  date?: string;
-  pageSize?: string;
-  concurrency?: string;
-  refreshSchools?: boolean;
-}
-
-export interface AuditRequest {
-  schools: string[] | 'all';
-  checks: Set<CheckId>;
-  failOn: Severity | 'never';
-  maxChildren: number;
-  date: string;
-  pageSize: number;
-  concurrency: number;
-  csvDir?: string;
-  html?: string;
-}
-
-const FAIL_ON = [...SEVERITIES, 'never'] as const;
-
-function checkList(flag: string, values: string[] | undefined): CheckId[] | undefined {
-  if (values === undefined) return undefined;
-  const ids = values.flatMap((v) => v.split(',')).map((v) => v.trim());
-  const unknown = ids.find((id) => !(CHECK_IDS as readonly string[]).includes(id));
-  if (unknown !== undefined)
-    throw new UsageError(
-      `Unknown check "${printable(unknown, 40)}" in ${flag}.`,
-      `The checks: ${CHECK_IDS.join(', ')}.`,
-    );
-  return ids as CheckId[];
-}
-
-/** What the flags ask for, checked before any request. */
-export function parseAuditFlags(flags: AuditFlags, now: number): AuditRequest {
-  const schools = (flags.school ?? []).map((s) => s.trim());
-  if (flags.allSchools && schools.length > 0)
-    throw new UsageError('Give --school or --all-schools, not both.');
-  if (schools.some((s) => s === '')) throw new UsageError('--school is empty.');
-  const only = checkList('--check', flags.check);
-  const skip = checkList('--skip', flags.skip);
-  if (only && skip) throw new UsageError('Give --check or --skip, not both.');
-  const checks = new Set<CheckId>(only ?? CHECK_IDS.filter((id) => !skip?.includes(id)));
-  if (checks.size === 0) throw new UsageError('--skip leaves no check to run.');
-  const failOn = flags.failOn ?? 'error';
-  if (!(FAIL_ON as readonly string[]).includes(failOn))
-    throw new UsageError(`Invalid --fail-on "${printable(failOn, 20)}": expected ${FAIL_ON.join(', ')}.`);
-  const date = flags.date ?? new Date(now).toISOString().slice(0, 10);
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(Date.parse(date)))
-    throw new UsageError(`Invalid --date "${printable(date, 20)}": expected YYYY-MM-DD.`);
-  for (const [flag, value] of [
-    ['--csv-dir', flags.csvDir],
-    ['--html', flags.html],
-  ] as const)
-    if (value !== undefined && (value.trim() === '' || value === '-'))
-      throw new UsageError(`${flag} needs a ${flag === '--html' ? 'file' : 'directory'} path.`);
-  return {
-    schools: flags.allSchools || schools.length === 0 ? 'all' : [...new Set(schools)],
-    checks,
-    failOn: failOn as Severity | 'never',
-    maxChildren: parseCount('--max-children', flags.maxChildren, 1, 1000) ?? DEFAULT_MAX_CHILDREN_PER_EMAIL,
-    date,
-    pageSize: parseCount('--page-size', flags.pageSize, 1, MAX_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE,
-    concurrency: parseCount('--concurrency', flags.concurrency, 1, MAX_CONCURRENCY) ?? DEFAULT_CONCURRENCY,
-    ...(flags.csvDir !== undefined && { csvDir: resolve(flags.csvDir) }),
-    ...(flags.html !== undefined && { html: resolve(flags.html) }),
-  };
-}
+import { DEFAULT_CONCURRENCY, DEFAULT_PAGE_SIZE, MAX_CONCURRENCY } from './read.js';
 
 async function run(flags: AuditFlags, ctx: Context, cmd: Command): Promise<void> {
   const request = parseAuditFlags(flags, ctx.now());

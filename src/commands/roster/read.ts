@@ -16,6 +16,12 @@ import {
   parseFieldList,
   type ReadQuery,
 } from '../../oneroster/query.js';
+import {
+  DEFAULT_CONCURRENCY,
+  DEFAULT_PAGE_SIZE,
+  MAX_CONCURRENCY,
+  MAX_PAGE_SIZE,
+} from '../../oneroster/read-limits.js';
 import { columnReader, columnValues } from '../../oneroster/records.js';
 import { type OneRosterService, onerosterService } from '../../oneroster/service.js';
 import { createRecordWriter, type RecordColumn, type RecordFormat } from '../../output/record-stream.js';
@@ -23,10 +29,8 @@ import { printFields, printJson } from '../../output/render.js';
 import { hiddenCharacter, parseCount, printable } from '../../values.js';
 import { examples, openSession } from '../common.js';
 
-export const DEFAULT_PAGE_SIZE = 1000;
-export const MAX_PAGE_SIZE = 10_000;
-export const DEFAULT_CONCURRENCY = 4;
-export const MAX_CONCURRENCY = 8;
+export { DEFAULT_CONCURRENCY, DEFAULT_PAGE_SIZE, MAX_CONCURRENCY, MAX_PAGE_SIZE };
+
 /** The standard bounds no sourcedId; a longer one is a pasted blob, and would make a URL servers refuse. */
 const MAX_ID_LENGTH = 1000;
 

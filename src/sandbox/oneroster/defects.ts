@@ -2,7 +2,7 @@
 // (`roster roster audit`) reports, planted on known records, as real SIS exports carry them. An overlay on
 // the rendered records (field overrides) and on the lists (a record served twice); without --defects
 // nothing here runs. README "Defects" lists each one.
-import { SESSIONS, studentId, teacherId } from './district.js';
+import { studentId, teacherId } from './district.js';
 import type { IndexList } from './lists.js';
 import { guardianBase, type Kind, type Rec, type RenderContext, render } from './records.js';
 
@@ -22,6 +22,8 @@ export const DEFECT_STUDENTS = {
   endedGuardian: 37,
   /** Its first guardian's agents do not name it back. */
   oneSided: 38,
+  /** An only child whose guardians have no e-mail: invite plan cannot reach it. */
+  noGuardianEmail: 41,
 } as const;
 
 /** The guardian given 13 students of one school as agents (guardian-many-students, one-sided links). */
@@ -32,6 +34,9 @@ const ref = (ctx: RenderContext, collection: string, type: string, sourcedId: st
   sourcedId,
   type,
 });
+
+/** The same day a year earlier (YYYY-MM-DD; the sandbox's session dates are never February 29). */
+const yearBack = (day: string): string => `${Number(day.slice(0, 4)) - 1}${day.slice(4)}`;
 
 export class Defects {
   /** Users index → the overlay to apply. */
@@ -77,15 +82,20 @@ export class Defects {
     }));
     const fam = d.families;
     const firstGuardian = (s: number) => guardianBase(d) + fam.familyGuardianStart[fam.studentFamily[s]!]!;
+    // Ended the day before the school year began.
+    const ended = `${d.sessions[0]!.startDate.slice(0, 4)}-06-30`;
     this.users.set(firstGuardian(S.endedGuardian), (ctx, rec) =>
       ctx.version === '1.1'
         ? { ...rec, role: 'aide' }
-        : { ...rec, roles: (rec.roles as Rec[]).map((r) => ({ ...r, endDate: '2025-06-30' })) },
+        : { ...rec, roles: (rec.roles as Rec[]).map((r) => ({ ...r, endDate: ended })) },
     );
     this.users.set(firstGuardian(S.oneSided), (_ctx, rec) => ({
       ...rec,
       agents: (rec.agents as Rec[]).filter((a) => a.sourcedId !== studentId(S.oneSided)),
     }));
+    const family = fam.studentFamily[S.noGuardianEmail]!;
+    for (let g = fam.familyGuardianStart[family]!; g < fam.familyGuardianStart[family + 1]!; g++)
+      this.users.set(guardianBase(d) + g, (_ctx, { email: _, ...rest }) => rest);
     // The first guardian of the family after the fixed ones, with 13 students of Elm High (org-sch-5).
     this.manyGuardian = firstGuardian(40);
     const school = Math.min(4, d.teachingSchools - 1);
@@ -105,12 +115,22 @@ export class Defects {
       case 'org':
         // The district's parent is its first school, whose parent is the district: a cycle of two.
         return i === 0 ? { ...rec, parent: ref(ctx, 'orgs', 'org', this.d.schools[0]!.sourcedId) } : rec;
-      case 'academicSession':
-        if (i === 0) return { ...rec, endDate: '2025-12-19' }; // the year ends before its terms do
-        if (i === 3) return { ...rec, endDate: '2025-08-01' }; // Quarter 1 ends before it starts
-        if (i === SESSIONS.length - 1)
+      case 'academicSession': {
+        const sessions = this.d.sessions;
+        // The school year not rolled over: last year's dates, so its terms lie outside it and no school
+        // year covers today.
+        if (i === 0)
+          return {
+            ...rec,
+            startDate: yearBack(sessions[0]!.startDate),
+            endDate: yearBack(sessions[0]!.endDate),
+          };
+        // Quarter 1 ends on August 1, before it starts.
+        if (i === 3) return { ...rec, endDate: `${sessions[3]!.startDate.slice(0, 4)}-08-01` };
+        if (i === sessions.length - 1)
           return { ...rec, parent: ref(ctx, 'academicSessions', 'academicSession', 'as-missing') };
         return rec;
+      }
       case 'course':
         if (i === 1) return { ...rec, org: ref(ctx, 'orgs', 'org', 'org-missing') };
         if (i === 2) return { ...rec, status: 'tobedeleted' };

@@ -128,72 +128,68 @@ export interface SessionInfo {
   children: readonly number[];
 }
 
-/** School year, two terms, four grading periods (indices are stable: 0 year, 1-2 terms, 3-6 periods). */
-export const SESSIONS: readonly SessionInfo[] = [
-  {
-    sourcedId: 'as-2025-26',
-    title: '2025-2026 School Year',
-    type: 'schoolYear',
-    startDate: '2025-08-25',
-    endDate: '2026-06-12',
-    children: [1, 2],
-  },
-  {
-    sourcedId: 'as-2025-26-t1',
-    title: 'Fall 2025',
-    type: 'term',
-    startDate: '2025-08-25',
-    endDate: '2026-01-16',
-    parent: 0,
-    children: [3, 4],
-  },
-  {
-    sourcedId: 'as-2025-26-t2',
-    title: 'Spring 2026',
-    type: 'term',
-    startDate: '2026-01-20',
-    endDate: '2026-06-12',
-    parent: 0,
-    children: [5, 6],
-  },
-  {
-    sourcedId: 'as-2025-26-gp1',
-    title: 'Quarter 1',
+/** Sessions of a school year: the year, two terms, four grading periods (indices are stable: 0 year, 1-2
+ *  terms, 3-6 periods). */
+export const SESSION_COUNT = 7;
+
+/** A day as YYYY-MM-DD (UTC, as `roster roster audit` takes today). */
+export const isoDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+
+/**
+ * The school year that contains `today` (YYYY-MM-DD), as the sandbox serves it: July 1 to June 30, so every
+ * day of the calendar is in one, with its terms and grading periods inside it (fall: August 25 to January
+ * 16, spring: January 20 to June 12). Its ids and titles name its years (as-2026-27, "2026-2027 School
+ * Year"), as a SIS names them.
+ */
+export function schoolYearSessions(today: string): SessionInfo[] {
+  const year = Number(today.slice(0, 4));
+  const first = Number(today.slice(5, 7)) >= 7 ? year : year - 1;
+  const second = first + 1;
+  const id = `as-${first}-${String(second % 100).padStart(2, '0')}`;
+  const a = (md: string) => `${first}-${md}`;
+  const b = (md: string) => `${second}-${md}`;
+  const period = (n: number, startDate: string, endDate: string, parent: number): SessionInfo => ({
+    sourcedId: `${id}-gp${n}`,
+    title: `Quarter ${n}`,
     type: 'gradingPeriod',
-    startDate: '2025-08-25',
-    endDate: '2025-10-31',
-    parent: 1,
+    startDate,
+    endDate,
+    parent,
     children: [],
-  },
-  {
-    sourcedId: 'as-2025-26-gp2',
-    title: 'Quarter 2',
-    type: 'gradingPeriod',
-    startDate: '2025-11-03',
-    endDate: '2026-01-16',
-    parent: 1,
-    children: [],
-  },
-  {
-    sourcedId: 'as-2025-26-gp3',
-    title: 'Quarter 3',
-    type: 'gradingPeriod',
-    startDate: '2026-01-20',
-    endDate: '2026-03-27',
-    parent: 2,
-    children: [],
-  },
-  {
-    sourcedId: 'as-2025-26-gp4',
-    title: 'Quarter 4',
-    type: 'gradingPeriod',
-    startDate: '2026-04-06',
-    endDate: '2026-06-12',
-    parent: 2,
-    children: [],
-  },
-];
-export const SCHOOL_YEAR = '2026';
+  });
+  return [
+    {
+      sourcedId: id,
+      title: `${first}-${second} School Year`,
+      type: 'schoolYear',
+      startDate: a('07-01'),
+      endDate: b('06-30'),
+      children: [1, 2],
+    },
+    {
+      sourcedId: `${id}-t1`,
+      title: `Fall ${first}`,
+      type: 'term',
+      startDate: a('08-25'),
+      endDate: b('01-16'),
+      parent: 0,
+      children: [3, 4],
+    },
+    {
+      sourcedId: `${id}-t2`,
+      title: `Spring ${second}`,
+      type: 'term',
+      startDate: b('01-20'),
+      endDate: b('06-12'),
+      parent: 0,
+      children: [5, 6],
+    },
+    period(1, a('08-25'), a('10-31'), 1),
+    period(2, a('11-03'), b('01-16'), 1),
+    period(3, b('01-20'), b('03-27'), 2),
+    period(4, b('04-06'), b('06-12'), 2),
+  ];
+}
 
 export interface CourseInfo {
   sourcedId: string;
@@ -223,8 +219,12 @@ export { KIND };
 
 export interface District {
   seed: number;
-  /** No data errors at all (`--clean`): every family reachable, no user tobedeleted. */
-  clean: boolean;
+  /** The family traps (`--family-traps`): families invite plan cannot reach, users tobedeleted. */
+  traps: boolean;
+  /** The school year containing the sandbox's today, its terms and grading periods (schoolYearSessions). */
+  sessions: readonly SessionInfo[];
+  /** 1.1 `schoolYear` of a session: the year the school year ends in. */
+  schoolYear: string;
   /** Teaching schools first (only they have students, classes and teachers), then the Fir Grove campuses. */
   schools: readonly SchoolInfo[];
   teachingSchools: number;
@@ -273,12 +273,21 @@ function placeStudent(seed: number, i: number, byGrade: number[][]): [school: nu
   return [options[options.length === 1 ? 0 : rng.int(options.length)]!, grade];
 }
 
+export interface DistrictShape {
+  /** Plant the family traps (and users tobedeleted); default none. */
+  traps?: boolean;
+  /** YYYY-MM-DD: the day whose school year is served (default today, UTC). */
+  today?: string;
+}
+
 export function buildDistrict(
   seed: number,
   studentCount: number,
   schoolCount = DEFAULT_SCHOOLS,
-  clean = false,
+  shape: DistrictShape = {},
 ): District {
+  const traps = shape.traps ?? false;
+  const sessions = schoolYearSessions(shape.today ?? isoDay(Date.now()));
   const schools = schoolLayout(schoolCount);
   const byGrade = schoolsByGrade(schools);
   const groups = schools.length * GRADES.length;
@@ -375,8 +384,10 @@ export function buildDistrict(
     teacherClassEnd: Uint32Array.from(teacherClassEnd),
     schoolTeacherStart,
     schoolClassStart,
-    families: buildFamilies(seed, studentCount, clean),
-    clean,
+    families: buildFamilies(seed, studentCount, traps),
+    traps,
+    sessions,
+    schoolYear: sessions[0]!.endDate.slice(0, 4),
   };
 }
 

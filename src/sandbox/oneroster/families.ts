@@ -1,7 +1,9 @@
 // The seeded district's families: parents, guardians and relatives of the students, stored compactly (typed
-// arrays, nothing per person beyond a few bytes) and with the traps real districts have. A family is a run of
-// consecutive students (siblings; placed independently, so some at two schools) and a run of guardians.
-// Names, e-mails and dates are derived on demand (people.ts); which guardian carries which trap is here.
+// arrays, nothing per person beyond a few bytes). A family is a run of consecutive students (siblings; placed
+// independently, so some at two schools) and a run of guardians. Names, e-mails and dates are derived on
+// demand (people.ts); which guardian carries which trap is here. By default every family is reachable (what
+// a campaign must handle, not a data error: siblings, one address shared in a family in any case or spacing);
+// with the traps (`--family-traps`) some are not, as in real districts.
 import { KIND, rngFor } from './prng.js';
 
 export const ROLES = ['parent', 'guardian', 'relative'] as const;
@@ -39,7 +41,8 @@ interface FamilySpec {
 const E = EMAIL;
 /**
  * The first families, the same whatever the seed, so tests and the demo know where each trap is (students
- * stu-000001…, guardians gdn-000001… in this order). README "Families" lists them.
+ * stu-000001…, guardians gdn-000001… in this order; without the traps, the same students and guardians with
+ * the traps taken out). README "Families" lists them.
  */
 export const FIXED_FAMILIES: readonly FamilySpec[] = [
   {
@@ -151,14 +154,23 @@ export interface Families {
   dangling: Uint32Array;
 }
 
-/** The family without its traps: every guardian with an address of their own, at least one parent. */
+/** A family's address shared among its own guardians: not a data error, so kept without the traps. */
+const SHARED: ReadonlySet<number> = new Set([E.shared, E.sharedCase, E.sharedSpaces]);
+
+/**
+ * The family without its traps (nothing `roster roster audit` reports): every guardian active, with an
+ * address of their own or the family's shared one, at least one parent or guardian, no dangling link.
+ */
 function withoutTraps(spec: FamilySpec): FamilySpec {
-  const guardians: GuardianSpec[] = spec.guardians.map(([role]) => [role, E.own]);
+  const guardians: GuardianSpec[] = spec.guardians.map(([role, email]) => [
+    role,
+    SHARED.has(email) ? email : E.own,
+  ]);
   if (!guardians.some(([role]) => role !== RELATIVE)) guardians.unshift([PARENT, E.own]);
   return { children: spec.children, guardians };
 }
 
-export function buildFamilies(seed: number, studentCount: number, clean = false): Families {
+export function buildFamilies(seed: number, studentCount: number, traps = false): Families {
   const studentFamily = new Uint32Array(studentCount);
   const studentStart: number[] = [];
   const guardianStart: number[] = [];
@@ -171,7 +183,7 @@ export function buildFamilies(seed: number, studentCount: number, clean = false)
   let g = 0;
   for (let i = 0, f = 0; i < studentCount; f++) {
     const drawn = FIXED_FAMILIES[f] ?? drawFamily(seed, f);
-    const spec = clean ? withoutTraps(drawn) : drawn;
+    const spec = traps ? drawn : withoutTraps(drawn);
     const children = Math.min(spec.children, studentCount - i);
     studentStart.push(i);
     guardianStart.push(g);

@@ -55,10 +55,16 @@ export interface OneRosterSandboxOptions {
   pathPrefix?: string;
   /** Absolute service base for Link and href URLs (e.g. 'http://127.0.0.1:4010/v1'); default from Host. */
   baseUrl?: string;
-  /** A district without data errors: no family traps, no user tobedeleted (the audit finds nothing). */
-  clean?: boolean;
+  /**
+   * The family traps a campaign meets in real districts (families.ts; README "Families"): students no
+   * guardian e-mail reaches, links to users the API does not return, about 1% of users tobedeleted. Without
+   * them (the default) `roster roster audit` finds nothing.
+   */
+  familyTraps?: boolean;
   /** Plant one of each data error the go-live audit reports, on known records (defects.ts). */
   defects?: boolean;
+  /** YYYY-MM-DD: the day whose school year is served (default: today by the sandbox's clock). */
+  today?: string;
 }
 
 export const DEFAULT_STUDENTS = 1200;
@@ -98,7 +104,7 @@ export function createOneRosterService(
     throw new RangeError(`agents must be one of ${AGENTS_SIDES.join(', ')}, got ${String(options.agents)}`);
   }
   const seed = options.seed ?? DEFAULT_SEED;
-  const d = buildDistrict(seed, students, schools, options.clean ?? false);
+  const d = buildDistrict(seed, students, schools, shapeOf(options));
   const churn = new Churn(d, seed);
   const server = new OneRosterServer(d, options, churn, quirks);
   return { route: (req, caller) => server.handle(req, caller), churn };
@@ -110,9 +116,14 @@ export function seededDistrict(options: OneRosterSandboxOptions = {}): District 
     options.seed ?? DEFAULT_SEED,
     options.students ?? DEFAULT_STUDENTS,
     options.schools ?? DEFAULT_SCHOOLS,
-    options.clean ?? false,
+    shapeOf(options),
   );
 }
+
+const shapeOf = (options: OneRosterSandboxOptions) => ({
+  traps: options.familyTraps ?? false,
+  ...(options.today !== undefined && { today: options.today }),
+});
 
 class OneRosterServer {
   /** Filtered and sorted index lists per (version, path, filter, sort), so paging through is O(page). */

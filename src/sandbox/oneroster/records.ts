@@ -7,8 +7,6 @@ import {
   DISTRICT_NAME,
   type District,
   GRADES,
-  SCHOOL_YEAR,
-  SESSIONS,
   SUBJECT_COUNT,
   SUBJECTS,
   studentClass,
@@ -82,7 +80,7 @@ export function countOf(d: District, kind: Kind): number {
     case 'org':
       return 1 + d.schools.length;
     case 'academicSession':
-      return SESSIONS.length;
+      return d.sessions.length;
     case 'course':
       return d.courses.length;
     case 'class':
@@ -116,7 +114,7 @@ export function sourcedIdOf(d: District, kind: Kind, i: number): string {
     case 'org':
       return i === 0 ? DISTRICT_ID : d.schools[i - 1]!.sourcedId;
     case 'academicSession':
-      return SESSIONS[i]!.sourcedId;
+      return d.sessions[i]!.sourcedId;
     case 'course':
       return d.courses[i]!.sourcedId;
     case 'class':
@@ -139,7 +137,7 @@ export function indexOf(d: District, kind: Kind, id: string): number {
       return s < 0 ? -1 : s + 1;
     }
     case 'academicSession':
-      return SESSIONS.findIndex((s) => s.sourcedId === id);
+      return d.sessions.findIndex((s) => s.sourcedId === id);
     case 'course':
       return d.courseById.get(id) ?? -1;
     case 'class':
@@ -234,7 +232,7 @@ function renderOrg(ctx: RenderContext, i: number): Rec {
 }
 
 function renderSession(ctx: RenderContext, i: number): Rec {
-  const s = SESSIONS[i]!;
+  const s = ctx.d.sessions[i]!;
   const rec: Rec = {
     sourcedId: s.sourcedId,
     status: 'active',
@@ -244,9 +242,9 @@ function renderSession(ctx: RenderContext, i: number): Rec {
     endDate: s.endDate,
     type: s.type,
   };
-  if (s.parent !== undefined) rec.parent = ref(ctx, 'academicSession', SESSIONS[s.parent]!.sourcedId);
-  rec.children = s.children.map((c) => ref(ctx, 'academicSession', SESSIONS[c]!.sourcedId));
-  rec.schoolYear = SCHOOL_YEAR;
+  if (s.parent !== undefined) rec.parent = ref(ctx, 'academicSession', ctx.d.sessions[s.parent]!.sourcedId);
+  rec.children = s.children.map((c) => ref(ctx, 'academicSession', ctx.d.sessions[c]!.sourcedId));
+  rec.schoolYear = ctx.d.schoolYear;
   return rec;
 }
 
@@ -262,7 +260,7 @@ function renderCourse(ctx: RenderContext, i: number): Rec {
     status: 'active',
     dateLastModified: structuralModified(12, i),
     title: `${gradeLabel(c.grade)} ${subject.name}`,
-    schoolYear: ref(ctx, 'academicSession', SESSIONS[0]!.sourcedId),
+    schoolYear: ref(ctx, 'academicSession', ctx.d.sessions[0]!.sourcedId),
     courseCode: `${subject.code}-${GRADES[c.grade]}`,
     grades: [GRADES[c.grade]!],
     subjects: [subject.name],
@@ -290,7 +288,7 @@ function renderClass(ctx: RenderContext, i: number): Rec {
     subjects: [subject.name],
     course: ref(ctx, 'course', c.sourcedId),
     school: ref(ctx, 'org', ctx.d.schools[c.school]!.sourcedId),
-    terms: cls.terms.map((t) => ref(ctx, 'academicSession', SESSIONS[t]!.sourcedId)),
+    terms: cls.terms.map((t) => ref(ctx, 'academicSession', ctx.d.sessions[t]!.sourcedId)),
     subjectCodes: [`${subject.sced}0${c.grade % 10}`],
     // 1.1 writes periods as one string, 1.2 as a list.
     periods: ctx.version === '1.1' ? period : [period],
@@ -352,7 +350,7 @@ function renderUser(ctx: RenderContext, u: number): Rec {
   const username = p.email ? p.email.slice(0, p.email.indexOf('@')) : sourcedId;
   const rec: Rec = {
     sourcedId,
-    status: ctx.d.clean ? 'active' : p.status,
+    status: ctx.d.traps ? p.status : 'active',
     dateLastModified: p.dateLastModified,
   };
   if (p.metadata) rec.metadata = p.metadata;
@@ -388,7 +386,7 @@ function renderUser(ctx: RenderContext, u: number): Rec {
       roleType: k === 0 ? 'primary' : 'secondary',
       role: role12,
       org: ref(ctx, 'org', org),
-      beginDate: SESSIONS[0]!.startDate,
+      beginDate: ctx.d.sessions[0]!.startDate,
     }));
     rec.primaryOrg = ref(ctx, 'org', orgIds[0]!);
     rec.identifier = f.identifier;
@@ -436,7 +434,7 @@ function renderGuardian(ctx: RenderContext, g: number): Rec {
     trimmed && /^[^\s"<>@]+@/.test(trimmed) ? trimmed.slice(0, trimmed.indexOf('@')) : sourcedId;
   const rec: Rec = {
     sourcedId,
-    status: ctx.d.clean ? 'active' : p.status,
+    status: ctx.d.traps ? p.status : 'active',
     dateLastModified: p.dateLastModified,
   };
   const userIds = [{ type: 'guardianId', identifier }];
@@ -489,8 +487,8 @@ function renderEnrollment(ctx: RenderContext, e: number): Rec {
   const cls = d.classes[c]!;
   const course = d.courses[cls.course]!;
   const userId = isStudent ? studentId(student) : teacherId(cls.teacher);
-  const first = SESSIONS[cls.terms[0]!]!;
-  const last = SESSIONS[cls.terms[cls.terms.length - 1]!]!;
+  const first = ctx.d.sessions[cls.terms[0]!]!;
+  const last = ctx.d.sessions[cls.terms[cls.terms.length - 1]!]!;
   const primary = !isStudent;
   return {
     sourcedId: enrollmentSourcedId(d, e),

@@ -1,0 +1,92 @@
+// What `roster roster audit` is asked to do, from its flags, checked before any request: the checks, the
+// date, the limits and outputs. `roster doctor` builds its audit line's request here too, so both run the
+// audit with the same defaults.
+import { resolve } from 'node:path';
+import { DEFAULT_MAX_CHILDREN_PER_EMAIL } from '../campaign/limits.js';
+import { UsageError } from '../errors.js';
+import {
+  DEFAULT_CONCURRENCY,
+  DEFAULT_PAGE_SIZE,
+  MAX_CONCURRENCY,
+  MAX_PAGE_SIZE,
+} from '../oneroster/read-limits.js';
+import { parseCount, printable } from '../values.js';
+import { CHECK_IDS, type CheckId, SEVERITIES, type Severity } from './checks.js';
+
+export interface AuditFlags {
+  school?: string[];
+  allSchools?: boolean;
+  check?: string[];
+  skip?: string[];
+  failOn?: string;
+  json?: boolean;
+  csvDir?: string;
+  html?: string;
+  maxChildren?: string;
+  date?: string;
+  pageSize?: string;
+  concurrency?: string;
+  refreshSchools?: boolean;
+}
+
+export interface AuditRequest {
+  schools: string[] | 'all';
+  checks: Set<CheckId>;
+  failOn: Severity | 'never';
+  maxChildren: number;
+  date: string;
+  pageSize: number;
+  concurrency: number;
+  csvDir?: string;
+  html?: string;
+}
+
+export const FAIL_ON = [...SEVERITIES, 'never'] as const;
+
+function checkList(flag: string, values: string[] | undefined): CheckId[] | undefined {
+  if (values === undefined) return undefined;
+  const ids = values.flatMap((v) => v.split(',')).map((v) => v.trim());
+  const unknown = ids.find((id) => !(CHECK_IDS as readonly string[]).includes(id));
+  if (unknown !== undefined)
+    throw new UsageError(
+      `Unknown check "${printable(unknown, 40)}" in ${flag}.`,
+      `The checks: ${CHECK_IDS.join(', ')}.`,
+    );
+  return ids as CheckId[];
+}
+
+/** What the flags ask for, checked before any request. */
+export function parseAuditFlags(flags: AuditFlags, now: number): AuditRequest {
+  const schools = (flags.school ?? []).map((s) => s.trim());
+  if (flags.allSchools && schools.length > 0)
+    throw new UsageError('Give --school or --all-schools, not both.');
+  if (schools.some((s) => s === '')) throw new UsageError('--school is empty.');
+  const only = checkList('--check', flags.check);
+  const skip = checkList('--skip', flags.skip);
+  if (only && skip) throw new UsageError('Give --check or --skip, not both.');
+  const checks = new Set<CheckId>(only ?? CHECK_IDS.filter((id) => !skip?.includes(id)));
+  if (checks.size === 0) throw new UsageError('--skip leaves no check to run.');
+  const failOn = flags.failOn ?? 'error';
+  if (!(FAIL_ON as readonly string[]).includes(failOn))
+    throw new UsageError(`Invalid --fail-on "${printable(failOn, 20)}": expected ${FAIL_ON.join(', ')}.`);
+  const date = flags.date ?? new Date(now).toISOString().slice(0, 10);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(Date.parse(date)))
+    throw new UsageError(`Invalid --date "${printable(date, 20)}": expected YYYY-MM-DD.`);
+  for (const [flag, value] of [
+    ['--csv-dir', flags.csvDir],
+    ['--html', flags.html],
+  ] as const)
+    if (value !== undefined && (value.trim() === '' || value === '-'))
+      throw new UsageError(`${flag} needs a ${flag === '--html' ? 'file' : 'directory'} path.`);
+  return {
+    schools: flags.allSchools || schools.length === 0 ? 'all' : [...new Set(schools)],
+    checks,
+    failOn: failOn as Severity | 'never',
+    maxChildren: parseCount('--max-children', flags.maxChildren, 1, 1000) ?? DEFAULT_MAX_CHILDREN_PER_EMAIL,
+    date,
+    pageSize: parseCount('--page-size', flags.pageSize, 1, MAX_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE,
+    concurrency: parseCount('--concurrency', flags.concurrency, 1, MAX_CONCURRENCY) ?? DEFAULT_CONCURRENCY,
+    ...(flags.csvDir !== undefined && { csvDir: resolve(flags.csvDir) }),
+    ...(flags.html !== undefined && { html: resolve(flags.html) }),
+  };
+}
