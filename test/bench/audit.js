@@ -10,7 +10,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { demoEnv, numberFlag, requireBuild, row, startSandbox, timedRoster } from './lib.js';
+import { demoEnv, numberFlag, requireBuild, row, startDistrictSandbox, timedRoster } from './lib.js';
 
 const STUDENTS = numberFlag('--students', 50_000);
 const SCHOOLS = numberFlag('--schools', 25);
@@ -24,13 +24,7 @@ console.log(
   `# ${STUDENTS.toLocaleString('en')} students in ${SCHOOLS} schools: audit against export (node ${process.version})`,
 );
 // With the family traps, as the figures in the README were measured: findings to keep and report.
-const sandbox = await startSandbox([
-  '--students',
-  String(STUDENTS),
-  '--schools',
-  String(SCHOOLS),
-  '--family-traps',
-]);
+const sandbox = await startDistrictSandbox(STUDENTS, SCHOOLS);
 try {
   const env = demoEnv(sandbox.baseUrl);
   const dir = mkdtempSync(join(tmpdir(), 'roster-audit-bench-'));

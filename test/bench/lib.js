@@ -23,6 +23,11 @@ export function startSandbox(args = []) {
   });
 }
 
+/** The district the README's figures were measured on: `students` in `schools`, with the family traps. */
+export function startDistrictSandbox(students, schools) {
+  return startSandbox(['--students', String(students), '--schools', String(schools), '--family-traps']);
+}
+
 /** A numeric command-line flag of a bench script (`--students 50000`), or its default. */
 export function numberFlag(name, fallback) {
   const argv = process.argv.slice(2);

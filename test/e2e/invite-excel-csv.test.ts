@@ -3,21 +3,18 @@
 // an allowUnlistedSchool column): the built CLI against the sandbox, counting what reached it.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { runCli } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/context.js';
 import { startPty } from '../helpers/pty.js';
-import { demoEnv } from '../helpers/sandbox.js';
+import { demoEnv, useSandbox } from '../helpers/sandbox.js';
 
-let sandbox: Sandbox;
-let home: string;
+const fixture = useSandbox();
 const sender = ['--sent-by-user-id', 'usr-42'];
-const roster = (args: string[]) => runCli(args, home, { env: demoEnv(sandbox) });
+const { roster } = fixture;
 const sendFile = (file: string, ...more: string[]) =>
   roster(['invite', 'send', '--file', file, ...sender, ...more]);
 const posts = () =>
-  sandbox.requests
+  fixture.sandbox.requests
     .filter((r) => r.method === 'POST' && r.path === '/v1/enrollment/invitations')
     .map((r) => JSON.parse(r.body) as { email: string; schoolId: string; studentCount: number });
 
@@ -45,15 +42,6 @@ const text = (d: string, tag: string) =>
     .map((r) => r.map(quoteFor(d)).join(d))
     .join('\r\n')}\r\n`;
 
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(() => sandbox.close());
-beforeEach(() => {
-  home = tempDir();
-  sandbox.requests.length = 0;
-});
-
 describe('CSVs as Excel writes them', () => {
   const dryBodies = (stdout: string) =>
     stdout
@@ -75,7 +63,7 @@ describe('CSVs as Excel writes them', () => {
       ['plain', write('plain.csv', text(',', 'plain').replace(/\r\n/g, '\n'))],
     ];
     for (const [tag, file] of files) {
-      sandbox.requests.length = 0;
+      fixture.sandbox.requests.length = 0;
       const sent = await sendFile(file, '--json');
       expect({ tag, code: sent.code }).toEqual({ tag, code: 0 });
       const report = JSON.parse(sent.stdout) as { rows: Record<string, unknown>[] };
@@ -285,7 +273,7 @@ describe('a school id the district does not list', () => {
   });
 
   it('failed rows to an unlisted school keep their mark in the failed-rows CSV, to be sent again as they are', async () => {
-    sandbox.injectFault({
+    fixture.sandbox.injectFault({
       match: (r) => r.method === 'POST' && r.body.includes('sch-2027'),
       status: 400,
       body: { success: false, message: 'Unknown school' },
@@ -296,7 +284,7 @@ describe('a school id the district does not list', () => {
     const result = await sendFile(file, '--allow-unlisted-school', 'sch-2027', '--failed-csv', failedCsv);
     expect(result.code).toBe(5);
     expect(readFileSync(failedCsv, 'utf8').split('\r\n')[0]).toContain('sentByUserId,allowUnlistedSchool');
-    sandbox.requests.length = 0;
+    fixture.sandbox.requests.length = 0;
     const again = await sendFile(failedCsv);
     expect(again.code).toBe(0);
     expect(posts().map((b) => b.schoolId)).toEqual(['sch-2027']);
@@ -304,7 +292,11 @@ describe('a school id the district does not list', () => {
 
   it('a single send on a terminal: the unlisted id named and asked about before the usual confirmation', async () => {
     const args = ['invite', 'send', '--email', 'tty1@example.org', '--school-id', 'sch-2027', ...sender];
-    const run = startPty([...args, '--allow-unlisted-school', 'sch-2027'], home, demoEnv(sandbox));
+    const run = startPty(
+      [...args, '--allow-unlisted-school', 'sch-2027'],
+      fixture.home,
+      demoEnv(fixture.sandbox),
+    );
     await run.waitFor("This school id is not in the district's list of schools");
     await run.waitFor('Send to this unlisted school id?');
     run.type('n\r');
@@ -312,7 +304,11 @@ describe('a school id the district does not list', () => {
     expect(declined.code).toBe(130);
     expect(declined.stdout).toContain('Cancelled; nothing was sent.');
     expect(posts()).toHaveLength(0);
-    const yes = startPty([...args, '--allow-unlisted-school', 'sch-2027'], home, demoEnv(sandbox));
+    const yes = startPty(
+      [...args, '--allow-unlisted-school', 'sch-2027'],
+      fixture.home,
+      demoEnv(fixture.sandbox),
+    );
     await yes.waitFor('Send to this unlisted school id?');
     yes.type('y\r');
     await yes.waitFor('Send it to tty1@example.org?');
@@ -324,7 +320,7 @@ describe('a school id the district does not list', () => {
   it('on a terminal the unlisted id is named and confirmed; "no" sends nothing', async () => {
     const file = write('tty.csv', 'email,schoolId\r\ntty@example.org,sch-2027\r\n');
     const args = ['invite', 'send', '--file', file, ...sender, '--allow-unlisted-school', 'sch-2027'];
-    const no = startPty(args, home, demoEnv(sandbox));
+    const no = startPty(args, fixture.home, demoEnv(fixture.sandbox));
     await no.waitFor("This school id is not in the district's list of schools");
     await no.waitFor('sch-2027: line 2');
     await no.waitFor('Send to this unlisted school id?');
@@ -334,7 +330,7 @@ describe('a school id the district does not list', () => {
     expect(refused.stdout).toContain('Cancelled; nothing was sent.');
     expect(posts()).toHaveLength(0);
 
-    const yes = startPty(args, home, demoEnv(sandbox));
+    const yes = startPty(args, fixture.home, demoEnv(fixture.sandbox));
     await yes.waitFor('Send to this unlisted school id?');
     yes.type('y\r');
     await yes.waitFor('Send 1 invitation?');

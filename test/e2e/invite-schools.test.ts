@@ -3,39 +3,27 @@
 // what reached the sandbox.
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { runCli } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/context.js';
-import { demoEnv } from '../helpers/sandbox.js';
+import { demoEnv, useSandbox } from '../helpers/sandbox.js';
 
-let sandbox: Sandbox;
-let home: string;
+const fixture = useSandbox();
 const sender = ['--sent-by-user-id', 'usr-42'];
 const roster = (args: string[], clientId = 'demo-allowed') =>
-  runCli(args, home, { env: demoEnv(sandbox, clientId) });
+  fixture.roster(args, { env: demoEnv(fixture.sandbox, clientId) });
 const send = (email: string, school: string, ...more: string[]) =>
   roster(['invite', 'send', '--email', email, '--school-id', school, ...sender, ...more]);
 
 const invitationPosts = () =>
-  sandbox.requests.filter((r) => r.method === 'POST' && r.path === '/v1/enrollment/invitations');
-const schoolReads = () => sandbox.requests.filter((r) => r.path.endsWith('/schools'));
+  fixture.sandbox.requests.filter((r) => r.method === 'POST' && r.path === '/v1/enrollment/invitations');
+const schoolReads = () => fixture.sandbox.requests.filter((r) => r.path.endsWith('/schools'));
 const sentSchool = (email: string) =>
   invitationPosts()
     .map((r) => JSON.parse(r.body) as { email: string; schoolId: string })
     .filter((b) => b.email === email)
     .map((b) => b.schoolId);
-const cacheDir = () => join(home, '.cache', 'roster', 'schools');
+const cacheDir = () => join(fixture.home, '.cache', 'roster', 'schools');
 const cacheFiles = () => readdirSync(cacheDir()).map((name) => join(cacheDir(), name));
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(() => sandbox.close());
-beforeEach(() => {
-  home = tempDir();
-  sandbox.requests.length = 0;
-});
 
 describe('--school-id resolution', () => {
   it('a name (any case, extra spaces) reaches the server as the school sourcedId', async () => {
@@ -99,13 +87,13 @@ describe('the schools cache', () => {
     expect(statSync(cacheDir()).mode & 0o777).toBe(0o700);
     expect(JSON.parse(readFileSync(file as string, 'utf8')).key).toEqual({
       profile: 'default',
-      baseUrl: sandbox.baseUrl,
+      baseUrl: fixture.sandbox.baseUrl,
       clientId: 'demo-allowed',
       oneroster: '1.1',
     });
 
     // Names and sourcedIds alike now resolve with no read at all.
-    sandbox.requests.length = 0;
+    fixture.sandbox.requests.length = 0;
     expect((await send('c2@example.org', 'birch elementary school')).code).toBe(0);
     expect((await send('c3@example.org', 'org-sch-3')).code).toBe(0);
     expect(schoolReads()).toHaveLength(0);
@@ -123,7 +111,7 @@ describe('the schools cache', () => {
     expect(cacheFiles()).toHaveLength(2);
 
     // --refresh-schools reads again.
-    sandbox.requests.length = 0;
+    fixture.sandbox.requests.length = 0;
     expect((await send('c5@example.org', 'org-sch-3', '--refresh-schools')).code).toBe(0);
     expect(schoolReads()).toHaveLength(1);
   });
@@ -133,7 +121,7 @@ describe('the schools cache', () => {
     const [file] = cacheFiles();
     const entry = JSON.parse(readFileSync(file as string, 'utf8'));
     writeFileSync(file as string, JSON.stringify({ ...entry, readAt: Date.now() - 25 * 3600_000 }));
-    sandbox.requests.length = 0;
+    fixture.sandbox.requests.length = 0;
     expect((await send('old2@example.org', 'org-sch-2')).code).toBe(0);
     expect(schoolReads()).toHaveLength(1);
   });
@@ -145,12 +133,12 @@ describe('the schools cache', () => {
     const entry = JSON.parse(readFileSync(file as string, 'utf8'));
     entry.schools = entry.schools.filter((s: { sourcedId: string }) => s.sourcedId !== 'org-sch-3');
     writeFileSync(file as string, JSON.stringify(entry));
-    sandbox.requests.length = 0;
+    fixture.sandbox.requests.length = 0;
     expect((await send('new2@example.org', 'Cedar Elementary School')).code).toBe(0);
     expect(schoolReads()).toHaveLength(1);
     expect(sentSchool('new2@example.org')).toEqual(['org-sch-3']);
     // An unknown one is refused after exactly one read.
-    sandbox.requests.length = 0;
+    fixture.sandbox.requests.length = 0;
     expect((await send('new3@example.org', 'Oak Elementary School')).code).toBe(2);
     expect(schoolReads()).toHaveLength(1);
   });
@@ -168,7 +156,7 @@ describe('the schools cache', () => {
         schools: [{ sourcedId: 'evil-1', name: 'Alder Elementary School', identifier: '', status: 'active' }],
       }),
     );
-    sandbox.requests.length = 0;
+    fixture.sandbox.requests.length = 0;
     expect((await send('p2@example.org', 'Alder Elementary School')).code).toBe(0);
     expect(sentSchool('p2@example.org')).toEqual(['org-sch-1']);
     expect(schoolReads()).toHaveLength(1);
@@ -179,7 +167,7 @@ describe('the schools cache', () => {
 
 describe('when the schools cannot be read', () => {
   it('a client the server refuses OneRoster reads: the value is sent as given, with a warning', async () => {
-    sandbox.injectFault({ match: (r) => r.path.endsWith('/schools'), status: 403, times: 1 });
+    fixture.sandbox.injectFault({ match: (r) => r.path.endsWith('/schools'), status: 403, times: 1 });
     const result = await send('noscope@example.org', 'sch-outside-oneroster');
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(
@@ -192,7 +180,7 @@ describe('when the schools cannot be read', () => {
 
 describe('a hostile schools list', () => {
   const hostile = () =>
-    sandbox.injectFault({
+    fixture.sandbox.injectFault({
       match: (r) => r.path.endsWith('/schools'),
       status: 200,
       body: {

@@ -2,26 +2,13 @@
 // process against the sandbox over HTTP.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { runCli } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/context.js';
-import { demoEnv } from '../helpers/sandbox.js';
+import { useSandbox } from '../helpers/sandbox.js';
 
-let sandbox: Sandbox;
-let home: string;
-const env = () => demoEnv(sandbox);
-const roster = (args: string[]) => runCli(args, home, { env: env() });
+const fixture = useSandbox();
+const { roster } = fixture;
 const sender = ['--sent-by-user-id', 'usr-42'];
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(() => sandbox.close());
-beforeEach(() => {
-  home = tempDir();
-  sandbox.requests.length = 0;
-});
 
 describe('invite send', () => {
   it('the body reaching the server has the spec names and JSON types; the token came from /ims/oneroster/v1p1/token', async () => {
@@ -46,7 +33,7 @@ describe('invite send', () => {
       stderr: '',
     });
     // The school id is checked against the district's schools first (then cached for a day).
-    const [token, schools, post] = sandbox.requests;
+    const [token, schools, post] = fixture.sandbox.requests;
     expect(token?.path).toBe('/v1/ims/oneroster/v1p1/token');
     expect(`${schools?.method} ${schools?.path}`).toBe('GET /v1/ims/oneroster/v1p1/schools');
     expect(post?.path).toBe('/v1/enrollment/invitations');
@@ -62,7 +49,7 @@ describe('invite send', () => {
       learningCenterId: 'lc-3',
       sentByUserId: 'usr-42',
     });
-    expect(sandbox.invitations().find((r) => r.email === 'e2e-body@example.org')?.tokenEndpoint).toBe(
+    expect(fixture.sandbox.invitations().find((r) => r.email === 'e2e-body@example.org')?.tokenEndpoint).toBe(
       '/ims/oneroster/v1p1/token',
     );
   });
@@ -93,7 +80,7 @@ describe('invite send', () => {
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain(message);
-    expect(sandbox.requests).toHaveLength(0);
+    expect(fixture.sandbox.requests).toHaveLength(0);
   });
 
   it('--dry-run sends nothing', async () => {
@@ -111,8 +98,8 @@ describe('invite send', () => {
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({
       method: 'POST',
-      url: `${sandbox.baseUrl}/enrollment/invitations`,
-      tokenEndpoint: `${sandbox.baseUrl}/ims/oneroster/v1p1/token`,
+      url: `${fixture.sandbox.baseUrl}/enrollment/invitations`,
+      tokenEndpoint: `${fixture.sandbox.baseUrl}/ims/oneroster/v1p1/token`,
       body: {
         email: 'dry@example.org',
         schoolId: 'org-sch-1',
@@ -122,12 +109,12 @@ describe('invite send', () => {
       },
     });
     // Reads only: a token and the district's schools (to check the school id); no invitation.
-    expect(sandbox.requests.filter((r) => r.path.endsWith('/invitations'))).toHaveLength(0);
-    expect(sandbox.requests.map((r) => r.path)).toEqual([
+    expect(fixture.sandbox.requests.filter((r) => r.path.endsWith('/invitations'))).toHaveLength(0);
+    expect(fixture.sandbox.requests.map((r) => r.path)).toEqual([
       '/v1/ims/oneroster/v1p1/token',
       '/v1/ims/oneroster/v1p1/schools',
     ]);
-    expect(sandbox.outbox.some((m) => m.to === 'dry@example.org')).toBe(false);
+    expect(fixture.sandbox.outbox.some((m) => m.to === 'dry@example.org')).toBe(false);
   });
 });
 
@@ -153,7 +140,8 @@ describe('invite list', () => {
       message: 'Invitation sent to round@example.org',
     });
     const body = JSON.parse(
-      sandbox.requests.find((r) => r.method === 'POST' && r.path.endsWith('/invitations'))?.body ?? '',
+      fixture.sandbox.requests.find((r) => r.method === 'POST' && r.path.endsWith('/invitations'))?.body ??
+        '',
     );
 
     const listed = await roster([
@@ -206,7 +194,7 @@ describe('invite send --file with bad rows', () => {
     );
     expect(result.stderr).toMatch(/Error: .*bad\.csv: 5 problems found \(listed above\); nothing was sent\./);
     expect(
-      sandbox.requests.filter((r) => !r.path.endsWith('/schools') && !r.path.endsWith('/token')),
+      fixture.sandbox.requests.filter((r) => !r.path.endsWith('/schools') && !r.path.endsWith('/token')),
     ).toEqual([]);
   });
 });

@@ -7,24 +7,16 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliResult, cliEnv, ROSTER_BIN, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
 import { startPty } from '../helpers/pty.js';
-import { demoClient, insecureLogin } from '../helpers/sandbox.js';
+import { demoClient, insecureLogin, useSandbox } from '../helpers/sandbox.js';
 
 const withKeychain = process.env.ROSTER_TEST_KEYCHAIN === '1';
 const ENTER = '\r';
 
-let sandbox: Sandbox;
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(() => sandbox.close());
-beforeEach(() => {
-  sandbox.requests.length = 0;
-});
+const fixture = useSandbox();
 
 /** An SSH shell: no session bus, no X display, no credentials in the environment. */
 const SSH = {
@@ -34,7 +26,16 @@ const SSH = {
   ROSTER_CLIENT_ID: undefined,
   ROSTER_CLIENT_SECRET: undefined,
 };
-const secret = () => demoClient(sandbox).clientSecret;
+const secret = () => demoClient(fixture.sandbox).clientSecret;
+/** `roster login` of the demo client with its secret on stdin, as a script runs it. */
+const scriptLogin = () => [
+  'login',
+  '--base-url',
+  fixture.sandbox.baseUrl,
+  '--client-id',
+  'demo-allowed',
+  '--client-secret-stdin',
+];
 const configDir = (home: string) => join(home, '.config', 'roster');
 const configOf = (home: string) => JSON.parse(readFileSync(join(configDir(home), 'config.json'), 'utf8'));
 const credentialsFile = (home: string) => join(configDir(home), 'credentials.json');
@@ -58,7 +59,7 @@ describe('login with no keychain, on a terminal', () => {
     );
     run.type(`y${ENTER}`);
     await run.waitFor('Base URL of the service');
-    run.type(`${sandbox.baseUrl}${ENTER}`);
+    run.type(`${fixture.sandbox.baseUrl}${ENTER}`);
     await run.waitFor('Client ID:');
     run.type(`demo-allowed${ENTER}`);
     await run.waitFor('Client secret:');
@@ -76,10 +77,10 @@ describe('login with no keychain, on a terminal', () => {
     });
     expect(readFileSync(join(configDir(home), 'config.json'), 'utf8')).not.toContain(secret());
 
-    sandbox.requests.length = 0;
+    fixture.sandbox.requests.length = 0;
     const token = await ssh(['token', '--refresh'], home);
     expect(token.code, token.stderr).toBe(0);
-    expect(sandbox.requests.map((r) => r.path)).toEqual(['/v1/oauth/token']);
+    expect(fixture.sandbox.requests.map((r) => r.path)).toEqual(['/v1/oauth/token']);
     const attendance = await ssh(['attendance', 'check'], home);
     expect(attendance.code, attendance.stderr).toBe(0);
   });
@@ -95,36 +96,27 @@ describe('login with no keychain, on a terminal', () => {
     expect(result.stdout).toContain('ROSTER_CLIENT_ID and ROSTER_CLIENT_SECRET');
     expect(result.stdout).not.toMatch(DBUS_TEXT);
     expect(result.stdout).not.toContain('Base URL of the service');
-    expect(sandbox.requests).toEqual([]);
+    expect(fixture.sandbox.requests).toEqual([]);
     expect(existsSync(configDir(home))).toBe(false);
   });
 });
 
 describe('login with no keychain, in a script', () => {
-  const args = () => [
-    'login',
-    '--base-url',
-    sandbox.baseUrl,
-    '--client-id',
-    'demo-allowed',
-    '--client-secret-stdin',
-  ];
-
   it('fails before any request, naming --insecure-storage and the environment variables: exit 4, no D-Bus text', async () => {
     const home = tempDir();
-    const result = await ssh(args(), home, secret());
+    const result = await ssh(scriptLogin(), home, secret());
     expect(result.code).toBe(4);
     expect(result.stderr).toBe(
       'Error: No system keychain can be reached in this session (no Secret Service, as is usual over SSH). ' +
         'Set ROSTER_CLIENT_ID and ROSTER_CLIENT_SECRET in the environment instead (nothing is stored), ' +
         'or run `roster login --insecure-storage` to keep the secret in a file readable only by you.\n',
     );
-    expect(sandbox.requests).toEqual([]);
+    expect(fixture.sandbox.requests).toEqual([]);
     expect(existsSync(configDir(home))).toBe(false);
   });
 
   it('--debug shows the D-Bus detail', async () => {
-    const result = await ssh([...args(), '--debug'], tempDir(), secret());
+    const result = await ssh([...scriptLogin(), '--debug'], tempDir(), secret());
     expect(result.code).toBe(4);
     expect(result.stderr).toMatch(/^\[debug\] keychain: reading a secret failed: .*DBus/m);
     expect(result.stderr).not.toContain(secret());
@@ -166,14 +158,16 @@ describe('not logged in: exit 4 for every command that needs credentials', () =>
     expect(result.code, result.stderr).toBe(4);
     expect(result.stderr).toMatch(/Run `roster login`/);
     expect(result.stderr).not.toMatch(DBUS_TEXT);
-    expect(sandbox.requests).toEqual([]);
+    expect(fixture.sandbox.requests).toEqual([]);
   });
 
   it.each(commands)('%s with a base URL but no credentials', async (_name, args) => {
-    const result = await runCli(args, tempDir(), { env: { ...SSH, ROSTER_BASE_URL: sandbox.baseUrl } });
+    const result = await runCli(args, tempDir(), {
+      env: { ...SSH, ROSTER_BASE_URL: fixture.sandbox.baseUrl },
+    });
     expect(result.code, result.stderr).toBe(4);
     expect(result.stderr).toMatch(/Run `roster login`, or set ROSTER_CLIENT_ID and ROSTER_CLIENT_SECRET/);
-    expect(sandbox.requests.filter((r) => r.path.endsWith('/token'))).toEqual([]);
+    expect(fixture.sandbox.requests.filter((r) => r.path.endsWith('/token'))).toEqual([]);
   });
 });
 
@@ -187,7 +181,7 @@ describe("the README's first session", () => {
       .replace(/\\\n\s*/g, ' ')
       .split('\n')
       .filter((line) => line.trim() && !line.startsWith('roster sandbox'))
-      .map((line) => line.replaceAll('http://127.0.0.1:4010/v1', sandbox.baseUrl));
+      .map((line) => line.replaceAll('http://127.0.0.1:4010/v1', fixture.sandbox.baseUrl));
     expect(lines.length).toBeGreaterThanOrEqual(3);
     const home = tempDir();
     const script = [
@@ -203,9 +197,9 @@ describe("the README's first session", () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('Token authentication works for attendance-daily');
     expect(result.stdout).toContain('Invitation sent to parent@example.org');
-    expect(sandbox.requests.some((r) => r.method === 'POST' && r.path === '/v1/enrollment/invitations')).toBe(
-      true,
-    );
+    expect(
+      fixture.sandbox.requests.some((r) => r.method === 'POST' && r.path === '/v1/enrollment/invitations'),
+    ).toBe(true);
     expect(existsSync(configDir(home))).toBe(false);
   });
 });
@@ -213,10 +207,10 @@ describe("the README's first session", () => {
 describe('login again on a profile that is logged in', () => {
   async function loggedIn(): Promise<string> {
     const home = tempDir();
-    const { args, input } = insecureLogin(sandbox);
+    const { args, input } = insecureLogin(fixture.sandbox);
     const first = await runCli(args, home, { input, env: SSH });
     expect(first.code, first.stderr).toBe(0);
-    sandbox.requests.length = 0;
+    fixture.sandbox.requests.length = 0;
     return home;
   }
 
@@ -224,7 +218,7 @@ describe('login again on a profile that is logged in', () => {
     const home = await loggedIn();
     const before = readFileSync(join(configDir(home), 'config.json'), 'utf8');
     const run = startPty(['login', '--insecure-storage'], home, SSH);
-    await run.waitFor(`Profile "default" is logged in to ${sandbox.baseUrl} as demo-allowed.`);
+    await run.waitFor(`Profile "default" is logged in to ${fixture.sandbox.baseUrl} as demo-allowed.`);
     await run.waitFor('Log in again and replace its base URL, client id and secret? (y/N)');
     run.type(`n${ENTER}`);
     const result = await run.done;
@@ -232,7 +226,7 @@ describe('login again on a profile that is logged in', () => {
     expect(result.stdout).toContain('Cancelled; nothing was saved.');
     expect(result.stdout).not.toContain('Client secret:');
     expect(readFileSync(join(configDir(home), 'config.json'), 'utf8')).toBe(before);
-    expect(sandbox.requests).toEqual([]);
+    expect(fixture.sandbox.requests).toEqual([]);
   });
 
   it('on a terminal, "yes" asks again with the saved values as defaults and says what it replaced', async () => {
@@ -240,28 +234,28 @@ describe('login again on a profile that is logged in', () => {
     const run = startPty(['login', '--insecure-storage'], home, SSH);
     await run.waitFor('Log in again and replace');
     run.type(`y${ENTER}`);
-    await run.waitFor(`Base URL of the service (including /v1): (${sandbox.baseUrl})`);
+    await run.waitFor(`Base URL of the service (including /v1): (${fixture.sandbox.baseUrl})`);
     run.type(ENTER);
     await run.waitFor('Client ID: (demo-allowed)');
     run.type(`demo-special${ENTER}`);
     await run.waitFor('Client secret:');
-    run.type(`${demoClient(sandbox, 'demo-special').clientSecret}${ENTER}`);
+    run.type(`${demoClient(fixture.sandbox, 'demo-special').clientSecret}${ENTER}`);
     const result = await run.done;
     expect(result.code, result.stdout).toBe(0);
-    expect(result.stdout).toContain(`Logged in to ${sandbox.baseUrl} as demo-special`);
-    expect(result.stdout).toContain(`It replaces the login to ${sandbox.baseUrl} as demo-allowed.`);
+    expect(result.stdout).toContain(`Logged in to ${fixture.sandbox.baseUrl} as demo-special`);
+    expect(result.stdout).toContain(`It replaces the login to ${fixture.sandbox.baseUrl} as demo-allowed.`);
     expect(configOf(home).profiles.default).toMatchObject({
-      baseUrl: sandbox.baseUrl,
+      baseUrl: fixture.sandbox.baseUrl,
       clientId: 'demo-special',
     });
   });
 
   it('in a script replaces it without asking, as gh auth login --with-token does, and says what it replaced', async () => {
     const home = await loggedIn();
-    const { args, input } = insecureLogin(sandbox, [], 'demo-special');
+    const { args, input } = insecureLogin(fixture.sandbox, [], 'demo-special');
     const result = await runCli(args, home, { input, env: SSH });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toContain(`It replaces the login to ${sandbox.baseUrl} as demo-allowed.`);
+    expect(result.stderr).toContain(`It replaces the login to ${fixture.sandbox.baseUrl} as demo-allowed.`);
     expect(configOf(home).profiles.default.clientId).toBe('demo-special');
   });
 });
@@ -272,11 +266,10 @@ describe.runIf(withKeychain)('a secret stored in the keychain, in a later shell 
     home = tempDir();
     // Logged in where the Secret Service is reachable (this test's session bus). The token login cached
     // is removed: the later runs must need the secret itself.
-    const login = await runCli(
-      ['login', '--base-url', sandbox.baseUrl, '--client-id', 'demo-allowed', '--client-secret-stdin'],
-      home,
-      { input: secret(), env: { ROSTER_CLIENT_ID: undefined, ROSTER_CLIENT_SECRET: undefined } },
-    );
+    const login = await runCli(scriptLogin(), home, {
+      input: secret(),
+      env: { ROSTER_CLIENT_ID: undefined, ROSTER_CLIENT_SECRET: undefined },
+    });
     expect(login.code, login.stderr).toBe(0);
     expect(configOf(home).profiles.default.secretStorage).toBe('keychain');
     rmSync(join(home, '.cache', 'roster', 'tokens'), { recursive: true, force: true });
@@ -309,7 +302,7 @@ describe.runIf(withKeychain)('a secret stored in the keychain, in a later shell 
   it('a command that needs a token says the same, before any request: exit 4', async () => {
     const result = await ssh(['token', '--refresh'], home);
     says(result);
-    expect(sandbox.requests).toEqual([]);
+    expect(fixture.sandbox.requests).toEqual([]);
   });
 
   it('--debug adds the D-Bus detail', async () => {
@@ -334,6 +327,6 @@ describe.runIf(withKeychain)('a secret stored in the keychain, in a later shell 
       const result = await ssh(args, home);
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(4);
     }
-    expect(sandbox.requests).toEqual([]);
+    expect(fixture.sandbox.requests).toEqual([]);
   });
 });

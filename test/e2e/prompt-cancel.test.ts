@@ -1,38 +1,25 @@
 // Leaving a question on a real terminal (a pseudo-terminal): Ctrl-C or Esc at any prompt, or "no" at a
 // send confirmation, prints what was not done and exits 130, and nothing reached the server or the disk.
 // And everything that can be checked is checked before the first question: no answer is wasted.
-import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { tempDir } from '../helpers/context.js';
+import { describe, expect, it } from 'vitest';
 import { startPty } from '../helpers/pty.js';
-import { demoEnv } from '../helpers/sandbox.js';
+import { demoEnv, useSandbox } from '../helpers/sandbox.js';
 
 const CTRL_C = '\u0003';
 const ESC = '\u001b';
 const ENTER = '\r';
 
-let sandbox: Sandbox;
-let home: string;
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(() => sandbox.close());
-beforeEach(() => {
-  home = tempDir();
-  sandbox.requests.length = 0;
-});
-afterEach(() => rmSync(home, { recursive: true, force: true }));
+const fixture = useSandbox();
 
 const invitationPosts = () =>
-  sandbox.requests.filter((r) => r.method === 'POST' && r.path === '/v1/enrollment/invitations');
-const configDir = () => join(home, '.config', 'roster');
-const stateDir = () => join(home, '.local', 'state', 'roster');
+  fixture.sandbox.requests.filter((r) => r.method === 'POST' && r.path === '/v1/enrollment/invitations');
+const configDir = () => join(fixture.home, '.config', 'roster');
+const stateDir = () => join(fixture.home, '.local', 'state', 'roster');
 
 function csv(rows: string[]): string {
-  const path = join(home, 'families.csv');
+  const path = join(fixture.home, 'families.csv');
   writeFileSync(path, `email,schoolId,studentCount\n${rows.join('\n')}\n`);
   return path;
 }
@@ -45,7 +32,7 @@ describe('cancelling a question: exit 130, "Cancelled; …", nothing sent or sav
     ['Ctrl-C', CTRL_C],
     ['Esc', ESC],
   ])('login, %s at the first question: nothing saved, nothing asked of the server', async (_, key) => {
-    const run = startPty(['login', '--insecure-storage'], home);
+    const run = startPty(['login', '--insecure-storage'], fixture.home);
     await run.waitFor('Base URL of the service');
     run.type(key);
     await run.waitFor('Cancelled; nothing was saved.');
@@ -54,16 +41,16 @@ describe('cancelling a question: exit 130, "Cancelled; …", nothing sent or sav
     expect(result.stdout).not.toContain('Error');
     expect(result.stdout).not.toContain('force closed');
     expect(existsSync(configDir())).toBe(false);
-    expect(sandbox.requests).toEqual([]);
+    expect(fixture.sandbox.requests).toEqual([]);
   });
 
   it.each([
     ['Ctrl-C', CTRL_C],
     ['Esc', ESC],
   ])('login, %s at the secret after the URL and id were typed: nothing saved or sent', async (_, key) => {
-    const run = startPty(['login', '--insecure-storage'], home);
+    const run = startPty(['login', '--insecure-storage'], fixture.home);
     await run.waitFor('Base URL of the service');
-    run.type(`${sandbox.baseUrl}${ENTER}`);
+    run.type(`${fixture.sandbox.baseUrl}${ENTER}`);
     await run.waitFor('Client ID:');
     run.type(`demo-allowed${ENTER}`);
     await run.waitFor('Client secret:');
@@ -71,7 +58,7 @@ describe('cancelling a question: exit 130, "Cancelled; …", nothing sent or sav
     await run.waitFor('Cancelled; nothing was saved.');
     expect((await run.done).code).toBe(130);
     expect(existsSync(configDir())).toBe(false);
-    expect(sandbox.requests).toEqual([]);
+    expect(fixture.sandbox.requests).toEqual([]);
   });
 
   it.each([
@@ -80,8 +67,8 @@ describe('cancelling a question: exit 130, "Cancelled; …", nothing sent or sav
   ])('invite send, %s at the e-mail question: nothing sent', async (_, key) => {
     const run = startPty(
       ['invite', 'send', '--school-id', 'org-sch-1', '--sent-by-user-id', 'usr-1'],
-      home,
-      demoEnv(sandbox),
+      fixture.home,
+      demoEnv(fixture.sandbox),
     );
     await run.waitFor('E-mail address of the parent or guardian');
     run.type(`parent@exa${key}`);
@@ -96,8 +83,8 @@ describe('cancelling a question: exit 130, "Cancelled; …", nothing sent or sav
   ])('invite send, %s at the school picker: nothing sent', async (_, key) => {
     const run = startPty(
       ['invite', 'send', '--email', 'picker@example.org', '--sent-by-user-id', 'usr-1'],
-      home,
-      demoEnv(sandbox),
+      fixture.home,
+      demoEnv(fixture.sandbox),
     );
     await run.waitFor('School (type to search by name, identifier or sourcedId)');
     await run.waitFor('Alder Elementary School');
@@ -128,8 +115,8 @@ describe('cancelling a question: exit 130, "Cancelled; …", nothing sent or sav
         '--sent-by-user-id',
         'usr-1',
       ],
-      home,
-      demoEnv(sandbox),
+      fixture.home,
+      demoEnv(fixture.sandbox),
     );
     await run.waitFor('Send it to confirm@example.org?');
     run.type(key);
@@ -149,8 +136,8 @@ describe('cancelling a question: exit 130, "Cancelled; …", nothing sent or sav
     const file = csv(['a@example.org,org-sch-1,1', 'b@example.org,org-sch-2,2']);
     const run = startPty(
       ['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1'],
-      home,
-      demoEnv(sandbox),
+      fixture.home,
+      demoEnv(fixture.sandbox),
     );
     await run.waitFor('Send 2 invitations?');
     run.type(key);
@@ -164,29 +151,29 @@ describe('checked before the first question', () => {
   it('a bad --student-count is a usage error before the e-mail is asked for', async () => {
     const run = startPty(
       ['invite', 'send', '--student-count', 'two', '--sent-by-user-id', 'usr-1'],
-      home,
-      demoEnv(sandbox),
+      fixture.home,
+      demoEnv(fixture.sandbox),
     );
     const result = await run.done;
     expect(result.code).toBe(2);
     expect(result.stdout).toContain('--student-count must be a positive whole number (got "two")');
     expect(result.stdout).not.toContain('E-mail address');
-    expect(sandbox.requests).toEqual([]);
+    expect(fixture.sandbox.requests).toEqual([]);
   });
 
   it('no client credentials: said before the school is asked for, nothing asked of the server', async () => {
     const run = startPty(
       ['invite', 'send', '--email', 'nocreds@example.org', '--sent-by-user-id', 'usr-1'],
-      home,
+      fixture.home,
       {
-        ROSTER_BASE_URL: sandbox.baseUrl,
+        ROSTER_BASE_URL: fixture.sandbox.baseUrl,
       },
     );
     const result = await run.done;
     expect(result.code).toBe(4);
     expect(result.stdout).toContain('No client credentials');
     expect(result.stdout).not.toContain('School (type');
-    expect(sandbox.requests).toEqual([]);
+    expect(fixture.sandbox.requests).toEqual([]);
   });
 
   it('no client credentials with every value given: said before the confirmation (not after a "yes")', async () => {
@@ -201,27 +188,27 @@ describe('checked before the first question', () => {
         '--sent-by-user-id',
         'usr-1',
       ],
-      home,
-      { ROSTER_BASE_URL: sandbox.baseUrl },
+      fixture.home,
+      { ROSTER_BASE_URL: fixture.sandbox.baseUrl },
     );
     const result = await run.done;
     expect(result.code).toBe(4);
     expect(result.stdout).toContain('No client credentials');
     expect(result.stdout).not.toContain('Send it to');
-    expect(sandbox.requests).toEqual([]);
+    expect(fixture.sandbox.requests).toEqual([]);
   });
 
   it('--file without client credentials: said before the confirmation, the schools not read without them', async () => {
     const file = csv(['a@example.org,org-sch-1,1']);
-    const run = startPty(['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1'], home, {
-      ROSTER_BASE_URL: sandbox.baseUrl,
+    const run = startPty(['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1'], fixture.home, {
+      ROSTER_BASE_URL: fixture.sandbox.baseUrl,
     });
     const result = await run.done;
     expect(result.code).toBe(4);
     expect(result.stdout).toContain('No client credentials');
     expect(result.stdout).not.toContain('Send 1 invitation?');
     expect(result.stdout).not.toContain('could not read');
-    expect(sandbox.requests).toEqual([]);
+    expect(fixture.sandbox.requests).toEqual([]);
   });
 
   it('credentials the server refuses: said before the confirmation', async () => {
@@ -236,8 +223,8 @@ describe('checked before the first question', () => {
         '--sent-by-user-id',
         'usr-1',
       ],
-      home,
-      demoEnv(sandbox, 'demo-allowed', { ROSTER_CLIENT_SECRET: 'not-the-secret' }),
+      fixture.home,
+      demoEnv(fixture.sandbox, 'demo-allowed', { ROSTER_CLIENT_SECRET: 'not-the-secret' }),
     );
     const result = await run.done;
     expect(result.code).toBe(4);
@@ -249,8 +236,8 @@ describe('checked before the first question', () => {
     const file = csv(['a@example.org,org-sch-1,1', 'not-an-address,org-sch-1,1']);
     const bad = await startPty(
       ['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1'],
-      home,
-      demoEnv(sandbox),
+      fixture.home,
+      demoEnv(fixture.sandbox),
     ).done;
     expect(bad.code).toBe(2);
     expect(bad.stdout).toContain('line 3');
@@ -266,8 +253,8 @@ describe('checked before the first question', () => {
         '--sent-by-user-id',
         'usr-1',
       ],
-      home,
-      demoEnv(sandbox),
+      fixture.home,
+      demoEnv(fixture.sandbox),
     ).done;
     expect(flag.code).toBe(2);
     expect(flag.stdout).not.toContain('Send 1 invitation');

@@ -2,27 +2,14 @@
 // --school` take a school's sourcedId, name or identifier as `invite send` and `invite plan` do, resolved
 // against the district's schools (OneRoster 1.1 and 1.2). The built CLI against the sandbox, and what
 // reached it.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { runCli } from '../helpers/cli.js';
-import { tempDir } from '../helpers/context.js';
-import { demoEnv } from '../helpers/sandbox.js';
+import { describe, expect, it } from 'vitest';
+import { useSandbox } from '../helpers/sandbox.js';
 
-let sandbox: Sandbox;
-let home: string;
-const roster = (args: string[]) => runCli(args, home, { env: demoEnv(sandbox) });
-const paths = () => sandbox.requests.map((r) => r.path);
+const fixture = useSandbox();
+const { roster } = fixture;
+const paths = () => fixture.sandbox.requests.map((r) => r.path);
 const invitationReads = () =>
-  sandbox.requests.filter((r) => r.method === 'GET' && r.path === '/v1/enrollment/invitations');
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(() => sandbox.close());
-beforeEach(() => {
-  home = tempDir();
-  sandbox.requests.length = 0;
-});
+  fixture.sandbox.requests.filter((r) => r.method === 'GET' && r.path === '/v1/enrollment/invitations');
 
 describe('invite list --school-id', () => {
   it('a name lists the invitations sent to that school (its sourcedId reached the server)', async () => {
@@ -37,7 +24,7 @@ describe('invite list --school-id', () => {
       'usr-42',
     ]);
     expect(sent.code).toBe(0);
-    sandbox.requests.length = 0;
+    fixture.sandbox.requests.length = 0;
     const listed = await roster(['invite', 'list', '--school-id', 'dogwood middle school', '--json']);
     expect(listed.code).toBe(0);
     expect(listed.stderr).toBe(
@@ -86,7 +73,7 @@ describe.each(['1.1', '1.2'])('roster <collection> --school (OneRoster %s)', (ve
   it('a name reads below the school sourcedId, the same records as the sourcedId gives', async () => {
     const byId = await read(['students', '--school', 'org-sch-2', '--limit', '5', '--json']);
     expect(byId.code).toBe(0);
-    sandbox.requests.length = 0;
+    fixture.sandbox.requests.length = 0;
     const byName = await read(['students', '--school', 'Birch Elementary School', '--limit', '5', '--json']);
     expect(byName.code).toBe(0);
     expect(byName.stderr).toBe(

@@ -1,7 +1,15 @@
 // The sandbox's demo clients as tests use them: one place that knows how to point the CLI at a sandbox.
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DemoClient, Sandbox } from '../../src/sandbox/server.js';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import {
+  type DemoClient,
+  type Sandbox,
+  type SandboxOptions,
+  startSandbox,
+} from '../../src/sandbox/server.js';
 import { writeSchoolsCache } from '../../src/schools/cache.js';
+import { type CliOptions, type CliResult, runCli } from './cli.js';
 import { tempDir } from './context.js';
 
 export function demoClient(sandbox: Sandbox, clientId = 'demo-allowed'): DemoClient {
@@ -22,6 +30,48 @@ export function demoEnv(
     ROSTER_CLIENT_SECRET: demoClient(sandbox, clientId).clientSecret,
     ...extra,
   };
+}
+
+export interface SandboxedTests {
+  /** The file's sandbox (from its beforeAll on). */
+  readonly sandbox: Sandbox;
+  /** The running test's own HOME, removed after it. */
+  readonly home: string;
+  /** Runs the built CLI in the test's HOME with the demo client's credentials in its environment. */
+  roster(args: string[], options?: CliOptions): Promise<CliResult>;
+}
+
+/**
+ * One sandbox for a test file (started before its tests, closed after them), and for each test a fresh HOME
+ * and an empty request log, so a test asserts only the requests its own runs made.
+ */
+export function useSandbox(options: SandboxOptions = {}): SandboxedTests {
+  let sandbox: Sandbox | undefined;
+  let home: string | undefined;
+  beforeAll(async () => {
+    sandbox = await startSandbox(options);
+  });
+  afterAll(() => sandbox?.close());
+  beforeEach(() => {
+    home = tempDir();
+    tests.sandbox.requests.length = 0;
+  });
+  afterEach(() => {
+    if (home) rmSync(home, { recursive: true, force: true });
+  });
+  const tests: SandboxedTests = {
+    get sandbox() {
+      if (!sandbox) throw new Error('the sandbox starts in beforeAll: use it inside a hook or a test');
+      return sandbox;
+    },
+    get home() {
+      if (!home) throw new Error('the HOME is made in beforeEach: use it inside a test');
+      return home;
+    },
+    roster: (args, cli = {}) =>
+      runCli(args, tests.home, { ...cli, env: { ...demoEnv(tests.sandbox), ...cli.env } }),
+  };
+  return tests;
 }
 
 /** `roster login` of a demo client into the opt-in credentials file (no keychain needed), its secret on stdin. */
