@@ -5,20 +5,20 @@ import { printTable } from '../output/render.js';
 import type { AuditResult, Finding, SchoolFigures } from './audit.js';
 import { examplesOf, percent, share } from './output.js';
 
-export async function printReport(ctx: Context, result: AuditResult): Promise<void> {
-  await printTable<Finding>(
+export function printReport(ctx: Context, result: AuditResult): void {
+  printTable<Finding>(
     ctx,
     [
       { header: 'check', value: (f) => f.check },
       { header: 'severity', value: (f) => f.severity },
       { header: 'count', value: (f) => f.count },
-      { header: 'first examples', value: (f) => examplesOf(f) },
+      { header: 'first examples', value: (f) => examplesOf(f), shrink: 'end' },
     ],
     result.findings,
   );
   if (result.schools.length === 0) return;
   ctx.io.stdout.write('\n');
-  await printTable<SchoolFigures>(
+  printTable<SchoolFigures>(
     ctx,
     [
       { header: 'school', value: (s) => `${s.name} (${s.sourcedId})` },

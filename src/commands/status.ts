@@ -5,6 +5,7 @@ import { profileAccount, storeFor } from '../auth/credentials.js';
 import type { Context } from '../context.js';
 import { AuthError, RosterError } from '../errors.js';
 import { printFields, printJson } from '../output/render.js';
+import { localTime } from '../output/time.js';
 import { Session } from '../session.js';
 import type { Settings } from '../settings.js';
 import { examples, loadSettings } from './common.js';
@@ -76,7 +77,7 @@ export function register(program: Command, ctx: Context): void {
           ['Client auth', report.clientAuth],
           ['OneRoster', report.oneroster],
           ['Secret from', report.secretSource],
-          ['Token', describeToken(report, ctx.now())],
+          ['Token', describeToken(report, ctx.now(), ctx.io.stdoutIsTTY)],
         ]);
       if (report.secretSource === 'none') {
         throw new AuthError(
@@ -93,10 +94,12 @@ export function register(program: Command, ctx: Context): void {
   ]);
 }
 
-function describeToken(report: StatusReport, now: number): string {
+/** On a terminal the expiry is local time with its zone; a pipe keeps ISO 8601 UTC, as --json does. */
+function describeToken(report: StatusReport, now: number, terminal: boolean): string {
   if (!report.token.expiresAt) return 'none cached';
   const minutes = Math.round((Date.parse(report.token.expiresAt) - now) / 60_000);
+  const at = terminal ? localTime(report.token.expiresAt) : report.token.expiresAt;
   return report.token.valid
-    ? `valid until ${report.token.expiresAt} (${minutes} min left; from ${report.token.endpoint})`
-    : `expired at ${report.token.expiresAt}`;
+    ? `valid until ${at} (${minutes} min left; from ${report.token.endpoint})`
+    : `expired at ${at}`;
 }

@@ -4,11 +4,13 @@ import type { Context } from '../context.js';
 import { writeWithBackpressure } from '../io.js';
 import { displayText, jsonText } from './safe-text.js';
 import { colours } from './style.js';
-import { contentWidths, fitWidths } from './widths.js';
+import { type TableColumn, tableLine, tableWidths } from './table.js';
+import { localIfInstant } from './time.js';
 
-export interface Column<Row> {
-  header: string;
+export interface Column<Row> extends TableColumn {
   value: (row: Row) => unknown;
+  /** Terminal styling of the cell, wrapped around its text once it is made safe and cut to width. */
+  style?: (text: string, row: Row) => string;
 }
 
 export function printJson(ctx: Context, value: unknown): void {
@@ -24,32 +26,55 @@ export function printDone(ctx: Context, text: string): void {
   ctx.io.stdout.write(`${colours(ctx.color).green('✓')} ${displayText(text)}\n`);
 }
 
-/** A table on a terminal; tab-separated with a header row when stdout is a pipe. */
-export async function printTable<Row>(ctx: Context, columns: Column<Row>[], rows: Row[]): Promise<void> {
-  const cells = rows.map((row) => columns.map((c) => cellText(c.value(row))));
-  if (!ctx.io.stdoutIsTTY) {
-    const lines = [columns.map((c) => displayText(c.header)), ...cells].map((line) => line.join('\t'));
-    ctx.io.stdout.write(`${lines.join('\n')}\n`);
-    return;
-  }
-  const { default: Table } = await import('cli-table3');
-  const content = contentWidths(
-    columns.map((c) => c.header),
-    cells,
+/**
+ * A table on a terminal (the one layout, see table.ts: instants in local time, header in bold when colour is
+ * on); tab-separated with a header row when stdout is a pipe, values as they came.
+ */
+export function printTable<Row>(ctx: Context, columns: Column<Row>[], rows: Row[]): void {
+  ctx.io.stdout.write(
+    ctx.io.stdoutIsTTY
+      ? tableText(columns, rows, { width: ctx.io.columns, color: ctx.color })
+      : tsvText(columns, rows),
   );
-  // cli-table3 counts one space of padding each side inside colWidths, plus one border per column and one.
-  const width = fitWidths(content, ctx.io.columns - (columns.length + 1) - 2 * columns.length).map(
-    (w) => w + 2,
-  );
-  const table = new Table({
-    head: columns.map((c) => c.header),
-    colWidths: width,
-    wordWrap: false,
-    truncate: '…',
-    style: { head: ctx.color ? ['bold'] : [], border: ctx.color ? ['grey'] : [] },
+}
+
+function tsvText<Row>(columns: Column<Row>[], rows: Row[]): string {
+  const lines = [columns.map((c) => displayText(c.header))];
+  for (const row of rows) lines.push(columns.map((c) => cellText(c.value(row))));
+  return `${lines.map((line) => line.join('\t')).join('\n')}\n`;
+}
+
+/** The table as a terminal shows it, for a terminal `width` characters wide. */
+export function tableText<Row>(
+  columns: Column<Row>[],
+  rows: Row[],
+  { width, color }: { width: number; color: boolean },
+): string {
+  const headers = columns.map((c) => ({ ...c, header: displayText(c.header) }));
+  const cells = rows.map((row) => columns.map((c) => terminalCell(c.value(row))));
+  const widths = tableWidths(headers, cells, width);
+  const c = colours(color);
+  const lines = [
+    c.bold(
+      tableLine(
+        headers,
+        headers.map((h) => h.header),
+        widths,
+      ),
+    ),
+  ];
+  rows.forEach((row, r) => {
+    const paint = columns.map((column) =>
+      column.style && color ? (text: string) => column.style?.(text, row) ?? text : undefined,
+    );
+    lines.push(tableLine(headers, cells[r] ?? [], widths, paint));
   });
-  for (const row of cells) table.push(row);
-  ctx.io.stdout.write(`${table.toString()}\n`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** A cell on a terminal: safe text, and an ISO instant in local time. */
+export function terminalCell(value: unknown): string {
+  return typeof value === 'string' ? cellText(localIfInstant(value)) : cellText(value);
 }
 
 /** Label/value lines, aligned: for single records such as `roster status`. */

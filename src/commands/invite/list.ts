@@ -11,6 +11,7 @@ import { writeWithBackpressure } from '../../io.js';
 import { createRecordWriter } from '../../output/record-stream.js';
 import { type Column, cellText, printJson, printTable } from '../../output/render.js';
 import { jsonText } from '../../output/safe-text.js';
+import { fieldShrink } from '../../output/table.js';
 import type { Session } from '../../session.js';
 import { hiddenCharacter, parseCount, printable } from '../../values.js';
 import { examples, openSession, repeatable } from '../common.js';
@@ -88,7 +89,11 @@ export async function run(
 export function columnsOf(records: unknown[]): Column<unknown>[] {
   if (!records.every(isRecord)) return [{ header: 'value', value: (r) => r }];
   const names = [...new Set(records.flatMap((r) => Object.keys(r)))];
-  return names.map((name) => ({ header: name, value: (r) => (r as Record<string, unknown>)[name] }));
+  return names.map((name) => ({
+    header: name,
+    value: (r) => (r as Record<string, unknown>)[name],
+    shrink: fieldShrink(name),
+  }));
 }
 
 export function register(invite: Command, ctx: Context): void {
@@ -125,7 +130,7 @@ export function register(invite: Command, ctx: Context): void {
         const columns = columnsOf(rows).filter(
           (c) => !ctx.io.stdoutIsTTY || rows.some((r) => cellText(c.value(r)) !== ''),
         );
-        await printTable(ctx, columns, rows);
+        printTable(ctx, columns, rows);
       }
       const meta = last.meta;
       if (
