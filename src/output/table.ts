@@ -21,15 +21,26 @@ export const GAP = 2;
 /** A shrinkable column is cut to no fewer characters than this (or its content, if shorter). */
 const MIN_SHRUNK = 8;
 
+const ASCII = /^[\x20-\x7e]*$/;
+/**
+ * Characters as a terminal counts them, one per code point (an emoji's surrogate pair is one). East Asian
+ * wide characters take two columns and are still counted as one: string-width would know, but it is not
+ * a dependency of roster's own.
+ */
+export const textWidth = (text: string): number => (ASCII.test(text) ? text.length : [...text].length);
+/** The first `n` characters, never half a surrogate pair. */
+const head = (text: string, n: number) =>
+  ASCII.test(text) ? text.slice(0, n) : [...text].slice(0, n).join('');
+
 /**
  * The widest cell of each column, header included. A loop, not Math.max(...cells): a page of a server's
  * records may hold hundreds of thousands of rows, more arguments than the call stack takes.
  */
 export function contentWidths(headers: readonly string[], rows: readonly (readonly string[])[]): number[] {
-  const widths = headers.map((h) => h.length);
+  const widths = headers.map(textWidth);
   for (const row of rows) {
     for (let i = 0; i < widths.length; i++) {
-      const length = (row[i] ?? '').length;
+      const length = textWidth(row[i] ?? '');
       if (length > (widths[i] ?? 0)) widths[i] = length;
     }
   }
@@ -81,7 +92,7 @@ function origin(text: string): string | undefined {
 
 /** The cell cut to `width` (or less) with …: a URL keeps its origin and the end of its path (…/v1). */
 export function cutCell(text: string, width: number, shrink?: Shrink): string {
-  if (text.length <= width || !shrink) return text;
+  if (!shrink || textWidth(text) <= width) return text;
   const start = shrink === 'url' ? origin(text) : undefined;
   if (start && width > start.length + 1) {
     // The end of the path names the version (/v1, /v1p2): kept, from a /, when one is in reach.
@@ -90,7 +101,7 @@ export function cutCell(text: string, width: number, shrink?: Shrink): string {
     return `${start}…${slash >= 0 ? tail.slice(slash) : ''}`;
   }
   if (start) return `${start}…`;
-  return `${text.slice(0, Math.max(0, width - 1))}…`;
+  return `${head(text, Math.max(0, width - 1))}…`;
 }
 
 export type Paint = (text: string) => string;
@@ -108,10 +119,10 @@ export function tableLine(
   const last = cells.length - 1;
   return cells
     .map((cell, i) => {
-      const width = widths[i] ?? cell.length;
+      const width = widths[i] ?? textWidth(cell);
       const cut = cutCell(cell, width, columns[i]?.shrink);
       const styled = paint[i]?.(cut) ?? cut;
-      return i === last ? styled : styled + ' '.repeat(Math.max(0, width - cut.length));
+      return i === last ? styled : styled + ' '.repeat(Math.max(0, width - textWidth(cut)));
     })
     .join(' '.repeat(GAP))
     .trimEnd();

@@ -65,6 +65,9 @@ describe('the table layout', () => {
     expect(tableWidths([{ header: 'BASE URL', shrink: 'url' }], [[url]], 20)).toEqual([46]);
     expect(cutCell('(not set)', 5, 'url')).toBe('(not…');
     expect(cutCell('short', 10, 'end')).toBe('short');
+    // Counted and cut by character: an emoji is not split into half a surrogate pair.
+    expect(cutCell('Zoë 😀😀😀😀', 6, 'end')).toBe('Zoë 😀…');
+    expect(tableWidths([{ header: 'n' }], [['Zoë 😀']], 80)).toEqual([5]);
   });
 
   it('knows which record fields identify', () => {
