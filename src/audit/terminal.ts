@@ -5,8 +5,8 @@ import { printTable } from '../output/render.js';
 import type { AuditResult, Finding, SchoolFigures } from './audit.js';
 import { examplesOf, percent, share } from './output.js';
 
-export function printReport(ctx: Context, result: AuditResult): void {
-  printTable<Finding>(
+export async function printReport(ctx: Context, result: AuditResult): Promise<void> {
+  await printTable<Finding>(
     ctx,
     [
       { header: 'check', value: (f) => f.check },
@@ -18,7 +18,7 @@ export function printReport(ctx: Context, result: AuditResult): void {
   );
   if (result.schools.length === 0) return;
   ctx.io.stdout.write('\n');
-  printTable<SchoolFigures>(
+  await printTable<SchoolFigures>(
     ctx,
     [
       { header: 'school', value: (s) => `${s.name} (${s.sourcedId})` },

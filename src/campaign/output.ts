@@ -117,7 +117,11 @@ export function crowdedWarning(plan: Plan, max: number, shown = 20): string | un
  * The first rows of the plan as a table for the terminal (the one table layout); the school column only
  * when the plan spans several. The names give way to a narrow terminal, never an address or a school id.
  */
-export function previewTable(plan: Plan, terminal: { width: number; color: boolean }, rows = 15): string {
+export async function previewTable(
+  plan: Plan,
+  terminal: { width: number; color: boolean },
+  rows = 15,
+): Promise<string> {
   type Invitation = Plan['invitations'][number];
   const names = (people: { name: string; sourcedId: string }[]) =>
     people.map((p) => p.name || p.sourcedId).join('; ');
@@ -129,5 +133,5 @@ export function previewTable(plan: Plan, terminal: { width: number; color: boole
     { header: 'children', value: (i) => names(i.students), shrink: 'end' },
   ];
   const more = plan.invitations.length - rows;
-  return `${tableText(columns, plan.invitations.slice(0, rows), terminal)}${more > 0 ? `… and ${more} more\n` : ''}`;
+  return `${await tableText(columns, plan.invitations.slice(0, rows), terminal)}${more > 0 ? `… and ${more} more\n` : ''}`;
 }

@@ -57,7 +57,7 @@ export function register(program: Command, ctx: Context): void {
       ]);
       const report = await runDoctor(settings, ctx, { only: options.only, skip: options.skip });
       if (options.json) printJson(ctx, report);
-      else printReport(ctx, report);
+      else await printReport(ctx, report);
       if (report.exitCode === 0) {
         if (!options.json) ctx.log.info(summary(report));
         return;

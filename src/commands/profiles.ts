@@ -85,7 +85,7 @@ export function register(program: Command, ctx: Context): void {
         return;
       }
       const c = colours(ctx.color);
-      printTable(
+      await printTable(
         ctx,
         [
           { header: ctx.io.stdoutIsTTY ? '' : 'ACTIVE', value: (p: ProfileRow) => (p.active ? '*' : '') },

@@ -5,9 +5,9 @@ import { cellText, printTable } from '../output/render.js';
 import { colours } from '../output/style.js';
 import type { CheckResult, DoctorReport } from './run.js';
 
-export function printReport(ctx: Context, report: DoctorReport): void {
+export async function printReport(ctx: Context, report: DoctorReport): Promise<void> {
   if (!ctx.io.stdoutIsTTY) {
-    printTable(
+    await printTable(
       ctx,
       [
         { header: 'STATUS', value: (c: CheckResult) => c.status },

@@ -16,7 +16,7 @@ import { writeWithBackpressure } from '../io.js';
 import { csvLine, formulaSafe } from './csv.js';
 import { displayLines, displayText, jsonText } from './safe-text.js';
 import { colours } from './style.js';
-import { type Shrink, type TableColumn, tableLine, tableWidths } from './table.js';
+import { layoutTable, type Shrink, type TableColumn, type TableLayout } from './table.js';
 import { localIfInstant } from './time.js';
 
 export type RecordFormat = 'json' | 'ndjson' | 'csv' | 'tsv' | 'table';
@@ -114,18 +114,12 @@ function lineWriter(
 function tableWriter(ctx: Context, write: Write, columns: RecordColumn[]): RecordWriter {
   const bold = colours(ctx.color).bold;
   const layout: TableColumn[] = columns.map((c) => ({ header: displayText(c.header), shrink: c.shrink }));
-  let widths: number[] | undefined;
-  const line = (cells: string[]) => `${tableLine(layout, cells, widths ?? [])}\n`;
-  const start = (rows: string[][]) => {
-    widths = tableWidths(layout, rows, ctx.io.columns);
-    return `${bold(
-      tableLine(
-        layout,
-        layout.map((c) => c.header),
-        widths,
-      ),
-    )}\n`;
+  let table: TableLayout | undefined;
+  const start = async (rows: string[][]) => {
+    table = await layoutTable(layout, rows, ctx.io.columns);
+    return `${bold(table.header)}\n`;
   };
+  const text = (lines: string[]) => lines.map((line) => `${line}\n`).join('');
   return {
     async writePage(records) {
       const rows = records.map((r) =>
@@ -138,9 +132,11 @@ function tableWriter(ctx: Context, write: Write, columns: RecordColumn[]): Recor
           ),
         ),
       );
-      const head = widths ? '' : start(rows);
-      await write(head + rows.map(line).join(''));
+      const head = table ? '' : await start(rows);
+      await write(head + text((table as TableLayout).lines(rows)));
     },
-    end: () => (widths ? done : write(start([]))),
+    end: async () => {
+      if (!table) await write(await start([]));
+    },
   };
 }

@@ -4,12 +4,12 @@ import type { Context } from '../context.js';
 import { writeWithBackpressure } from '../io.js';
 import { displayText, jsonText } from './safe-text.js';
 import { colours } from './style.js';
-import { type TableColumn, tableLine, tableWidths } from './table.js';
+import { layoutTable, type TableColumn } from './table.js';
 import { localIfInstant } from './time.js';
 
 export interface Column<Row> extends TableColumn {
   value: (row: Row) => unknown;
-  /** Terminal styling of the cell, wrapped around its text once it is made safe and cut to width. */
+  /** Terminal styling of the cell, wrapped around its text once it is made safe (cli-table3 then cuts it). */
   style?: (text: string, row: Row) => string;
 }
 
@@ -30,10 +30,10 @@ export function printDone(ctx: Context, text: string): void {
  * A table on a terminal (the one layout, see table.ts: instants in local time, header in bold when colour is
  * on); tab-separated with a header row when stdout is a pipe, values as they came.
  */
-export function printTable<Row>(ctx: Context, columns: Column<Row>[], rows: Row[]): void {
+export async function printTable<Row>(ctx: Context, columns: Column<Row>[], rows: Row[]): Promise<void> {
   ctx.io.stdout.write(
     ctx.io.stdoutIsTTY
-      ? tableText(columns, rows, { width: ctx.io.columns, color: ctx.color })
+      ? await tableText(columns, rows, { width: ctx.io.columns, color: ctx.color })
       : tsvText(columns, rows),
   );
 }
@@ -44,31 +44,18 @@ function tsvText<Row>(columns: Column<Row>[], rows: Row[]): string {
   return `${lines.map((line) => line.join('\t')).join('\n')}\n`;
 }
 
-/** The table as a terminal shows it, for a terminal `width` characters wide. */
-export function tableText<Row>(
+/** The table as a terminal shows it, for a terminal `width` columns wide. */
+export async function tableText<Row>(
   columns: Column<Row>[],
   rows: Row[],
   { width, color }: { width: number; color: boolean },
-): string {
-  const headers = columns.map((c) => ({ ...c, header: displayText(c.header) }));
+): Promise<string> {
+  const headers = columns.map((c) => ({ header: displayText(c.header), shrink: c.shrink }));
   const cells = rows.map((row) => columns.map((c) => terminalCell(c.value(row))));
-  const widths = tableWidths(headers, cells, width);
-  const c = colours(color);
-  const lines = [
-    c.bold(
-      tableLine(
-        headers,
-        headers.map((h) => h.header),
-        widths,
-      ),
-    ),
-  ];
-  rows.forEach((row, r) => {
-    const paint = columns.map((column) =>
-      column.style && color ? (text: string) => column.style?.(text, row) ?? text : undefined,
-    );
-    lines.push(tableLine(headers, cells[r] ?? [], widths, paint));
-  });
+  const table = await layoutTable(headers, cells, width);
+  // Styled after it is made safe: the only escapes in a cell are roster's own.
+  const paint = (text: string, r: number, c: number) => columns[c]?.style?.(text, rows[r] as Row) ?? text;
+  const lines = [colours(color).bold(table.header), ...table.lines(cells, color ? paint : undefined)];
   return `${lines.join('\n')}\n`;
 }
 

@@ -130,7 +130,7 @@ export function register(invite: Command, ctx: Context): void {
         const columns = columnsOf(rows).filter(
           (c) => !ctx.io.stdoutIsTTY || rows.some((r) => cellText(c.value(r)) !== ''),
         );
-        printTable(ctx, columns, rows);
+        await printTable(ctx, columns, rows);
       }
       const meta = last.meta;
       if (

@@ -151,7 +151,7 @@ async function run(flags: AuditFlags, ctx: Context, cmd: Command): Promise<void>
   if (flags.json) printJson(ctx, auditJson(result, meta));
   else {
     const { printReport } = await import('../../audit/terminal.js');
-    printReport(ctx, result);
+    await printReport(ctx, result);
   }
   const found = result.findings.filter((f) => f.count > 0);
   const total = found.reduce((n, f) => n + f.count, 0);
