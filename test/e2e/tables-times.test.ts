@@ -92,6 +92,26 @@ describe('times against the sandbox', () => {
     expect(piped.stdout).toContain(`valid until ${expiresAt}`);
   });
 
+  it('roster users at 80 columns: headers whole while a name can give way, ids and e-mails never cut', async () => {
+    const json = await runCli(['roster', 'users', '--limit', '20', '--json'], home, { env: env() });
+    expect(json.code).toBe(0);
+    const records = JSON.parse(json.stdout) as { sourcedId: string; email?: string }[];
+    const pty = await startPty(
+      ['roster', 'users', '--limit', '20'],
+      home,
+      { ...env(), ...TERMINAL },
+      { columns: 80 },
+    ).done;
+    expect(pty.code).toBe(0);
+    const lines = seen(pty.stdout);
+    expect(lines[0]).toMatch(/^sourcedId +givenName +familyName +role +email +status$/);
+    expect(lines[records.length + 1]).toMatch(/^Showing 20 of \d+ users\./); // stderr, on the same terminal
+    for (const [i, record] of records.entries()) {
+      expect(lines[i + 1]).toContain(record.sourcedId);
+      if (record.email) expect(lines[i + 1]).toContain(record.email);
+    }
+  });
+
   it('roster invite list: createdAt in local time on an 80-column terminal, as the API gave it in --json', async () => {
     const send = await runCli(
       [
