@@ -12,7 +12,7 @@ export async function printReport(ctx: Context, result: AuditResult): Promise<vo
       { header: 'check', value: (f) => f.check },
       { header: 'severity', value: (f) => f.severity },
       { header: 'count', value: (f) => f.count },
-      { header: 'first examples', value: (f) => examplesOf(f) },
+      { header: 'first examples', value: (f) => examplesOf(f), shrink: 'end' },
     ],
     result.findings,
   );

@@ -3,6 +3,7 @@
 // lines an admin reads on the terminal.
 import { csvLine } from '../invite/csv.js';
 import { formulaSafe } from '../output/csv.js';
+import { type Column, tableText } from '../output/render.js';
 import { displayText } from '../output/safe-text.js';
 import type { Plan } from './planner.js';
 
@@ -113,43 +114,24 @@ export function crowdedWarning(plan: Plan, max: number, shown = 20): string | un
 }
 
 /**
- * The first rows of the plan as a table for the terminal (cli-table3 loads only here); the school column
- * only when the plan spans several. Long addresses wrap rather than being cut: each is someone to e-mail.
+ * The first rows of the plan as a table for the terminal (the one table layout); the school column only
+ * when the plan spans several. The names give way to a narrow terminal, never an address or a school id.
  */
-export async function previewTable(plan: Plan, columns: number, rows = 15): Promise<string> {
-  const { default: Table } = await import('cli-table3');
-  const several = plan.schools.length > 1;
-  const head = ['e-mail', ...(several ? ['school'] : []), 'students', 'guardians', 'children'];
-  const table = new Table({
-    head,
-    style: { head: [], border: [] },
-    wordWrap: true,
-    wrapOnWordBoundary: false,
-    colWidths: widths(columns, several),
-  });
+export async function previewTable(
+  plan: Plan,
+  terminal: { width: number; color: boolean },
+  rows = 15,
+): Promise<string> {
+  type Invitation = Plan['invitations'][number];
   const names = (people: { name: string; sourcedId: string }[]) =>
-    displayText(people.map((p) => p.name || p.sourcedId).join('; '));
-  for (const i of plan.invitations.slice(0, rows)) {
-    table.push([
-      displayText(i.email) + (i.invitedBefore ? ' (invited before)' : ''),
-      ...(several ? [displayText(i.schoolId)] : []),
-      String(i.studentCount),
-      names(i.guardians),
-      names(i.students),
-    ]);
-  }
+    people.map((p) => p.name || p.sourcedId).join('; ');
+  const columns: Column<Invitation>[] = [
+    { header: 'e-mail', value: (i) => i.email + (i.invitedBefore ? ' (invited before)' : '') },
+    ...(plan.schools.length > 1 ? [{ header: 'school', value: (i: Invitation) => i.schoolId }] : []),
+    { header: 'students', value: (i) => i.studentCount },
+    { header: 'guardians', value: (i) => names(i.guardians), shrink: 'end' },
+    { header: 'children', value: (i) => names(i.students), shrink: 'end' },
+  ];
   const more = plan.invitations.length - rows;
-  return `${table.toString()}\n${more > 0 ? `… and ${more} more\n` : ''}`;
-}
-
-/** Column widths (cli-table3 counts padding inside them) filling the terminal, the e-mail widest. */
-function widths(columns: number, several: boolean): number[] {
-  const parts = several ? 5 : 4;
-  const room = Math.max(60, columns) - (parts + 1);
-  const students = 10;
-  const school = several ? Math.floor(room * 0.15) : 0;
-  const email = Math.floor((room - students - school) * 0.4);
-  const rest = room - students - school - email;
-  const guardians = Math.floor(rest / 2);
-  return [email, ...(several ? [school] : []), students, guardians, rest - guardians];
+  return `${await tableText(columns, plan.invitations.slice(0, rows), terminal)}${more > 0 ? `… and ${more} more\n` : ''}`;
 }

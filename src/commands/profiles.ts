@@ -89,8 +89,9 @@ export function register(program: Command, ctx: Context): void {
         ctx,
         [
           { header: ctx.io.stdoutIsTTY ? '' : 'ACTIVE', value: (p: ProfileRow) => (p.active ? '*' : '') },
-          { header: 'NAME', value: (p) => (p.active ? c.bold(p.name) : p.name) },
-          { header: 'BASE URL', value: (p) => p.baseUrl },
+          { header: 'NAME', value: (p) => p.name, style: (text, p) => (p.active ? c.bold(text) : text) },
+          // At 80 columns a long base URL gives up its path, never its scheme://host:port.
+          { header: 'BASE URL', value: (p) => p.baseUrl, shrink: 'url' },
           { header: 'CLIENT ID', value: (p) => p.clientId },
           { header: 'ONEROSTER', value: (p) => p.oneroster },
           { header: 'CLIENT AUTH', value: (p) => p.clientAuth },

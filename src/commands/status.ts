@@ -7,6 +7,7 @@ import { unreachableSecret } from '../auth/unreachable-secret.js';
 import type { Context } from '../context.js';
 import { AuthError, RosterError } from '../errors.js';
 import { printFields, printJson } from '../output/render.js';
+import { localTime } from '../output/time.js';
 import { Session } from '../session.js';
 import type { Settings } from '../settings.js';
 import { examples, loadSettings } from './common.js';
@@ -108,7 +109,7 @@ export function register(program: Command, ctx: Context): void {
               ? report.secretSource
               : `${report.secretSource} (stored, but unreachable in this session)`,
           ],
-          ['Token', describeToken(report, ctx.now())],
+          ['Token', describeToken(report, ctx.now(), ctx.io.stdoutIsTTY)],
         ]);
       if (problem) throw problem;
     });
@@ -120,10 +121,12 @@ export function register(program: Command, ctx: Context): void {
   ]);
 }
 
-function describeToken(report: StatusReport, now: number): string {
+/** On a terminal the expiry is local time with its zone; a pipe keeps ISO 8601 UTC, as --json does. */
+function describeToken(report: StatusReport, now: number, terminal: boolean): string {
   if (!report.token.expiresAt) return 'none cached';
   const minutes = Math.round((Date.parse(report.token.expiresAt) - now) / 60_000);
+  const at = terminal ? localTime(report.token.expiresAt) : report.token.expiresAt;
   return report.token.valid
-    ? `valid until ${report.token.expiresAt} (${minutes} min left; from ${report.token.endpoint})`
-    : `expired at ${report.token.expiresAt}`;
+    ? `valid until ${at} (${minutes} min left; from ${report.token.endpoint})`
+    : `expired at ${at}`;
 }

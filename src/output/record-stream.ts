@@ -5,7 +5,8 @@
 //   ndjson  one record per line
 //   csv     a header row, then one row per record (columns given by the caller)
 //   tsv     tab-separated with a header row: the default when stdout is a pipe
-//   table   aligned columns on a terminal; widths are fixed by the first page, longer cells are cut with …
+//   table   the one table layout (table.ts) on a terminal, instants in local time; widths are fixed by the
+//           first page, longer cells of shrinkable columns are cut with …
 // json, ndjson and csv are data: the values exactly as served (JSON with \u escapes for characters a
 // terminal would obey, the same data). CSV cannot escape, so on a terminal it is shown through
 // displayLines; redirected to a file or pipe it is exact. tsv and table are for reading: displayText.
@@ -15,7 +16,8 @@ import { writeWithBackpressure } from '../io.js';
 import { csvLine, formulaSafe } from './csv.js';
 import { displayLines, displayText, jsonText } from './safe-text.js';
 import { colours } from './style.js';
-import { contentWidths, fitWidths } from './widths.js';
+import { layoutTable, type Shrink, type TableColumn, type TableLayout } from './table.js';
+import { localIfInstant } from './time.js';
 
 export type RecordFormat = 'json' | 'ndjson' | 'csv' | 'tsv' | 'table';
 
@@ -23,6 +25,8 @@ export interface RecordColumn {
   header: string;
   /** The cell's values (several for multi-valued fields). */
   values: (record: unknown) => string[];
+  /** How the column may be cut to fit a terminal (table only); unset, never. */
+  shrink?: Shrink;
 }
 
 export interface RecordWriter {
@@ -109,30 +113,30 @@ function lineWriter(
 
 function tableWriter(ctx: Context, write: Write, columns: RecordColumn[]): RecordWriter {
   const bold = colours(ctx.color).bold;
-  let widths: number[] | undefined;
-  const row = (cells: string[]) =>
-    `${cells
-      .map((cell, i) => fitCell(cell, widths?.[i] ?? cell.length))
-      .join('  ')
-      .trimEnd()}\n`;
-  const start = (rows: string[][]) => {
-    const content = contentWidths(
-      columns.map((c) => c.header),
-      rows,
-    );
-    widths = fitWidths(content, ctx.io.columns - 2 * (columns.length - 1));
-    return bold(row(columns.map((c) => c.header)).trimEnd()) + '\n';
+  const layout: TableColumn[] = columns.map((c) => ({ header: displayText(c.header), shrink: c.shrink }));
+  let table: TableLayout | undefined;
+  const start = async (rows: string[][]) => {
+    table = await layoutTable(layout, rows, ctx.io.columns);
+    return `${bold(table.header)}\n`;
   };
+  const text = (lines: string[]) => lines.map((line) => `${line}\n`).join('');
   return {
     async writePage(records) {
-      const rows = records.map((r) => columns.map((c) => displayText(c.values(r).join(', '))));
-      const head = widths ? '' : start(rows);
-      await write(head + rows.map(row).join(''));
+      const rows = records.map((r) =>
+        columns.map((c) =>
+          displayText(
+            c
+              .values(r)
+              .map((v) => localIfInstant(v))
+              .join(', '),
+          ),
+        ),
+      );
+      const head = table ? '' : await start(rows);
+      await write(head + text((table as TableLayout).lines(rows)));
     },
-    end: () => (widths ? done : write(start([]))),
+    end: async () => {
+      if (!table) await write(await start([]));
+    },
   };
-}
-
-function fitCell(text: string, width: number): string {
-  return text.length > width ? `${text.slice(0, Math.max(0, width - 1))}…` : text.padEnd(width);
 }

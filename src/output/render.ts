@@ -4,11 +4,13 @@ import type { Context } from '../context.js';
 import { writeWithBackpressure } from '../io.js';
 import { displayText, jsonText } from './safe-text.js';
 import { colours } from './style.js';
-import { contentWidths, fitWidths } from './widths.js';
+import { layoutTable, type TableColumn } from './table.js';
+import { localIfInstant } from './time.js';
 
-export interface Column<Row> {
-  header: string;
+export interface Column<Row> extends TableColumn {
   value: (row: Row) => unknown;
+  /** Terminal styling of the cell, wrapped around its text once it is made safe (cli-table3 then cuts it). */
+  style?: (text: string, row: Row) => string;
 }
 
 export function printJson(ctx: Context, value: unknown): void {
@@ -24,32 +26,42 @@ export function printDone(ctx: Context, text: string): void {
   ctx.io.stdout.write(`${colours(ctx.color).green('✓')} ${displayText(text)}\n`);
 }
 
-/** A table on a terminal; tab-separated with a header row when stdout is a pipe. */
+/**
+ * A table on a terminal (the one layout, see table.ts: instants in local time, header in bold when colour is
+ * on); tab-separated with a header row when stdout is a pipe, values as they came.
+ */
 export async function printTable<Row>(ctx: Context, columns: Column<Row>[], rows: Row[]): Promise<void> {
-  const cells = rows.map((row) => columns.map((c) => cellText(c.value(row))));
-  if (!ctx.io.stdoutIsTTY) {
-    const lines = [columns.map((c) => displayText(c.header)), ...cells].map((line) => line.join('\t'));
-    ctx.io.stdout.write(`${lines.join('\n')}\n`);
-    return;
-  }
-  const { default: Table } = await import('cli-table3');
-  const content = contentWidths(
-    columns.map((c) => c.header),
-    cells,
+  ctx.io.stdout.write(
+    ctx.io.stdoutIsTTY
+      ? await tableText(columns, rows, { width: ctx.io.columns, color: ctx.color })
+      : tsvText(columns, rows),
   );
-  // cli-table3 counts one space of padding each side inside colWidths, plus one border per column and one.
-  const width = fitWidths(content, ctx.io.columns - (columns.length + 1) - 2 * columns.length).map(
-    (w) => w + 2,
-  );
-  const table = new Table({
-    head: columns.map((c) => c.header),
-    colWidths: width,
-    wordWrap: false,
-    truncate: '…',
-    style: { head: ctx.color ? ['bold'] : [], border: ctx.color ? ['grey'] : [] },
-  });
-  for (const row of cells) table.push(row);
-  ctx.io.stdout.write(`${table.toString()}\n`);
+}
+
+function tsvText<Row>(columns: Column<Row>[], rows: Row[]): string {
+  const lines = [columns.map((c) => displayText(c.header))];
+  for (const row of rows) lines.push(columns.map((c) => cellText(c.value(row))));
+  return `${lines.map((line) => line.join('\t')).join('\n')}\n`;
+}
+
+/** The table as a terminal shows it, for a terminal `width` columns wide. */
+export async function tableText<Row>(
+  columns: Column<Row>[],
+  rows: Row[],
+  { width, color }: { width: number; color: boolean },
+): Promise<string> {
+  const headers = columns.map((c) => ({ header: displayText(c.header), shrink: c.shrink }));
+  const cells = rows.map((row) => columns.map((c) => terminalCell(c.value(row))));
+  const table = await layoutTable(headers, cells, width);
+  // Styled after it is made safe: the only escapes in a cell are roster's own.
+  const paint = (text: string, r: number, c: number) => columns[c]?.style?.(text, rows[r] as Row) ?? text;
+  const lines = [colours(color).bold(table.header), ...table.lines(cells, color ? paint : undefined)];
+  return `${lines.join('\n')}\n`;
+}
+
+/** A cell on a terminal: safe text, and an ISO instant in local time. */
+export function terminalCell(value: unknown): string {
+  return typeof value === 'string' ? cellText(localIfInstant(value)) : cellText(value);
 }
 
 /** Label/value lines, aligned: for single records such as `roster status`. */

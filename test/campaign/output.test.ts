@@ -137,7 +137,7 @@ describe('the plan as files', () => {
       ],
       schools: [{ ...plan.schools[0]!, name: 'Alder\u001b[31m' }],
     };
-    const table = await previewTable(hostile, 100);
+    const table = await previewTable(hostile, { width: 100, color: false });
     expect(table).not.toContain('\u001b');
     expect(table).not.toContain('\u0007');
     expect(table).toContain('Eve');

@@ -15,8 +15,19 @@ export interface PtyRun {
 
 const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
 
-export function startPty(args: string[], home: string, env: Record<string, string | undefined> = {}): PtyRun {
-  const command = [process.execPath, ROSTER_BIN, ...args].map(quote).join(' ');
+export interface PtyOptions {
+  /** The terminal's width (stty cols), as a window of that size would have it. */
+  columns?: number;
+}
+
+export function startPty(
+  args: string[],
+  home: string,
+  env: Record<string, string | undefined> = {},
+  options: PtyOptions = {},
+): PtyRun {
+  const run = [process.execPath, ROSTER_BIN, ...args].map(quote).join(' ');
+  const command = options.columns ? `stty cols ${options.columns} rows 24 && exec ${run}` : run;
   // -e: script's exit code is the command's; -q: no "Script started" lines; /dev/null: no typescript file.
   const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], {
     env: cliEnv(home, { TERM: 'xterm', ...env }),

@@ -94,21 +94,36 @@ describe('invite list', () => {
     expect(run.stderr).toBe('Page 1 of 3 (5 invitations): use --page 2 or --all for more.\n');
   });
 
-  it('a terminal gets a table cut to its width, without columns that are empty in every record', async () => {
+  it('a terminal gets the columns an admin reads first, each whole, within 80 columns; --json has every field', async () => {
     const run = await roster(sandbox, ['invite', 'list', '--email', 'other@example.org'], {
       tty: true,
       columns: 80,
     });
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain('│ other@');
-    expect(run.stdout).toContain('…');
-    expect(run.stdout).not.toContain('learningCenterId');
-    for (const line of run.stdout.trimEnd().split('\n')) expect([...line].length).toBeLessThanOrEqual(80);
+    const [header, row, more] = run.stdout.split('\n');
+    // gh's style: no borders, a chosen few columns, nothing cut.
+    expect(run.stdout).not.toMatch(/[│┌─…]/);
+    expect(header).toMatch(/^email +school +students +status +created$/);
+    expect(row).toMatch(/^other@example\.org +org-sch-2 +1 +sent +\d{4}-\d\d-\d\d \d\d:\d\d \S+$/);
+    expect(more).toBe('');
+    for (const line of run.stdout.trimEnd().split('\n')) expect(line.length).toBeLessThanOrEqual(80);
+    for (const hidden of ['inv_', 'fillEnrollment', 'usr-1', 'sentByUserId', 'learningCenterId']) {
+      expect(run.stdout).not.toContain(hidden);
+    }
+    // The same on a wide terminal: the table is a summary, not the record.
     const wide = await roster(sandbox, ['invite', 'list', '--email', 'other@example.org'], {
       tty: true,
       columns: 200,
     });
-    expect(wide.stdout).toContain('│ other@example.org │');
+    expect(wide.stdout.split('\n')[0]).toBe(header);
+    const json = await roster(sandbox, ['invite', 'list', '--email', 'other@example.org', '--json']);
+    expect(JSON.parse(json.stdout).data[0]).toMatchObject({
+      id: expect.stringMatching(/^inv_/),
+      scopes: ['fillEnrollment'],
+      sentByUserId: 'usr-1',
+    });
+    const help = await roster(sandbox, ['invite', 'list', '--help']);
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain('--json, --ndjson or a pipe give every field');
   });
 
   it('--param passes any other parameter through', async () => {

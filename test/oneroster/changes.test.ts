@@ -76,25 +76,34 @@ describe('roster roster changes on a terminal', () => {
       true,
       NOW,
     );
-    const results = await run(options, service(SERVER_DATE), settings, ctx);
-    expect(stdout()).toBe(
-      [
-        'collection  sourcedId  status       dateLastModified          name',
-        'users       stu-1      active       2026-11-23T08:10:00.000Z  Zoë Åkesson',
-        'users       stu-2      tobedeleted  2026-11-23T08:20:00.000Z  José García',
-        '',
-        'collection   sourcedId  status  dateLastModified          name',
-        'enrollments  enr-1      active  2026-11-23T08:30:00.000Z  student stu-1 in cls-1',
-        '',
-      ].join('\n'),
-    );
-    // stu-old came back though it did not change after the moment: the server ignored the filter.
-    expect(stderr()).toContain('the server sent 1 users not changed since 2026-11-23T08:00:00Z');
-    expect(summaryLines(results, options.since)).toEqual([
-      'Changed since 2026-11-23T08:00:00Z:',
-      'users: 1 changed, 1 to be deleted',
-      'enrollments: 1 changed, 0 to be deleted',
-    ]);
+    const tz = process.env.TZ;
+    process.env.TZ = 'America/Chicago'; // the terminal shows local time
+    try {
+      const results = await run(options, service(SERVER_DATE), settings, ctx);
+      expect(stdout()).toBe(
+        [
+          'collection  sourcedId  status       dateLastModified      name',
+          'users       stu-1      active       2026-11-23 02:10 CST  Zoë Åkesson',
+          'users       stu-2      tobedeleted  2026-11-23 02:20 CST  José García',
+          '',
+          'collection   sourcedId  status  dateLastModified      name',
+          'enrollments  enr-1      active  2026-11-23 02:30 CST  student stu-1 in cls-1',
+          '',
+        ].join('\n'),
+      );
+      // stu-old came back though it did not change after the moment: the server ignored the filter.
+      expect(stderr()).toContain('the server sent 1 users not changed since 2026-11-23T08:00:00Z');
+      // The summary in local time for a terminal, ISO 8601 UTC for a log.
+      expect(summaryLines(results, options.since, true)[0]).toBe('Changed since 2026-11-23 02:00 CST:');
+      expect(summaryLines(results, options.since)).toEqual([
+        'Changed since 2026-11-23T08:00:00Z:',
+        'users: 1 changed, 1 to be deleted',
+        'enrollments: 1 changed, 0 to be deleted',
+      ]);
+    } finally {
+      if (tz === undefined) delete process.env.TZ;
+      else process.env.TZ = tz;
+    }
   });
 
   it('--json: one array of {collection, record}, the records as the server sent them', async () => {

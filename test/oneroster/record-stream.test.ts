@@ -10,9 +10,14 @@ const columns: RecordColumn[] = [
   { header: 'orgs', values: (r) => (r as { orgs: string[] }).orgs },
 ];
 
-async function write(format: RecordFormat, pages: unknown[][], tty = false): Promise<string> {
+async function write(
+  format: RecordFormat,
+  pages: unknown[][],
+  tty = false,
+  shown: RecordColumn[] = columns,
+): Promise<string> {
   const { ctx, stdout } = fakeContext({ tty });
-  const writer = createRecordWriter(ctx, format, columns);
+  const writer = createRecordWriter(ctx, format, shown);
   for (const page of pages) await writer.writePage(page);
   await writer.end();
   return stdout();
@@ -67,13 +72,24 @@ describe('csv and tsv', () => {
 });
 
 describe('table', () => {
-  it('aligns columns from the first page and cuts longer cells later', async () => {
+  it('aligns columns from the first page; later, longer cells are cut where the column may shrink', async () => {
     const out = await write(
       'table',
-      [[{ id: 'stu-1', orgs: ['o1'] }], [{ id: 'stu-000000002-long', orgs: ['o2'] }]],
+      [[{ id: 'stu-1', orgs: ['o1'] }], [{ id: 'stu-000000002-long', orgs: ['o2-with-a-long-id'] }]],
       true,
+      [{ ...columns[0]!, shrink: 'end' }, columns[1]!],
     );
-    expect(out).toBe('sourcedId  orgs\nstu-1      o1\nstu-0000…  o2\n');
+    // orgs holds sourcedIds: never cut, the row runs on instead.
+    expect(out).toBe('sourcedId  orgs\nstu-1      o1\nstu-0000…  o2-with-a-long-id\n');
+  });
+
+  it('with colour the header is bold; an escape a server sent is shown, never obeyed', async () => {
+    const { ctx, stdout } = fakeContext({ tty: true });
+    ctx.color = true;
+    const writer = createRecordWriter(ctx, 'table', columns);
+    await writer.writePage([{ id: 'stu-\u001b[2J', orgs: ['o1'] }]);
+    await writer.end();
+    expect(stdout()).toBe('\u001b[1msourcedId      orgs\u001b[22m\nstu-\\u001b[2J  o1\n');
   });
 
   it('prints the header of an empty table', async () => {

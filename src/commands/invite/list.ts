@@ -11,6 +11,7 @@ import { writeWithBackpressure } from '../../io.js';
 import { createRecordWriter } from '../../output/record-stream.js';
 import { type Column, cellText, printJson, printTable } from '../../output/render.js';
 import { jsonText } from '../../output/safe-text.js';
+import { fieldShrink } from '../../output/table.js';
 import type { Session } from '../../session.js';
 import { hiddenCharacter, parseCount, printable } from '../../values.js';
 import { examples, openSession, repeatable } from '../common.js';
@@ -84,17 +85,52 @@ export async function run(
   return { ...(last as InvitationPage & { pages: number }), records };
 }
 
+/**
+ * What a terminal shows, as gh does: the few fields an admin reads first, each whole, with every field a
+ * --json away. The spec shows no field of an invitation record (§2.6): these are the request's (§2.4) as
+ * the records carry them back, and the status and time the sandbox adds to them.
+ */
+const TERMINAL_FIELDS: { field: string; header: string }[] = [
+  { field: 'email', header: 'email' },
+  { field: 'schoolId', header: 'school' },
+  { field: 'studentCount', header: 'students' },
+  { field: 'status', header: 'status' },
+  { field: 'createdAt', header: 'created' },
+];
+
+/**
+ * The terminal's columns: those of TERMINAL_FIELDS some record fills, under short headers; records without
+ * any of them (another server's names) get every column some record fills.
+ */
+export function terminalColumnsOf(records: unknown[]): Column<unknown>[] {
+  const filled = columnsOf(records).filter((c) => records.some((r) => cellText(c.value(r)) !== ''));
+  const chosen = TERMINAL_FIELDS.flatMap(({ field, header }) => {
+    const column = filled.find((c) => c.header === field);
+    return column ? [{ ...column, header }] : [];
+  });
+  return chosen.length > 0 ? chosen : filled;
+}
+
 /** Columns from the records themselves, in the order their fields first appear. */
 export function columnsOf(records: unknown[]): Column<unknown>[] {
   if (!records.every(isRecord)) return [{ header: 'value', value: (r) => r }];
   const names = [...new Set(records.flatMap((r) => Object.keys(r)))];
-  return names.map((name) => ({ header: name, value: (r) => (r as Record<string, unknown>)[name] }));
+  return names.map((name) => ({
+    header: name,
+    value: (r) => (r as Record<string, unknown>)[name],
+    shrink: fieldShrink(name),
+  }));
 }
 
 export function register(invite: Command, ctx: Context): void {
   const command = invite
     .command('list')
     .summary('list enrollment invitations')
+    .description(
+      'List enrollment invitations (spec §4.6). On a terminal, a table of what to read first: email, ' +
+        'school, students, status and created (local time). --json, --ndjson or a pipe give every field ' +
+        'of every record.',
+    )
     .option('--school-id <school>', 'only this school: its sourcedId, name or identifier (schoolId)')
     .option('--email <address>', 'only this recipient (email)')
     .option('--sent-by-user-id <id>', 'only invitations attributed to this user (sentByUserId)')
@@ -102,8 +138,11 @@ export function register(invite: Command, ctx: Context): void {
     .option('--per-page <n>', 'records per page (perPage)')
     .option('--param <key=value>', 'any other query parameter, repeatable', repeatable)
     .option('--all', 'follow every page (from --page on)')
-    .option('--json', "print the server's body unchanged (with --all: every page's data, the last meta)")
-    .option('--ndjson', 'print one record per line, streamed')
+    .option(
+      '--json',
+      "print the server's body unchanged, every field (with --all: every page's data, the last meta)",
+    )
+    .option('--ndjson', 'print one record per line with every field, streamed')
     .action(async (options: ListOptions, cmd: Command) => {
       if (options.json && options.ndjson) throw new UsageError('Choose one of --json and --ndjson.');
       buildQuery(options); // usage errors before any credentials are read
@@ -122,10 +161,8 @@ export function register(invite: Command, ctx: Context): void {
       if (options.json) return printJson(ctx, last.body);
       if (last.records === 0) return ctx.log.info('No invitations found.');
       if (!options.ndjson) {
-        // A terminal is narrow: columns no record fills only steal width. Pipes keep every column.
-        const columns = columnsOf(rows).filter(
-          (c) => !ctx.io.stdoutIsTTY || rows.some((r) => cellText(c.value(r)) !== ''),
-        );
+        // A terminal is narrow: it shows what an admin reads first. Pipes keep every column.
+        const columns = ctx.io.stdoutIsTTY ? terminalColumnsOf(rows) : columnsOf(rows);
         await printTable(ctx, columns, rows);
       }
       const meta = last.meta;

@@ -241,7 +241,7 @@ async function run(flags: PlanFlags, ctx: Context, settings: Settings): Promise<
 
   const ask = ctx.interactive && !flags.json && plan.invitations.length > 0;
   if (ctx.io.stderrIsTTY && plan.invitations.length > 0 && !flags.json)
-    ctx.io.stderr.write(await previewTable(plan, ctx.io.columns));
+    ctx.io.stderr.write(await previewTable(plan, { width: ctx.io.columns, color: ctx.color }));
   for (const line of summaryLines(plan, Boolean(flags.includeInvited))) ctx.log.info(line);
   const crowded = crowdedWarning(plan, request.maxChildren);
   if (crowded) ctx.log.warn(crowded);

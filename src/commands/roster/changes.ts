@@ -25,6 +25,8 @@ import { columnReader, sourcedIdOf } from '../../oneroster/records.js';
 import { type OneRosterService, onerosterService } from '../../oneroster/service.js';
 import { combineFilters, deltaFilter, isoUtc, parseSince, type Since } from '../../oneroster/since.js';
 import { createRecordWriter, type RecordColumn, type RecordWriter } from '../../output/record-stream.js';
+import { fieldShrink } from '../../output/table.js';
+import { localTime } from '../../output/time.js';
 import type { Settings } from '../../settings.js';
 import { parseCount, printable } from '../../values.js';
 import { examples, openSession } from '../common.js';
@@ -232,14 +234,19 @@ export async function run(
   return results;
 }
 
-/** "students: 5 changed, 2 to be deleted" per collection. */
-export function summaryLines(results: CollectionChanges[], since: Since): string[] {
+/**
+ * "students: 5 changed, 2 to be deleted" per collection, after the moment asked for: in local time for a
+ * terminal, ISO 8601 UTC otherwise (a CI log).
+ */
+export function summaryLines(results: CollectionChanges[], since: Since, terminal = false): string[] {
   const lines = results.map((r) => {
     if (r.absent) return `${r.collection}: not permitted (left out)`;
     const counts = `${r.changed} ${r.full ? 'read (first run)' : 'changed'}, ${r.toBeDeleted} to be deleted`;
     return `${r.collection}: ${counts}${r.file ? ` (${r.file})` : ''}`;
   });
-  if (since.kind === 'time') lines.unshift(`Changed since ${isoUtc(since.at)}:`);
+  if (since.kind === 'time') {
+    lines.unshift(`Changed since ${terminal ? localTime(since.at) : isoUtc(since.at)}:`);
+  }
   return lines;
 }
 
@@ -271,9 +278,9 @@ const ROW_COLUMNS: RecordColumn[] = [
   { header: 'collection', values: (row) => [(row as Row).collection] },
   ...['sourcedId', 'status', 'dateLastModified'].map((name) => {
     const read = columnReader(name);
-    return { header: name, values: (row: unknown) => read((row as Row).record) };
+    return { header: name, values: (row: unknown) => read((row as Row).record), shrink: fieldShrink(name) };
   }),
-  { header: 'name', values: (row) => [(row as Row & { name: string }).name] },
+  { header: 'name', values: (row) => [(row as Row & { name: string }).name], shrink: 'end' },
 ];
 
 interface Output {
@@ -417,7 +424,7 @@ export function register(group: Command, ctx: Context): void {
       const options = parseChangesOptions(names, flags, ctx.io.stdoutIsTTY, ctx.now());
       const session = await openSession(ctx, cmd);
       const results = await run(options, onerosterService(session), session.settings, ctx);
-      for (const line of summaryLines(results, options.since)) ctx.log.info(line);
+      for (const line of summaryLines(results, options.since, ctx.io.stderrIsTTY)) ctx.log.info(line);
     });
   examples(command, [
     '# On a terminal',

@@ -26,6 +26,7 @@ import { columnReader, columnValues } from '../../oneroster/records.js';
 import { type OneRosterService, onerosterService } from '../../oneroster/service.js';
 import { createRecordWriter, type RecordColumn, type RecordFormat } from '../../output/record-stream.js';
 import { printFields, printJson } from '../../output/render.js';
+import { fieldShrink } from '../../output/table.js';
 import { hiddenCharacter, parseCount, printable } from '../../values.js';
 import { examples, openSession } from '../common.js';
 
@@ -176,7 +177,7 @@ export function columnsFor(
   const names =
     options.columns ??
     (options.format === 'csv' ? collection.csv[version] : (options.query.fields ?? collection.columns));
-  return names.map((name) => ({ header: name, values: columnReader(name) }));
+  return names.map((name) => ({ header: name, values: columnReader(name), shrink: fieldShrink(name) }));
 }
 
 export async function run(
