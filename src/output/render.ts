@@ -9,7 +9,7 @@ import { localIfInstant } from './time.js';
 
 export interface Column<Row> extends TableColumn {
   value: (row: Row) => unknown;
-  /** Terminal styling of the cell, wrapped around its text once it is made safe (cli-table3 then cuts it). */
+  /** Terminal styling of the cell, wrapped around its text once it is made safe and cut to its column. */
   style?: (text: string, row: Row) => string;
 }
 

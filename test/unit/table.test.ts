@@ -63,7 +63,7 @@ describe('the table layout', () => {
     expect(cutUrl(url, 47)).toBe('https://sis.springfield-district.example:8443…');
     // The column never gets narrower than the origin and its ellipsis.
     expect(await tableWidths([{ header: 'BASE URL', shrink: 'url' }], [[url]], 20)).toEqual([46]);
-    // Text that is not a URL is cut at its end, by cli-table3.
+    // Text that is not a URL is cut at its end.
     expect(cutUrl('(not set)', 5)).toBe('(not set)');
     const cut = await tableText(
       [
@@ -169,7 +169,7 @@ describe('the table layout', () => {
     const text = await tableText(columns, [`Eve${ESC}[2J`], { width: 80, color: true });
     expect(text).toContain(`${ESC}[1mEve\\u001b[2J${ESC}[22m`);
     expect(text).toContain(`${ESC}[1mNAME${ESC}[22m`);
-    // The styling is not measured: the cell is cut by its visible text, the style closed before the ….
+    // The styling is not measured: the cell is cut by its visible text, then styled, … included.
     const narrow = await tableText(
       [
         { header: 'NAME', value: (n: string) => n, style: (t: string) => bold(t), shrink: 'end' as const },
@@ -178,7 +178,7 @@ describe('the table layout', () => {
       ['a'.repeat(20)],
       { width: 80, color: true },
     );
-    expect(narrow).toContain(`${ESC}[1m${'a'.repeat(7)}${ESC}[22m…  ${'x'.repeat(70)}`);
+    expect(narrow).toContain(`${ESC}[1m${'a'.repeat(7)}…${ESC}[22m  ${'x'.repeat(70)}`);
     // Without colour no style is applied at all.
     expect(await tableText(columns, ['Eve'], plain(80))).not.toContain(ESC);
   });
