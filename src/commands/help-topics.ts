@@ -16,7 +16,8 @@ const EXIT_CODES = `Exit codes
        API keeps rejecting; the same code for every command
   5    partial: a bulk run finished with some rows failed or in doubt, or an invitation is in doubt
   130  interrupted (Ctrl-C, SIGTERM or SIGHUP), after saving what must be saved; or cancelled at a
-       question (Ctrl-C, Esc, or no to a confirmation): "Cancelled; nothing was sent." (or saved)
+       question (Ctrl-C or Esc at any; no to sending, forgetting, an unlisted school or replacing
+       a login): "Cancelled; nothing was sent." (or saved)
 
 Per command
   roster attendance check   3 when attendance-daily is not enabled for this client, 4 when the

@@ -2,9 +2,10 @@
 // recalled: they stay valid until they expire, and the user is told so.
 import type { Command } from 'commander';
 import { profileAccount, storeFor } from '../auth/credentials.js';
+import { KeychainUnavailableError } from '../auth/secret-store.js';
 import { TokenCache } from '../auth/token-cache.js';
 import type { Context } from '../context.js';
-import { UsageError } from '../errors.js';
+import { RosterError, UsageError } from '../errors.js';
 import type { Settings } from '../settings.js';
 import { examples, loadSettings } from './common.js';
 
@@ -20,9 +21,21 @@ export async function run(settings: Settings, ctx: Context): Promise<LogoutResul
   if (!account || !clientId || !baseUrl) {
     throw new UsageError(`Profile "${settings.profileName}" is not logged in: nothing to remove.`);
   }
-  const store = await storeFor(ctx, settings);
-  const removed = await store.delete(account);
+  // The cached tokens go first: a keychain this session cannot reach must not leave them usable.
   const tokensRemoved = await new TokenCache(`${ctx.paths.cacheDir}/tokens`).removeAll(baseUrl, clientId);
+  const store = await storeFor(ctx, settings);
+  let removed: boolean;
+  try {
+    removed = await store.delete(account);
+  } catch (error) {
+    if (!(error instanceof KeychainUnavailableError)) throw error;
+    const { keychainReachHint } = await import('../auth/unreachable-secret.js');
+    throw new RosterError(
+      'failure',
+      `Removed ${tokensRemoved} cached token(s) of profile "${settings.profileName}", but not its client secret: ${store.description} cannot be reached in this session (${error.why}).`,
+      `${keychainReachHint(process.platform)}, then run \`roster logout\` again.`,
+    );
+  }
   return {
     profile: settings.profileName,
     secretRemovedFrom: removed ? store.description : undefined,

@@ -49,7 +49,12 @@ export function csvText(bytes: Uint8Array): string {
     if (a === 0xfe && b === 0xff) return decode('utf-16be', 2);
     const bom = a === 0xef && b === 0xbb && bytes[2] === 0xbf;
     return decode('utf-8', bom ? 3 : 0);
-  } catch {
+  } catch (error) {
+    // A decoding error is the file's encoding; the only other failure is a file too large for one string.
+    if (!(error instanceof TypeError))
+      throw new CsvEncodingError(
+        `it is too large to read (${Math.round(bytes.length / 2 ** 20)} MiB); split it`,
+      );
     const utf16 = a === 0xff || a === 0xfe;
     throw new CsvEncodingError(
       utf16

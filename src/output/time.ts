@@ -3,9 +3,32 @@
 // is only for what a terminal shows.
 
 /** An ISO 8601 date and time with a zone (Z or an offset): a date alone (a birth date) is not an instant. */
-const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/i;
+const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/i;
 
-export const isIsoInstant = (text: string): boolean => ISO_INSTANT.test(text);
+/**
+ * An ISO instant naming a real day and time: JavaScript reads 2026-02-30 as 2 March and 24:00 as the next
+ * day, and a terminal must not show bad data from a server as good (it is shown as it came).
+ */
+export function isIsoInstant(text: string): boolean {
+  const match = ISO_INSTANT.exec(text);
+  if (!match) return false;
+  const [year, month, day, hour, minute] = match.slice(1, 6).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return (
+    year > 0 &&
+    hour < 24 &&
+    minute < 60 &&
+    date.getUTCFullYear() === year &&
+    date.getUTCMonth() === month - 1 &&
+    date.getUTCDate() === day
+  );
+}
 
 const formats = new Map<string, Intl.DateTimeFormat>();
 

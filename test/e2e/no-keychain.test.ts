@@ -5,7 +5,7 @@
 // exit 4 for every command that needs credentials. The stored-but-unreachable tests need a real Secret
 // Service to log in with first (ROSTER_TEST_KEYCHAIN=1, as CI runs them); the rest need none.
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliResult, cliEnv, ROSTER_BIN, runCli } from '../helpers/cli.js';
@@ -289,6 +289,24 @@ describe.runIf(withKeychain)('a secret stored in the keychain, in a later shell 
     expect(result.stderr).toContain('or set ROSTER_CLIENT_ID and ROSTER_CLIENT_SECRET for this shell');
     expect(result.stderr).not.toMatch(/no credentials|DBus error|autolaunch/i);
   };
+
+  it('logout there removes the cached tokens and says the secret stays, and how to reach it: exit 1', async () => {
+    // A token cached where the keychain is reachable, then logout in the shell that cannot reach it.
+    const token = await runCli(['token'], home, {
+      env: { ROSTER_CLIENT_ID: undefined, ROSTER_CLIENT_SECRET: undefined },
+    });
+    expect(token.code, token.stderr).toBe(0);
+    const tokens = join(home, '.cache', 'roster', 'tokens');
+    expect(readdirSync(tokens)).not.toEqual([]);
+    const result = await ssh(['logout'], home);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /Error: Removed [1-9]\d* cached token\(s\) of profile "default", but not its client secret: the system keychain \(Secret Service\) cannot be reached in this session/,
+    );
+    expect(result.stderr).toContain('then run `roster logout` again');
+    expect(result.stderr).not.toMatch(/DBus error|autolaunch/i);
+    expect(readdirSync(tokens)).toEqual([]);
+  });
 
   it('status says the secret is stored but unreachable, and how to reach it: exit 4', async () => {
     const result = await ssh(['status'], home);

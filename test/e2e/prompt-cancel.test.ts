@@ -161,6 +161,21 @@ describe('checked before the first question', () => {
     expect(fixture.sandbox.requests).toEqual([]);
   });
 
+  it('a --school-id that is no school of the district is refused before the e-mail is asked for', async () => {
+    const run = startPty(
+      ['invite', 'send', '--school-id', 'Aldr Elementary', '--sent-by-user-id', 'usr-1'],
+      fixture.home,
+      demoEnv(fixture.sandbox),
+    );
+    const result = await run.done;
+    expect(result.code).toBe(2);
+    expect(result.stdout).toContain('--school-id "Aldr Elementary" is not the name, identifier or sourcedId');
+    expect(result.stdout).not.toContain('E-mail address');
+    expect(
+      fixture.sandbox.requests.filter((r) => r.method === 'POST' && r.path.includes('invitations')),
+    ).toEqual([]);
+  });
+
   it('no client credentials: said before the school is asked for, nothing asked of the server', async () => {
     const run = startPty(
       ['invite', 'send', '--email', 'nocreds@example.org', '--sent-by-user-id', 'usr-1'],

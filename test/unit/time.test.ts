@@ -30,6 +30,11 @@ describe('local time for a person', () => {
     expect(isIsoInstant('2026-11-24T09:15:00.123Z')).toBe(true);
     expect(isIsoInstant('2026-11-24T09:15-0600')).toBe(true);
     expect(isIsoInstant('2026-11-24')).toBe(false);
+    // Days and times that do not exist stay as the server sent them (JavaScript would move them on).
+    expect(localIfInstant('2026-02-30T10:00:00Z', 'UTC')).toBe('2026-02-30T10:00:00Z');
+    expect(localIfInstant('2026-11-24T24:00Z', 'UTC')).toBe('2026-11-24T24:00Z');
+    expect(localIfInstant('0000-01-01T00:00:00Z', 'UTC')).toBe('0000-01-01T00:00:00Z');
+    expect(isIsoInstant('2024-02-29T12:00:00Z')).toBe(true);
     expect(isIsoInstant('2026-11-24T09:15:00')).toBe(false); // no zone: not an instant
     expect(localIfInstant('2015-03-02', 'UTC')).toBe('2015-03-02');
     expect(localIfInstant('Alder', 'UTC')).toBe('Alder');

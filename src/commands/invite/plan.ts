@@ -210,7 +210,10 @@ function checkGrades(
       : `the active students of ${schoolNames.map((n) => printable(n, 80)).join(', ')}`;
   const quoted = (codes: string[]) => codes.map((c) => `"${printable(c, 40)}"`).join(', ');
   if (unknown.length > 0) {
-    const have = sortGrades(seen.values()).map((g) => printable(g, 40));
+    // At most 30 named: a district's free-text grades could fill a screen.
+    const sorted = sortGrades(seen.values());
+    const have = sorted.slice(0, 30).map((g) => printable(g, 40));
+    if (sorted.length > 30) have.push(`and ${sorted.length - 30} more`);
     throw new UsageError(
       `--grade ${quoted(unknown)}: not a grade code; ${whose} are in ${have.length > 0 ? `grades ${have.join(', ')}` : 'no grade'}.`,
       'Give grade codes such as KG, 01 … 12 (kindergarten is KG, also K, 00 or Kindergarten); nothing was sent.',

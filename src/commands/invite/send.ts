@@ -68,6 +68,10 @@ export async function run(options: SendOptions, ctx: Context, settings: Settings
     schools ??= new SchoolDirectory(ctx, session, options.refreshSchools);
     return schools;
   };
+  // A --school-id given while other values are still to be asked is resolved first: a school that is not
+  // the district's is said before the admin types anything (the list is read once, and kept).
+  if (asked.length > 0 && draft.schoolId?.trim() && !asked.some(({ field }) => field === 'schoolId'))
+    await (await directory()).schoolFor('--school-id', draft.schoolId, unlisted, UNLISTED_HINT);
   if (asked.length > 0) await promptMissing(ctx, draft, asked, directory);
   let checked = validateInvitation(draft);
   if (!checked.ok) throw invalidFlags(checked.problems, settings);
