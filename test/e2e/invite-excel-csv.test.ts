@@ -317,6 +317,21 @@ describe('a school id the district does not list', () => {
     expect(posts().map((b) => b.schoolId)).toEqual(['sch-2027']);
   });
 
+  it.each([
+    ['Ctrl-C', '\u0003'],
+    ['Esc', '\u001b'],
+  ])('%s at the unlisted-school question: exit 130, nothing sent', async (_name, key) => {
+    const file = write('tty-cancel.csv', 'email,schoolId\r\ntty-cancel@example.org,sch-2027\r\n');
+    const args = ['invite', 'send', '--file', file, ...sender, '--allow-unlisted-school', 'sch-2027'];
+    const run = startPty(args, fixture.home, demoEnv(fixture.sandbox));
+    await run.waitFor('Send to this unlisted school id?');
+    run.type(key);
+    const result = await run.done;
+    expect(result.code).toBe(130);
+    expect(result.stdout).toContain('Cancelled; nothing was sent.');
+    expect(posts()).toHaveLength(0);
+  });
+
   it('on a terminal the unlisted id is named and confirmed; "no" sends nothing', async () => {
     const file = write('tty.csv', 'email,schoolId\r\ntty@example.org,sch-2027\r\n');
     const args = ['invite', 'send', '--file', file, ...sender, '--allow-unlisted-school', 'sch-2027'];

@@ -101,6 +101,43 @@ describe('login with no keychain, on a terminal', () => {
   });
 });
 
+describe('leaving the new questions of login (Ctrl-C, Esc): exit 130, nothing saved, nothing sent', () => {
+  it.each([
+    ['Ctrl-C', '\u0003'],
+    ['Esc', '\u001b'],
+  ])('%s at "Keep the client secret in a file…?"', async (_name, key) => {
+    const home = tempDir();
+    const run = startPty(['login'], home, SSH);
+    await run.waitFor('Keep the client secret in a file only you can read');
+    run.type(key);
+    const result = await run.done;
+    expect(result.code).toBe(130);
+    expect(result.stdout).toContain('Cancelled; nothing was saved.');
+    expect(result.stdout).not.toMatch(/force closed|unexpected failure/i);
+    expect(fixture.sandbox.requests).toEqual([]);
+    expect(existsSync(configDir(home))).toBe(false);
+  });
+
+  it.each([
+    ['Ctrl-C', '\u0003'],
+    ['Esc', '\u001b'],
+  ])('%s at "Log in again and replace…?"', async (_name, key) => {
+    const home = tempDir();
+    const { args, input } = insecureLogin(fixture.sandbox);
+    expect((await runCli(args, home, { input, env: SSH })).code).toBe(0);
+    fixture.sandbox.requests.length = 0;
+    const before = readFileSync(join(configDir(home), 'config.json'), 'utf8');
+    const run = startPty(['login', '--insecure-storage'], home, SSH);
+    await run.waitFor('Log in again and replace its base URL, client id and secret?');
+    run.type(key);
+    const result = await run.done;
+    expect(result.code).toBe(130);
+    expect(result.stdout).toContain('Cancelled; nothing was saved.');
+    expect(readFileSync(join(configDir(home), 'config.json'), 'utf8')).toBe(before);
+    expect(fixture.sandbox.requests).toEqual([]);
+  });
+});
+
 describe('login with no keychain, in a script', () => {
   it('fails before any request, naming --insecure-storage and the environment variables: exit 4, no D-Bus text', async () => {
     const home = tempDir();
