@@ -151,7 +151,11 @@ function redactRun(run: string, p: SecretPatterns, cut: boolean): string {
   }
   const raw = [...run];
   const rawStarts: number[] = [];
-  raw.reduce((at, char) => (rawStarts.push(at), at + char.length), 0);
+  let at = 0;
+  for (const char of raw) {
+    rawStarts.push(at);
+    at += char.length;
+  }
   const spans = [
     ...occurrences(decoded, starts, run.length, p, cut),
     ...occurrences(raw, rawStarts, run.length, p, cut),
