@@ -97,8 +97,13 @@ export function createKeychainStore(options: KeychainOptions = {}): KeychainStor
 
 type KeyringEntry = (account: string) => import('@napi-rs/keyring').AsyncEntry;
 
-/** The library's words for "no bus" or "nobody provides org.freedesktop.secrets on it". */
-const NO_SERVICE = /D-?Bus|org\.freedesktop\.secrets|ServiceUnknown/i;
+/**
+ * The library's words for "no session bus" (unset: autolaunch; set but dead: the socket) or "nobody
+ * provides org.freedesktop.secrets on it". Any other D-Bus error (a sandbox's AccessDenied, a keyring
+ * that lacks a method) is a keychain that is there but failed, and is said as it is.
+ */
+const NO_SERVICE =
+  /autolaunch|DBUS_SESSION_BUS_ADDRESS|Failed to connect to socket|org\.freedesktop\.secrets|ServiceUnknown/i;
 const NO_SERVICE_WHY = 'no Secret Service, as is usual over SSH';
 
 const firstLine = (text: string) => (text.split('\n')[0] ?? text).replace(/[.\s]+$/, '');

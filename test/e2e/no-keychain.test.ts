@@ -139,6 +139,18 @@ describe('leaving the new questions of login (Ctrl-C, Esc): exit 130, nothing sa
 });
 
 describe('login with no keychain, in a script', () => {
+  it('a session bus address that leads nowhere (a stale DBUS_SESSION_BUS_ADDRESS) is no keychain too', async () => {
+    const home = tempDir();
+    const result = await runCli(scriptLogin(), home, {
+      input: secret(),
+      env: { ...SSH, DBUS_SESSION_BUS_ADDRESS: `unix:path=${join(home, 'no-such-bus')}` },
+    });
+    expect(result.code).toBe(4);
+    expect(result.stderr).toContain('Error: No system keychain can be reached in this session');
+    expect(result.stderr).not.toMatch(DBUS_TEXT);
+    expect(fixture.sandbox.requests).toEqual([]);
+  });
+
   it('fails before any request, naming --insecure-storage and the environment variables: exit 4, no D-Bus text', async () => {
     const home = tempDir();
     const result = await ssh(scriptLogin(), home, secret());
