@@ -1,6 +1,7 @@
 // Questions asked on a terminal (stderr, so stdout stays data). @inquirer/prompts loads only here.
 // Every question can be left with Ctrl-C or Esc: it then fails with a CancelledError (exit 130) whose
 // message says what was not done, never with the prompt library's own error (a crash to the user).
+import type { Context } from './context.js';
 import { CancelledError, type Undone } from './errors.js';
 
 export interface Prompter {
@@ -71,4 +72,16 @@ export async function createInquirerPrompter(
         prompts.search({ message, pageSize: 10, source: (typed) => choices(typed ?? '') }, context),
       ),
   };
+}
+
+/**
+ * A yes/no question whose default is no, and whose "no" is a cancel as Ctrl-C or Esc is: a CancelledError
+ * (exit 130) saying what was left undone.
+ */
+export async function consent(
+  ctx: Pick<Context, 'prompter'>,
+  question: string,
+  undone: Undone,
+): Promise<void> {
+  if (!(await (await ctx.prompter(undone)).confirm(question, false))) throw new CancelledError(undone);
 }

@@ -9,9 +9,9 @@ import { KeychainUnavailableError, type SecretStore, secretAccount } from '../au
 import { TokenCache } from '../auth/token-cache.js';
 import { parseBaseUrl } from '../base-url.js';
 import type { Context } from '../context.js';
-import { AuthError, CancelledError, UsageError } from '../errors.js';
+import { AuthError, UsageError } from '../errors.js';
 import { readAll } from '../io.js';
-import type { Prompter } from '../prompter.js';
+import { consent, type Prompter } from '../prompter.js';
 import { Session, scopeHint } from '../session.js';
 import { checkScope, type Settings } from '../settings.js';
 import { hiddenCharacter, printable } from '../values.js';
@@ -90,9 +90,7 @@ export async function run(options: LoginOptions, settings: Settings, ctx: Contex
       ctx.log.info(
         `Profile "${settings.profileName}" is logged in to ${previous.baseUrl} as ${previous.clientId}.`,
       );
-      const replace = await prompter.confirm('Log in again and replace its base URL, client id and secret?');
-      // As every declined question in roster: a cancel, exit 130, nothing saved.
-      if (!replace) throw new CancelledError('nothing was saved');
+      await consent(ctx, 'Log in again and replace its base URL, client id and secret?', 'nothing was saved');
       // Asked again with the saved values as defaults (Enter keeps them); a flag or variable still wins.
       if (baseUrl === previous.baseUrl) baseUrl = undefined;
       clientId = options.clientId;

@@ -8,7 +8,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { INVITATIONS_PATH, sendInvitation } from '../../api/enrollment.js';
 import type { Context } from '../../context.js';
-import { CancelledError, RosterError, UsageError } from '../../errors.js';
+import { RosterError, UsageError } from '../../errors.js';
 import { outputFileFolder, privateFolder, writePrivateFile } from '../../files.js';
 import { sendRows, sentEntry } from '../../invite/bulk-runner.js';
 import { CsvEncodingError, csvText } from '../../invite/csv.js';
@@ -34,6 +34,7 @@ import { type BulkReport, countRows, finalRows, summaryLines } from '../../invit
 import { invitationIdentity, SentRecord } from '../../invite/sent-record.js';
 import { startProgress } from '../../output/progress.js';
 import { printJson, printNdjsonLine } from '../../output/render.js';
+import { consent } from '../../prompter.js';
 import { Session } from '../../session.js';
 import type { Settings } from '../../settings.js';
 import { printable } from '../../values.js';
@@ -445,11 +446,7 @@ async function confirm(ctx: Context, work: Plan, fileName: string): Promise<void
       '',
     ].join('\n'),
   );
-  const yes = await (await ctx.prompter('nothing was sent')).confirm(
-    `Send ${n} invitation${n === 1 ? '' : 's'}?`,
-    false,
-  );
-  if (!yes) throw new CancelledError('nothing was sent');
+  await consent(ctx, `Send ${n} invitation${n === 1 ? '' : 's'}?`, 'nothing was sent');
 }
 
 const listed = (values: string[]) =>

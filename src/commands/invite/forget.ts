@@ -5,7 +5,7 @@
 // every run that holds it lose track of what the others sent.
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { CancelledError, RosterError, UsageError } from '../../errors.js';
+import { RosterError, UsageError } from '../../errors.js';
 import { exists } from '../../files.js';
 import { readInviteFile } from '../../invite/invite-file.js';
 import type { Destination } from '../../invite/journal.js';
@@ -18,6 +18,7 @@ import {
 } from '../../invite/sent-record.js';
 import { printJson } from '../../output/render.js';
 import { displayText } from '../../output/safe-text.js';
+import { consent } from '../../prompter.js';
 import { Session } from '../../session.js';
 import type { Settings } from '../../settings.js';
 import { printable } from '../../values.js';
@@ -138,11 +139,11 @@ async function run(flags: ForgetFlags, ctx: Context, settings: Settings): Promis
       return;
     }
     if (!flags.yes) {
-      const yes = await (await ctx.prompter('nothing was forgotten')).confirm(
+      await consent(
+        ctx,
         `Forget ${n === 1 ? 'this invitation' : `these ${what}`}? roster will then plan and send ${n === 1 ? 'it' : 'them'} again when asked.`,
-        false,
+        'nothing was forgotten',
       );
-      if (!yes) throw new CancelledError('nothing was forgotten');
     }
     // Exactly what was shown, less any that another run started sending since.
     const shown = new Set(preview.forgotten.map(identityOf));

@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import { INVITATIONS_PATH, sendInvitation } from '../../api/enrollment.js';
 import type { Context } from '../../context.js';
-import { CancelledError, RosterError, UsageError } from '../../errors.js';
+import { RosterError, UsageError } from '../../errors.js';
 import {
   FIELDS,
   type FieldName,
@@ -18,6 +18,7 @@ import { withResolvedSchool } from '../../invite/school-id.js';
 import type { SentRecord } from '../../invite/sent-record.js';
 import { printDone, printJson } from '../../output/render.js';
 import { colours } from '../../output/style.js';
+import { consent } from '../../prompter.js';
 import type { SchoolDirectory } from '../../schools/directory.js';
 import { Session } from '../../session.js';
 import type { Settings } from '../../settings.js';
@@ -228,8 +229,7 @@ async function confirm(
       '',
     ].join('\n'),
   );
-  const yes = await (await ctx.prompter('nothing was sent')).confirm(`Send it to ${body.email}?`, false);
-  if (!yes) throw new CancelledError('nothing was sent');
+  await consent(ctx, `Send it to ${body.email}?`, 'nothing was sent');
 }
 
 function printDryRun(

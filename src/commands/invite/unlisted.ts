@@ -3,7 +3,8 @@
 // --allow-unlisted-school (or a CSV row says allowUnlistedSchool=yes), a terminal asks once more naming the
 // ids, a script needs the flag alone, and the summary and report say which rows went where.
 import type { Context } from '../../context.js';
-import { CancelledError, UsageError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
+import { consent } from '../../prompter.js';
 import { hiddenCharacter, printable } from '../../values.js';
 
 /** How to send to a school id the district's list does not have yet, said when a value names no school. */
@@ -52,9 +53,9 @@ export async function confirmUnlisted(ctx: Context, ids: UnlistedSends): Promise
       '',
     ].join('\n'),
   );
-  const yes = await (await ctx.prompter('nothing was sent')).confirm(
+  await consent(
+    ctx,
     `Send to ${n === 1 ? 'this unlisted school id' : `these ${n} unlisted school ids`}?`,
-    false,
+    'nothing was sent',
   );
-  if (!yes) throw new CancelledError('nothing was sent');
 }
