@@ -10,8 +10,8 @@ import { type AuditFlags, FAIL_ON, parseAuditFlags } from '../../audit/request.j
 import { DEFAULT_MAX_CHILDREN_PER_EMAIL } from '../../campaign/limits.js';
 import type { Context } from '../../context.js';
 import { RosterError } from '../../errors.js';
+import { DEFAULT_CONCURRENCY, DEFAULT_PAGE_SIZE, MAX_CONCURRENCY } from '../../oneroster/read-limits.js';
 import { examples, openSession, repeatable } from '../common.js';
-import { DEFAULT_CONCURRENCY, DEFAULT_PAGE_SIZE, MAX_CONCURRENCY } from './read.js';
 
 async function run(flags: AuditFlags, ctx: Context, cmd: Command): Promise<void> {
   const request = parseAuditFlags(flags, ctx.now());

@@ -21,6 +21,12 @@ import {
 import { type ChangeReadResult, readChanges } from '../../oneroster/changes.js';
 import { COLLECTIONS, type Collection } from '../../oneroster/collections.js';
 import { checkFilter } from '../../oneroster/query.js';
+import {
+  DEFAULT_CONCURRENCY,
+  DEFAULT_PAGE_SIZE,
+  MAX_CONCURRENCY,
+  MAX_PAGE_SIZE,
+} from '../../oneroster/read-limits.js';
 import { columnReader, sourcedIdOf } from '../../oneroster/records.js';
 import { type OneRosterService, onerosterService } from '../../oneroster/service.js';
 import { combineFilters, deltaFilter, isoUtc, parseSince, type Since } from '../../oneroster/since.js';
@@ -30,7 +36,6 @@ import { localTime } from '../../output/time.js';
 import type { Settings } from '../../settings.js';
 import { parseCount, printable } from '../../values.js';
 import { examples, openSession } from '../common.js';
-import { DEFAULT_CONCURRENCY, DEFAULT_PAGE_SIZE, MAX_CONCURRENCY, MAX_PAGE_SIZE } from './read.js';
 
 /** Every rostering collection of the version, as an export reads them (demographics when permitted). */
 export const DEFAULT_COLLECTIONS = [

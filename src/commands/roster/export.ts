@@ -8,6 +8,12 @@ import { loadWindow, type StartWindow, saveWindow, startOf } from '../../onerost
 import { exportTasks } from '../../oneroster/csv-binding.js';
 import { type ExportResult, type ExportSince, runExport } from '../../oneroster/export.js';
 import { STATE_FILE } from '../../oneroster/export-state.js';
+import {
+  DEFAULT_CONCURRENCY,
+  DEFAULT_PAGE_SIZE,
+  MAX_CONCURRENCY,
+  MAX_PAGE_SIZE,
+} from '../../oneroster/read-limits.js';
 import { type OneRosterService, onerosterService } from '../../oneroster/service.js';
 import { isoUtc, parseSince, type Since } from '../../oneroster/since.js';
 import { startProgress } from '../../output/progress.js';
@@ -15,7 +21,6 @@ import { printJson } from '../../output/render.js';
 import type { Settings } from '../../settings.js';
 import { parseCount } from '../../values.js';
 import { examples, openSession } from '../common.js';
-import { DEFAULT_CONCURRENCY, DEFAULT_PAGE_SIZE, MAX_CONCURRENCY, MAX_PAGE_SIZE } from './read.js';
 
 interface ExportFlags {
   out?: string;

@@ -30,8 +30,6 @@ import { fieldShrink } from '../../output/table.js';
 import { hiddenCharacter, parseCount, printable } from '../../values.js';
 import { examples, openSession } from '../common.js';
 
-export { DEFAULT_CONCURRENCY, DEFAULT_PAGE_SIZE, MAX_CONCURRENCY, MAX_PAGE_SIZE };
-
 /** The standard bounds no sourcedId; a longer one is a pasted blob, and would make a URL servers refuse. */
 const MAX_ID_LENGTH = 1000;
 
