@@ -3,7 +3,7 @@
 // school) flagged. The result is either the complete plan or every problem with its line number.
 import { formulaSafe, formulaUnescaped } from '../output/csv.js';
 import { printable } from '../values.js';
-import { csvLine, type Delimiter, parseCsv } from './csv.js';
+import { csvLine, DELIMITERS, type Delimiter, parseCsv } from './csv.js';
 import {
   FIELDS,
   type FieldName,
@@ -247,9 +247,8 @@ function withSchool(
 
 /** A header cell holding another delimiter: the file is likely read with the wrong one. */
 function delimiterHint(cell: string): string {
-  const other = [',', ';', '\t'].find((d) => cell.includes(d));
-  if (other === undefined) return '';
-  const name = other === ',' ? 'comma' : other === ';' ? 'semicolon' : 'tab';
+  const name = Object.entries(DELIMITERS).find(([, d]) => cell.includes(d))?.[0];
+  if (name === undefined) return '';
   return `; the header holds a ${name}: pass --delimiter ${name} if the file is ${name}-delimited`;
 }
 

@@ -11,7 +11,7 @@ import type { Context } from '../../context.js';
 import { RosterError, UsageError } from '../../errors.js';
 import { outputFileFolder, privateFolder, writePrivateFile } from '../../files.js';
 import { sendRows, sentEntry } from '../../invite/bulk-runner.js';
-import { CsvEncodingError, csvText } from '../../invite/csv.js';
+import { CsvEncodingError, csvText, type Delimiter } from '../../invite/csv.js';
 import { type InvitationDraft, invitationKey } from '../../invite/invitation.js';
 import {
   type InfoColumn,
@@ -112,12 +112,14 @@ export async function runBulk(options: SendOptions, ctx: Context, settings: Sett
   const session = new Session(ctx, settings);
   if (!first.ok && !namesSchools) throw refuse(ctx, first.problems, file, options);
   if (!first.ok) {
-    const all = await withSchools(ctx, session, content, fill, options, unlisted).catch((error) => {
-      // The flags' own mistakes and an interrupt stand; a list that cannot be read leaves the rest.
-      if (error instanceof RosterError && (error.code === 'usage' || error.code === 'interrupted'))
-        throw error;
-      return { file: first, unknownSchool: false };
-    });
+    const all = await withSchools(ctx, session, content, fill, options, { delimiter, unlisted }).catch(
+      (error) => {
+        // The flags' own mistakes and an interrupt stand; a list that cannot be read leaves the rest.
+        if (error instanceof RosterError && (error.code === 'usage' || error.code === 'interrupted'))
+          throw error;
+        return { file: first, unknownSchool: false };
+      },
+    );
     throw refuse(ctx, all.file.ok ? first.problems : all.file.problems, file, options, all.unknownSchool);
   }
   // The failed rows' folder before anything is sent, by the rule of every file roster writes.
@@ -126,7 +128,10 @@ export async function runBulk(options: SendOptions, ctx: Context, settings: Sett
   }
   // No credentials: said now, not after the schools were read without them and the admin said yes.
   if (!options.dryRun) await session.checkCredentials('invitations');
-  const { file: checked, unknownSchool } = await withSchools(ctx, session, content, fill, options, unlisted);
+  const { file: checked, unknownSchool } = await withSchools(ctx, session, content, fill, options, {
+    delimiter,
+    unlisted,
+  });
   if (!checked.ok) throw refuse(ctx, checked.problems, file, options, unknownSchool);
   const rows = checked.rows;
   warnUnusedUnlisted(ctx, unlisted, rows, fill);
@@ -332,12 +337,12 @@ async function withSchools(
   content: string,
   fill: InvitationDraft,
   options: SendOptions,
-  unlisted: ReadonlySet<string>,
+  /** The flags parsed once by the caller: --delimiter, and the ids --allow-unlisted-school names. */
+  { delimiter, unlisted }: { delimiter: Delimiter | undefined; unlisted: ReadonlySet<string> },
 ): Promise<{ file: InviteFile; unknownSchool: boolean }> {
   const { SchoolDirectory } = await import('../../schools/directory.js');
   const { refusal } = await import('../../schools/match.js');
   const schools = new SchoolDirectory(ctx, session, options.refreshSchools);
-  const delimiter = parseDelimiter(options.delimiter);
   if (fill.schoolId?.trim())
     fill.schoolId = (
       await schools.schoolFor('--school-id', fill.schoolId, unlisted, UNLISTED_HINT)
