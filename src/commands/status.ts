@@ -3,7 +3,6 @@
 import type { Command } from 'commander';
 import { profileAccount, storeFor } from '../auth/credentials.js';
 import { KeychainUnavailableError } from '../auth/secret-store.js';
-import { unreachableSecret } from '../auth/unreachable-secret.js';
 import type { Context } from '../context.js';
 import { AuthError, RosterError } from '../errors.js';
 import { printFields, printJson } from '../output/render.js';
@@ -80,8 +79,10 @@ async function secretSource(
     return { source: (await store.get(account)) ? stored : 'none' };
   } catch (error) {
     // Stored by login, but this session cannot reach the keychain (SSH): say so, not "none".
-    if (error instanceof KeychainUnavailableError)
+    if (error instanceof KeychainUnavailableError) {
+      const { unreachableSecret } = await import('../auth/unreachable-secret.js');
       return { source: stored, unreachable: unreachableSecret(settings, store, error) };
+    }
     if (error instanceof RosterError) ctx.log.warn(error.message);
     return { source: 'none' };
   }

@@ -60,7 +60,7 @@ export async function tableText<Row>(
 }
 
 /** A cell on a terminal: safe text, and an ISO instant in local time. */
-export function terminalCell(value: unknown): string {
+function terminalCell(value: unknown): string {
   return typeof value === 'string' ? cellText(localIfInstant(value)) : cellText(value);
 }
 

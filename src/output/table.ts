@@ -169,15 +169,6 @@ export async function layoutTable(
   };
 }
 
-/** Each column's width for these rows on a terminal `width` columns wide. */
-export async function tableWidths(
-  columns: readonly TableColumn[],
-  rows: readonly (readonly string[])[],
-  width: number,
-): Promise<number[]> {
-  return [...(await layoutTable(columns, rows, width)).widths];
-}
-
 /** How narrow a column may get: its full width if it may not shrink; a URL's origin and an ellipsis. */
 function floorOf(
   shrink: Shrink | undefined,

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { type Column, tableText } from '../../src/output/render.js';
 import { colours } from '../../src/output/style.js';
-import { cutUrl, fieldShrink, fitWidths, tableWidths } from '../../src/output/table.js';
+import { cutUrl, fieldShrink, fitWidths, layoutTable, type TableColumn } from '../../src/output/table.js';
+
+/** Each column's width for these rows on a terminal `width` columns wide. */
+const tableWidths = async (columns: TableColumn[], rows: string[][], width: number) => [
+  ...(await layoutTable(columns, rows, width)).widths,
+];
 
 const ESC = '\u001b';
 const plain = (width: number) => ({ width, color: false });
