@@ -383,22 +383,16 @@ describe('determinism and scale', () => {
 });
 
 describe('roster sandbox options', () => {
-  it('--agents guardians --refuse fields --schools 3: the process serves what the options say', async () => {
+  /**
+   * `roster sandbox --port 0 --quiet --students 30 …args` as a process: `get` reads a path with a token of
+   * the demo client from that API's own token endpoint; the process is stopped with SIGINT afterwards.
+   */
+  async function withSandboxProcess(
+    args: string[],
+    use: (get: (prefix: string, path: string) => Promise<Response>) => Promise<void>,
+  ): Promise<void> {
     const { child, done } = startCli(
-      [
-        'sandbox',
-        '--port',
-        '0',
-        '--quiet',
-        '--students',
-        '30',
-        '--schools',
-        '3',
-        '--agents',
-        'guardians',
-        '--refuse',
-        'fields',
-      ],
+      ['sandbox', '--port', '0', '--quiet', '--students', '30', ...args],
       tempDir(),
     );
     let out = '';
@@ -414,44 +408,38 @@ describe('roster sandbox options', () => {
         });
         return ((await res.json()) as { access_token: string }).access_token;
       };
-      const get = async (prefix: string, path: string) =>
-        fetch(`${baseUrl}${prefix}${path}`, { headers: bearer(await token(prefix)) });
-      const student = (await (await get(PREFIX['1.1'], '/users/stu-000001')).json()) as { user: User };
-      expect(student.user.agents).toEqual([]);
-      const parent = (await (await get(PREFIX['1.1'], '/users/gdn-000001')).json()) as { user: User };
-      expect(parent.user.agents.map((a) => a.sourcedId)).toEqual(['stu-000001', 'stu-000002']);
-      expect((await get(PREFIX['1.2'], '/users?fields=sourcedId')).status).toBe(400);
-      const schools = (await (await get(PREFIX['1.1'], '/schools')).json()) as { orgs: unknown[] };
-      expect(schools.orgs).toHaveLength(5); // 3 teaching schools and the two Fir Grove campuses
+      await use(async (prefix, path) =>
+        fetch(`${baseUrl}${prefix}${path}`, { headers: bearer(await token(prefix)) }),
+      );
     } finally {
       child.kill('SIGINT');
       await done;
     }
+  }
+
+  it('--agents guardians --refuse fields --schools 3: the process serves what the options say', async () => {
+    await withSandboxProcess(
+      ['--schools', '3', '--agents', 'guardians', '--refuse', 'fields'],
+      async (get) => {
+        const student = (await (await get(PREFIX['1.1'], '/users/stu-000001')).json()) as { user: User };
+        expect(student.user.agents).toEqual([]);
+        const parent = (await (await get(PREFIX['1.1'], '/users/gdn-000001')).json()) as { user: User };
+        expect(parent.user.agents.map((a) => a.sourcedId)).toEqual(['stu-000001', 'stu-000002']);
+        expect((await get(PREFIX['1.2'], '/users?fields=sourcedId')).status).toBe(400);
+        const schools = (await (await get(PREFIX['1.1'], '/schools')).json()) as { orgs: unknown[] };
+        expect(schools.orgs).toHaveLength(5); // 3 teaching schools and the two Fir Grove campuses
+      },
+    );
   });
 
   it('--family-traps: the process serves the traps (stu-000006 without agents); without it, a parent', async () => {
     const agentsOf = async (args: string[]) => {
-      const { child, done } = startCli(
-        ['sandbox', '--port', '0', '--quiet', '--students', '30', ...args],
-        tempDir(),
-      );
-      let out = '';
-      child.stdout?.on('data', (chunk) => (out += chunk));
-      try {
-        await until(() => /Sandbox listening on (\S+)/.test(out));
-        const baseUrl = /Sandbox listening on (\S+)/.exec(out)![1]!;
-        const res = await fetch(`${baseUrl}${PREFIX['1.1']}/token`, {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-          body: 'grant_type=client_credentials&client_id=demo-allowed&client_secret=riverside-secret-2024',
-        });
-        const token = ((await res.json()) as { access_token: string }).access_token;
-        const user = await fetch(`${baseUrl}${PREFIX['1.1']}/users/stu-000006`, { headers: bearer(token) });
-        return ((await user.json()) as { user: User }).user.agents.map((a) => a.sourcedId);
-      } finally {
-        child.kill('SIGINT');
-        await done;
-      }
+      let agents: string[] = [];
+      await withSandboxProcess(args, async (get) => {
+        const user = await get(PREFIX['1.1'], '/users/stu-000006');
+        agents = ((await user.json()) as { user: User }).user.agents.map((a) => a.sourcedId);
+      });
+      return agents;
     };
     expect(await agentsOf(['--family-traps'])).toEqual([]);
     expect(await agentsOf([])).toEqual([expect.stringMatching(/^gdn-\d{6}$/)]);
