@@ -177,12 +177,15 @@ export function summaryLines(report: BulkReport, fileName: string): string[] {
 
 /** The unlisted school ids this run sent to, with their lines: `sch-2027 (lines 3, 4)`. */
 function unlistedSummary(rows: ReportRow[]): string | undefined {
-  const byId = new Map<string, number[]>();
-  for (const r of rows) {
-    if (r.unlistedSchool && r.result === 'sent')
-      byId.set(r.schoolId, [...(byId.get(r.schoolId) ?? []), r.line]);
-  }
+  const byId = linesBySchool(rows.filter((r) => r.unlistedSchool && r.result === 'sent'));
   if (byId.size === 0) return undefined;
   const ids = [...byId].map(([id, at]) => `${id} (line${at.length === 1 ? '' : 's'} ${at.join(', ')})`);
   return `  Sent to ${byId.size === 1 ? 'a school id' : `${byId.size} school ids`} not in the district's list of schools (--allow-unlisted-school): ${ids.join('; ')}.`;
+}
+
+/** The lines of these rows, by school id, in row order. */
+export function linesBySchool(rows: Iterable<{ schoolId: string; line: number }>): Map<string, number[]> {
+  const byId = new Map<string, number[]>();
+  for (const { schoolId, line } of rows) byId.set(schoolId, [...(byId.get(schoolId) ?? []), line]);
+  return byId;
 }

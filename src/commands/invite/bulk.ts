@@ -30,7 +30,7 @@ import {
   locateJournal,
 } from '../../invite/journal.js';
 import { recordGuard } from '../../invite/record-guard.js';
-import { type BulkReport, countRows, finalRows, summaryLines } from '../../invite/report.js';
+import { type BulkReport, countRows, finalRows, linesBySchool, summaryLines } from '../../invite/report.js';
 import { invitationIdentity, SentRecord } from '../../invite/sent-record.js';
 import { startProgress } from '../../output/progress.js';
 import { printJson, printNdjsonLine } from '../../output/render.js';
@@ -303,13 +303,9 @@ function refuse(
 
 /** The rows going to a school id the district's list lacks, by id with their lines. */
 function unlistedOf(rows: readonly PlannedRow[]): UnlistedSends {
-  const ids: UnlistedSends = new Map();
-  for (const row of rows.filter((r) => r.unlistedSchool)) {
-    const lines = ids.get(row.body.schoolId) ?? [];
-    lines.push(row.line);
-    ids.set(row.body.schoolId, lines);
-  }
-  return ids;
+  return linesBySchool(
+    rows.filter((r) => r.unlistedSchool).map((r) => ({ schoolId: r.body.schoolId, line: r.line })),
+  );
 }
 
 /** An --allow-unlisted-school id no row sends to is likely a typo of the one meant: said, not fatal. */
