@@ -3,12 +3,12 @@
 // e-mail and school. The list is read, never trusted alone: when it cannot be read or lacks those fields,
 // a warning says so and roster's record decides.
 import type { Context } from '../context.js';
-import { SentRecord } from '../invite/sent-record.js';
 import { serverInvitedIdentities } from '../invite/server-invited.js';
+import { SentRecord } from '../invite/store/index.js';
 import type { Session } from '../session.js';
 import type { InvitedBy } from './planner.js';
 
-export { invitationIdentity } from '../invite/sent-record.js';
+export { invitationIdentity } from '../invite/store/index.js';
 
 export interface AlreadySent {
   by(identity: string): InvitedBy | undefined;

@@ -5,28 +5,13 @@
 import { ApiError, ForeignAnswerError, RosterError } from '../errors.js';
 import { invitationKey } from './invitation.js';
 import type { PlannedRow } from './invite-file.js';
-import { bodyHash, type Journal } from './journal.js';
-import type { SentEntry } from './sent-record.js';
+import { bodyHash, type Journal, type RowGuard } from './store/index.js';
 
 export type RowResult =
   | { state: 'sent'; message: string }
   | { state: 'failed' | 'in-doubt'; reason: string; status?: number }
   /** Not sent: roster's record shows it sent by another run at `sentAt`. */
   | { state: 'elsewhere'; sentAt: string };
-
-/** A row another run sent, or may have sent (it was stopped while sending it, or could not tell). */
-export type Withheld = { state: 'elsewhere'; sentAt: string } | { state: 'in-doubt'; reason: string };
-
-/** Keeps other runs (other files' journals) from sending a row while this run does, and after it. */
-export interface RowGuard {
-  /**
-   * Just before the row's request: 'go' once this run holds the row (waiting while another run sends it),
-   * else what becomes of the row instead; 'aborted' when the signal fired while waiting.
-   */
-  claim(row: PlannedRow): Promise<'go' | 'aborted' | Withheld>;
-  /** After it (or when it never left): never fails, a problem is the guard's to report. */
-  settle(row: PlannedRow, outcome: 'sent' | 'failed' | 'in-doubt'): Promise<void>;
-}
 
 export interface RunCounts {
   sent: number;
@@ -152,16 +137,6 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
   const broken = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (broken) throw broken.reason;
   return { results, ...(stoppedBy && { stoppedBy }) };
-}
-
-/** A row confirmed sent, as roster's record of sent invitations keeps it. */
-export function sentEntry(row: PlannedRow, at: Date): SentEntry {
-  return {
-    email: row.body.email,
-    schoolId: row.body.schoolId,
-    ...(row.body.schoolYearId !== undefined && { schoolYearId: row.body.schoolYearId }),
-    sentAt: at.toISOString(),
-  };
 }
 
 /**

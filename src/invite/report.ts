@@ -4,7 +4,7 @@ import { checkCommand } from '../api/enrollment.js';
 import type { RowResult } from './bulk-runner.js';
 import { invitationKey } from './invitation.js';
 import type { PlannedRow } from './invite-file.js';
-import { bodyHash, type JournalEntry } from './journal.js';
+import { bodyHash, type JournalEntry } from './store/index.js';
 
 export type FinalState = 'sent' | 'skipped' | 'failed' | 'in-doubt' | 'not-started';
 
@@ -62,7 +62,7 @@ export interface BulkReport {
 /** `before` and `results` are by row key (invitationKey); the report keeps the lines of the current file. */
 export function finalRows(
   planned: PlannedRow[],
-  before: Map<string, JournalEntry>,
+  before: ReadonlyMap<string, JournalEntry>,
   results: Map<string, RowResult>,
 ): ReportRow[] {
   return planned.map(({ line, body, info, unlistedSchool }) => {

@@ -1,5 +1,5 @@
 // The invitations the server itself lists (GET /enrollment/invitations, spec §4.6, every page) as identities
-// (sent-record.ts), for a campaign to leave out. The spec leaves the records' fields open (§2.6): they are
+// (store/sent-record.ts), for a campaign to leave out. The spec leaves the records' fields open (§2.6): they are
 // used only when they carry an e-mail and a school; otherwise, or when the list cannot be read, the caller
 // is told why and relies on roster's own record. Only the identities are kept, page by page (bounded by the
 // client's response cap and the pager's page limit), never the records.
@@ -8,7 +8,7 @@ import { ApiError, RosterError } from '../errors.js';
 import type { Session } from '../session.js';
 import { hiddenCharacter } from '../values.js';
 import { invitationPages } from './invitation-pages.js';
-import { invitationIdentity } from './sent-record.js';
+import { invitationIdentity } from './store/index.js';
 
 export type ServerInvited =
   | {

@@ -4,7 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { invitationIdentity, SentRecord, sentRecordPath } from '../../src/invite/sent-record.js';
+import { invitationIdentity, SentRecord, sentRecordPath } from '../../src/invite/store/index.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';

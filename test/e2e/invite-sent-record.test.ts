@@ -6,7 +6,7 @@ import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync, utimesSync, wr
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { INVITATIONS_PATH } from '../../src/api/enrollment.js';
-import { invitationIdentity, SentRecord, sentRecordPath } from '../../src/invite/sent-record.js';
+import { invitationIdentity, SentRecord, sentRecordPath } from '../../src/invite/store/index.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { runCli, startCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';

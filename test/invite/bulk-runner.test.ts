@@ -6,7 +6,7 @@ import { ApiError, ForeignAnswerError, InDoubtError, RosterError } from '../../s
 import { classify, sendRows } from '../../src/invite/bulk-runner.js';
 import { invitationKey } from '../../src/invite/invitation.js';
 import type { PlannedRow } from '../../src/invite/invite-file.js';
-import { contentHash, Journal } from '../../src/invite/journal.js';
+import { contentHash, Journal } from '../../src/invite/store/index.js';
 import { tempDir } from '../helpers/context.js';
 
 const rows = (n: number): PlannedRow[] =>

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   appendFileSync,
@@ -15,13 +14,8 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { invitationKey } from '../../src/invite/invitation.js';
-import {
-  canonicalBaseUrl,
-  contentHash,
-  Journal,
-  journalPath,
-  locateJournal,
-} from '../../src/invite/journal.js';
+import { canonicalBaseUrl, contentHash, Journal, journalPath } from '../../src/invite/store/index.js';
+import { locateJournal } from '../../src/invite/store/journal.js';
 import { tempDir } from '../helpers/context.js';
 
 const district = { baseUrl: 'https://a.example/v1', clientId: 'c1' };
@@ -33,6 +27,9 @@ const header = (file = '/data/invites.csv', content = 'x', destination = distric
   sha256: contentHash(content),
 });
 const at = '2026-01-01T00:00:00.000Z';
+/** A lock's owner record, as roster writes it. */
+const owner = (fields: Record<string, unknown>) =>
+  JSON.stringify({ pid: process.ppid, token: '0123456789abcdef', host: hostname(), ...fields });
 const row = (n: number) => ({ key: invitationKey(`p${n}@x.org`, 's1'), line: n });
 
 describe('invitationKey', () => {
@@ -66,7 +63,7 @@ describe('canonicalBaseUrl', () => {
 });
 
 describe('journalPath', () => {
-  it('is the same for every spelling of the destination, and keeps the name earlier releases gave it', () => {
+  it('is the same for every spelling of the destination, and a hash of the real path and the canonical destination', () => {
     const canonical = journalPath('/state', '/data/invites.csv', {
       baseUrl: 'https://a.example/v1',
       clientId: 'c1',
@@ -74,8 +71,8 @@ describe('journalPath', () => {
     expect(
       journalPath('/state', '/data/invites.csv', { baseUrl: 'HTTPS://A.example:443/V1/', clientId: 'c1' }),
     ).toBe(canonical);
-    const released = createHash('sha256').update('/data/invites.csv\0https://a.example/v1\0c1').digest('hex');
-    expect(canonical).toBe(`/state/invites/invites.csv-${released.slice(0, 16)}.jsonl`);
+    const hash = createHash('sha256').update('/data/invites.csv\0https://a.example/v1\0c1').digest('hex');
+    expect(canonical).toBe(`/state/invites/invites.csv-${hash.slice(0, 16)}.jsonl`);
   });
 
   it('is named after the file and a hash of its absolute path and destination, not its content', () => {
@@ -91,7 +88,7 @@ describe('journalPath', () => {
 });
 
 describe('locateJournal', () => {
-  it('finds the file by its real path (symlinks, relative, ..) and other journals of it by their header', async () => {
+  it('finds the file by its real path (symlinks, relative, ..)', async () => {
     const root = tempDir();
     mkdirSync(join(root, 'real', 'sub'), { recursive: true });
     writeFileSync(join(root, 'real', 'invites.csv'), 'x');
@@ -104,22 +101,7 @@ describe('locateJournal', () => {
       ),
     );
     for (const place of places)
-      expect(place).toEqual({ path: journalPath(state, real, district), file: real, legacy: [] });
-    // A journal of the same file and service under another spelling, and one of another file.
-    const other = join(state, 'invites', 'old.jsonl');
-    mkdirSync(join(state, 'invites'));
-    const old = {
-      ...header(join(root, 'link', 'invites.csv')),
-      destination: { ...district, baseUrl: 'HTTPS://A.EXAMPLE/v1/' },
-    };
-    writeFileSync(other, `${JSON.stringify({ ...old, createdAt: at })}\n`);
-    writeFileSync(
-      join(state, 'invites', 'else.jsonl'),
-      `${JSON.stringify({ ...header('/else.csv'), createdAt: at })}\n`,
-    );
-    // Anything but a regular file is not read (a FIFO would block).
-    execFileSync('mkfifo', [join(state, 'invites', 'fifo.jsonl')]);
-    expect((await locateJournal(state, join(root, 'real', 'invites.csv'), district)).legacy).toEqual([other]);
+      expect(place).toEqual({ path: journalPath(state, real, district), file: real });
   });
 });
 
@@ -169,68 +151,15 @@ describe('Journal', () => {
     ).rejects.toThrow(/belongs to another file or destination/);
   });
 
-  it('reads entries written before rows had a key by their e-mail and school', async () => {
+  it('refuses an entry that names no row (skipping it could forget a row that was sent)', async () => {
     const path = join(tempDir(), 'j.jsonl');
     writeFileSync(
       path,
       `${JSON.stringify({ ...header(), createdAt: at })}\n` +
-        `{"line":2,"state":"sent","at":"${at}","email":"Old@X.org","schoolId":"s1"}\n` +
-        `{"line":3,"state":"in-flight","at":"${at}","email":"other@x.org","schoolId":"s1"}\n`,
+        `${JSON.stringify({ ...row(2), state: 'sent', at })}\n` +
+        `{"line":3,"state":"sent","at":"${at}","email":"other@x.org","schoolId":"s1"}\n`,
     );
-    const { states } = await Journal.peek(path);
-    expect(states.get(invitationKey('old@x.org', 's1'))).toMatchObject({ state: 'sent', line: 2 });
-    expect(states.get(invitationKey('other@x.org', 's1'))?.state).toBe('in-flight');
-    // One that names no row cannot be matched: refused rather than forgotten.
-    appendFileSync(path, `{"line":4,"state":"sent","at":"${at}"}\n`);
-    await expect(Journal.peek(path)).rejects.toThrow(/entry at line 4 that names no e-mail and school/);
-  });
-
-  it('carries over older journals once, each row at its most-sent state; a dry run sees them too', async () => {
-    const dir = tempDir();
-    const old = (name: string, rows: object[]) => {
-      const path = join(dir, name);
-      writeFileSync(
-        path,
-        [{ ...header(), createdAt: at }, ...rows].map((o) => `${JSON.stringify(o)}\n`).join(''),
-      );
-      return path;
-    };
-    const a = old('a.jsonl', [
-      { ...row(2), state: 'sent', at },
-      { ...row(3), state: 'failed', at },
-    ]);
-    const b = old('b.jsonl', [
-      { ...row(2), state: 'failed', at },
-      { ...row(3), state: 'in-flight', at },
-      { ...row(4), state: 'pending', at },
-    ]);
-    const path = join(dir, 'j.jsonl');
-    const seen = (await Journal.peek(path, [a, b])).states;
-    expect(existsSync(path)).toBe(false);
-    const journal = await Journal.open(path, header(), new Date(at), [a, b]);
-    for (const states of [seen, journal.states])
-      expect([2, 3, 4].map((n) => states.get(row(n).key)?.state)).toEqual(['sent', 'in-flight', 'pending']);
-    expect(journal.carriedOver).toEqual([a, b]);
-    await journal.record([{ ...row(3), state: 'sent', at }]);
-    await journal.close();
-    const length = readFileSync(path, 'utf8').length;
-    // Carried over once: a later run keeps what this journal says since.
-    const again = await Journal.open(path, header(), new Date(at), [a, b]);
-    expect(again.carriedOver).toEqual([]);
-    expect(again.states.get(row(3).key)?.state).toBe('sent');
-    await again.close();
-    expect(readFileSync(path, 'utf8')).toHaveLength(length);
-  });
-
-  it('does not carry over a journal an earlier release is running right now (its bare-pid lock is alive)', async () => {
-    const dir = tempDir();
-    const old = join(dir, 'old.jsonl');
-    writeFileSync(old, `${JSON.stringify({ ...header(), createdAt: at })}\n`);
-    writeFileSync(`${old}.lock`, String(process.ppid));
-    const path = join(dir, 'j.jsonl');
-    await expect(Journal.open(path, header(), new Date(at), [old])).rejects.toThrow(/Another roster run/);
-    expect(existsSync(`${path}.lock`)).toBe(false);
-    expect(readFileSync(`${old}.lock`, 'utf8')).toBe(String(process.ppid));
+    await expect(Journal.peek(path)).rejects.toThrow(/entry at line 3 that names no row/);
   });
 
   it('drops a torn last line left by a crash, so later appends start on a fresh line', async () => {
@@ -256,11 +185,11 @@ describe('Journal', () => {
 
   it('refuses a second run on the same journal while the first is alive, and takes over a dead one', async () => {
     const path = join(tempDir(), 'j.jsonl');
-    writeFileSync(`${path}.lock`, String(process.ppid)); // an older release's lock: a live process that is not us
+    writeFileSync(`${path}.lock`, owner({ pid: process.ppid })); // a live process that is not us
     await expect(Journal.open(path, header(), new Date(at))).rejects.toThrow(
       /Another roster run \(pid \d+\)/,
     );
-    writeFileSync(`${path}.lock`, '999999999'); // no such process
+    writeFileSync(`${path}.lock`, owner({ pid: 999999999 })); // no such process
     const journal = await Journal.open(path, header(), new Date(at));
     await journal.close();
     expect(existsSync(`${path}.lock`)).toBe(false);
@@ -268,15 +197,13 @@ describe('Journal', () => {
 });
 
 describe('the journal lock', () => {
-  const owner = (fields: Record<string, unknown>) =>
-    JSON.stringify({ pid: process.ppid, token: '0123456789abcdef', host: hostname(), ...fields });
   const opens = (path: string, n: number) =>
     Promise.allSettled(Array.from({ length: n }, () => Journal.open(path, header(), new Date(at))));
   const held = (results: PromiseSettledResult<Journal>[]) =>
     results.filter((r): r is PromiseFulfilledResult<Journal> => r.status === 'fulfilled').map((r) => r.value);
 
   it('is taken by exactly one of many opens at once, fresh or over a dead owner, and the rest are told why', async () => {
-    for (const stale of [undefined, owner({ pid: 999999999 }), '999999999']) {
+    for (const stale of [undefined, owner({ pid: 999999999 })]) {
       const path = join(tempDir(), 'j.jsonl');
       if (stale) writeFileSync(`${path}.lock`, stale);
       const results = await opens(path, 12);
@@ -320,7 +247,7 @@ describe('the journal lock', () => {
     });
   });
 
-  it('waits out an empty lock while it may be an older release writing its pid, then takes it over', async () => {
+  it('waits out an empty lock while it may be being written (no hard links), then takes it over', async () => {
     const path = join(tempDir(), 'j.jsonl');
     writeFileSync(`${path}.lock`, '');
     await expect(Journal.open(path, header(), new Date(at))).rejects.toThrow(/Another roster run/);

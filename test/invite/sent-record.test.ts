@@ -14,8 +14,13 @@ import {
 import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { standing, waitEnd } from '../../src/invite/claims.js';
-import { invitationIdentity, SentRecord, sentRecordPath } from '../../src/invite/sent-record.js';
+import {
+  invitationIdentity,
+  SentRecord,
+  sentRecordPath,
+  standing,
+  waitEnd,
+} from '../../src/invite/store/index.js';
 import { tempDir } from '../helpers/context.js';
 import { asRoot, expectOwnPrivate, expectUntouched, ME, NOBODY, victim } from '../helpers/planted.js';
 
@@ -225,7 +230,7 @@ describe('SentRecord: real processes appending at once', () => {
     await build({
       stdin: {
         contents: `
-          import { SentRecord } from './src/invite/sent-record.ts';
+          import { SentRecord } from './src/invite/store/index.ts';
           const [state, tag, count] = process.argv.slice(2);
           const record = await SentRecord.open(state, ${JSON.stringify(destination)});
           for (let i = 0; i < Number(count); i++)

@@ -3,8 +3,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { invitationIdentity } from '../../src/invite/sent-record.js';
 import { serverInvitedIdentities } from '../../src/invite/server-invited.js';
+import { invitationIdentity } from '../../src/invite/store/index.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { Session } from '../../src/session.js';
 import { resolveSettings } from '../../src/settings.js';

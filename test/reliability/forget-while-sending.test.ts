@@ -6,7 +6,7 @@
 import { copyFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { invitationIdentity, SentRecord, sentRecordPath } from '../../src/invite/sent-record.js';
+import { invitationIdentity, SentRecord, sentRecordPath } from '../../src/invite/store/index.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { type CliResult, runCli, startCli, until } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';

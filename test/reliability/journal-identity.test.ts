@@ -1,12 +1,6 @@
-// One file sent to one service has one journal, however either is spelled: the CSV through a symlinked
-// folder, a relative path or `..`; the sandbox as 127.0.0.1 or localhost, with a trailing slash or in
-// upper case. Each spelling resumes the same journal, spellings run at once contend for one lock, and a
-// journal an earlier release keyed on the spelling is carried over. Counted at the sandbox: e-mails per address.
-import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { invitationKey } from '../../src/invite/invitation.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { type CliResult, startCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
@@ -144,45 +138,4 @@ describe('one file, one journal, whatever its spelling', () => {
         });
     expect(results.filter((r) => r.code === 0).length).toBeGreaterThanOrEqual(1);
   }, 120_000);
-
-  it('a journal an earlier release keyed on the spelling is carried over: its sent and in-doubt rows are not sent again', async () => {
-    const { root, real, emails } = layout('legacy', 10);
-    const destination = (baseUrl: string) => ({ baseUrl, clientId: 'demo-allowed' });
-    const at = '2026-01-01T00:00:00.000Z';
-    const line = (i: number, entry: object) =>
-      JSON.stringify({ key: invitationKey(emails[i] ?? '', 'org-sch-1'), line: i + 2, at, ...entry });
-    // As the release before kept them: keyed on the path as typed and the base URL as spelled.
-    const oldJournal = (file: string, baseUrl: string, rows: string[]) => {
-      const hash = createHash('sha256').update(`${file}\0${baseUrl}\0demo-allowed`).digest('hex');
-      const path = join(state, 'roster', 'invites', `invites.csv-${hash.slice(0, 16)}.jsonl`);
-      mkdirSync(join(path, '..'), { recursive: true, mode: 0o700 });
-      const header = { journal: 'roster invite send', version: 1, file, destination: destination(baseUrl) };
-      writeFileSync(
-        path,
-        `${[JSON.stringify({ ...header, sha256: 'x', createdAt: at }), ...rows].join('\n')}\n`,
-        {
-          mode: 0o600,
-        },
-      );
-    };
-    // One through the symlink at localhost: rows 0-3 sent, row 4 in flight when it was killed.
-    oldJournal(join(root, 'link', 'invites.csv'), `http://localhost:${port}/v1`, [
-      ...[0, 1, 2, 3].map((i) => line(i, { state: 'sent' })),
-      line(4, { state: 'in-flight' }),
-    ]);
-    // Another by the real path at 127.0.0.1: row 5 sent, row 0 failed there (sent in the other: stays sent).
-    oldJournal(join(real, 'invites.csv'), `http://127.0.0.1:${port}/v1`, [
-      line(5, { state: 'sent' }),
-      line(0, { state: 'failed', reason: 'x' }),
-    ]);
-    const result = await send(join(real, 'sub', '..', 'invites.csv'), `http://LOCALHOST:${port}/v1/`, {
-      extra: ['--json'],
-    }).done;
-    expect(result.code, result.stderr).toBe(5); // row 4 stays in doubt
-    // The second is where this release keeps the journal too (real path, canonical URL): resumed as it is.
-    expect(result.stderr).toMatch(/Carried over the rows of \S+\.jsonl \(an earlier spelling of this run\)/);
-    expect(emails.map(emailsTo)).toEqual([0, 0, 0, 0, 0, 0, 1, 1, 1, 1]);
-    const report = JSON.parse(result.stdout);
-    expect(report.counts).toMatchObject({ sent: 4, skipped: 5, inDoubt: 1 });
-  }, 60_000);
 });

@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { invitationIdentity, sentRecordPath } from '../../src/invite/sent-record.js';
+import { invitationIdentity, sentRecordPath } from '../../src/invite/store/index.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { type CliResult, startCli, until } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';

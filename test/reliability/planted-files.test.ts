@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { INVITATIONS_PATH } from '../../src/api/enrollment.js';
 import { invitationKey } from '../../src/invite/invitation.js';
-import { journalPath } from '../../src/invite/journal.js';
+import { journalPath } from '../../src/invite/store/index.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';

@@ -1,21 +1,22 @@
 // `roster invite forget`: takes invitations out of roster's record of sent invitations, so a plan lists them
 // and a file sends them again (a new campaign season, a family that asked for the e-mail again). The record
-// is edited under its lock, by appending (sent-record.ts): runs holding it open see the change and go on;
+// is edited under its lock, by appending (src/invite/store/): runs holding it open see the change and go on;
 // invitations another run is sending right now are never forgotten. Deleting the file instead would make
 // every run that holds it lose track of what the others sent.
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { RosterError, UsageError } from '../../errors.js';
 import { exists } from '../../files.js';
+import { readInput } from '../../invite/file-check.js';
 import { readInviteFile } from '../../invite/invite-file.js';
-import type { Destination } from '../../invite/journal.js';
+import type { Destination } from '../../invite/store/index.js';
 import {
   type ForgetOutcome,
   type InvitationParts,
   invitationIdentity,
   SentRecord,
   sentRecordPath,
-} from '../../invite/sent-record.js';
+} from '../../invite/store/index.js';
 import { printJson } from '../../output/render.js';
 import { displayText } from '../../output/safe-text.js';
 import { consent } from '../../prompter.js';
@@ -23,7 +24,6 @@ import { Session } from '../../session.js';
 import type { Settings } from '../../settings.js';
 import { printable } from '../../values.js';
 import { examples, loadSettings } from '../common.js';
-import { readInput } from './bulk.js';
 
 export interface ForgetFlags {
   file?: string;

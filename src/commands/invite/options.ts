@@ -1,5 +1,6 @@
 // The flags of `roster invite send`, and how they become the per-run invitation values.
 import { UsageError } from '../../errors.js';
+import type { FileSendOptions } from '../../invite/bulk-send.js';
 import { DELIMITERS, type Delimiter } from '../../invite/csv.js';
 import {
   DEFAULT_SCOPES,
@@ -8,6 +9,7 @@ import {
   flagOf,
   type InvitationDraft,
 } from '../../invite/invitation.js';
+import { parseUnlisted } from '../../invite/unlisted.js';
 import type { Settings } from '../../settings.js';
 import { parseCount, printable } from '../../values.js';
 
@@ -82,4 +84,26 @@ export function parseDelimiter(value: string | undefined): Delimiter | undefined
     `Invalid --delimiter "${printable(value, 20)}": expected comma, semicolon or tab.`,
     'Without --delimiter, the header line decides.',
   );
+}
+
+/** The flags of `invite send --file` (and of a plan sent at once) as the invite service takes them. */
+export function fileSendOptions(options: SendOptions, settings: Settings): FileSendOptions {
+  if (options.email !== undefined) {
+    throw new UsageError('--email and --file do not go together: the file gives one address per row.');
+  }
+  return {
+    concurrency: parseConcurrency(options.concurrency),
+    delimiter: parseDelimiter(options.delimiter),
+    unlisted: parseUnlisted(options.allowUnlistedSchool),
+    given: options.file ?? '',
+    fill: draftFromFlags(options, settings),
+    // Rows roster's record shows sent by another run are skipped unless the user asks for them again.
+    resendSent: Boolean(options.resendSent),
+    resendInDoubt: Boolean(options.resendInDoubt),
+    ...(options.failedCsv !== undefined && { failedCsv: options.failedCsv }),
+    dryRun: Boolean(options.dryRun),
+    refreshSchools: Boolean(options.refreshSchools),
+    yes: Boolean(options.yes),
+    json: Boolean(options.json),
+  };
 }

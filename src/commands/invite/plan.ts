@@ -31,7 +31,7 @@ import { Session } from '../../session.js';
 import type { Settings } from '../../settings.js';
 import { hiddenCharacter, printable } from '../../values.js';
 import { examples, loadSettings, repeatable } from '../common.js';
-import { runBulk } from './bulk.js';
+import { fileSendOptions } from './options.js';
 
 export interface PlanFlags {
   school?: string[];
@@ -277,7 +277,12 @@ async function run(flags: PlanFlags, ctx: Context, settings: Settings): Promise<
   ctx.log.info(
     `Resume or check this send with: roster invite send --file ${shell(file)} --sent-by-user-id ${shell(sender)}${resendSent ? ' --resend-sent' : ''}`,
   );
-  await runBulk({ file, sentByUserId: sender, yes: true, resendSent }, ctx, settings);
+  const { sendInviteFile } = await import('../../invite/bulk-send.js');
+  await sendInviteFile(
+    fileSendOptions({ file, sentByUserId: sender, yes: true, resendSent }, settings),
+    ctx,
+    settings,
+  );
 }
 
 /** A plan sent from the terminal without --out is kept in roster's state folder, beside the journals. */

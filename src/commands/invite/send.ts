@@ -1,4 +1,4 @@
-// `roster invite send`: e-mail one enrollment invitation (spec §4.5), or a whole CSV with --file (bulk.ts).
+// `roster invite send`: e-mail one enrollment invitation (spec §4.5), or a whole CSV with --file (src/invite/bulk-send.ts).
 // Everything is validated before any request; on a terminal, missing values are asked for and the exact
 // request is confirmed; a POST that may have reached the server is never sent again.
 import type { Command } from 'commander';
@@ -15,7 +15,8 @@ import {
 } from '../../invite/invitation.js';
 import { COLUMNS_TEXT } from '../../invite/invite-file.js';
 import { withResolvedSchool } from '../../invite/school-id.js';
-import type { SentRecord } from '../../invite/sent-record.js';
+import type { SentRecord } from '../../invite/store/index.js';
+import { confirmUnlisted, parseUnlisted, UNLISTED_HINT } from '../../invite/unlisted.js';
 import { printDone, printJson } from '../../output/render.js';
 import { colours } from '../../output/style.js';
 import { consent } from '../../prompter.js';
@@ -24,9 +25,7 @@ import { Session } from '../../session.js';
 import type { Settings } from '../../settings.js';
 import { printable } from '../../values.js';
 import { examples, loadSettings, repeatable } from '../common.js';
-import { runBulk } from './bulk.js';
-import { draftFromFlags, invalidFlags, type SendOptions } from './options.js';
-import { confirmUnlisted, parseUnlisted, UNLISTED_HINT } from './unlisted.js';
+import { draftFromFlags, fileSendOptions, invalidFlags, type SendOptions } from './options.js';
 
 export type { SendOptions } from './options.js';
 
@@ -100,7 +99,7 @@ export async function run(options: SendOptions, ctx: Context, settings: Settings
     await confirm(ctx, session, body, resolver.nameOf(body.schoolId));
   }
   // Opened before sending: a state folder another user controls is refused while nothing is sent yet.
-  const { SentRecord } = await import('../../invite/sent-record.js');
+  const { SentRecord } = await import('../../invite/store/index.js');
   const record = await SentRecord.open(ctx.paths.stateDir, {
     baseUrl: session.baseUrl,
     clientId: settings.clientId ?? '',
@@ -109,8 +108,7 @@ export async function run(options: SendOptions, ctx: Context, settings: Settings
     // Claimed in the record before the request leaves, as a bulk row is: if this process is killed or
     // cut off mid-request, every other run finds the invitation in doubt instead of e-mailing it again.
     // A single send is never refused (it is a deliberate send); it only waits for a run sending it now.
-    const { invitationIdentity } = await import('../../invite/sent-record.js');
-    const { claimHoldMs } = await import('../../invite/record-guard.js');
+    const { invitationIdentity, claimHoldMs } = await import('../../invite/store/index.js');
     const identity = invitationIdentity(body.email, body.schoolId, body.schoolYearId);
     const claim = (ignoreDoubt: boolean) =>
       record.claim(identity, SINGLE_SEND, {
@@ -320,7 +318,10 @@ export function register(invite: Command, ctx: Context): void {
     .option('--json', "print the server's answer (with --file: a report) as JSON")
     .action(async (options: SendOptions, cmd: Command) => {
       const settings = await loadSettings(ctx, cmd);
-      if (options.file !== undefined) return runBulk(options, ctx, settings);
+      if (options.file !== undefined) {
+        const { sendInviteFile } = await import('../../invite/bulk-send.js');
+        return sendInviteFile(fileSendOptions(options, settings), ctx, settings);
+      }
       if (
         options.concurrency !== undefined ||
         options.resendInDoubt ||

@@ -1,5 +1,11 @@
-// An exclusive lock file between roster processes, made of plain files so it works wherever the journal does.
+// The store's one lock discipline: an exclusive lock file between roster processes, made of plain files so it
+// works wherever the journal does. Two ways to take it, by how long its holder keeps it:
+// - refuseIfHeld: a journal's lock, held by a run for as long as it sends; another run holding it is a clear
+//   failure (exit 1), never a wait.
+// - waitForLock: the record's lock, held by whichever process for one batch (one write and one fsync); it is
+//   waited for, up to LOCK_WAIT_MS, never a failure before that.
 //
+// How it is made:
 // - Taken atomically: the owner record (pid, the process's start time where the OS tells it, host, a random
 //   token) is written to a private temporary file first and link()ed to the lock's name, which fails when the
 //   lock exists. Nobody ever sees a lock without its owner.
@@ -32,6 +38,9 @@ import {
 } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { RosterError } from '../../errors.js';
+import { fileError } from '../../files.js';
 
 export interface LockOwner extends ProcessRef {
   /** Unique to one taking of the lock. */
@@ -52,8 +61,54 @@ export class LockHeld extends Error {
 const held = new Set<string>();
 /** Nested takeovers allowed (each needs another run killed in the middle of a takeover). */
 const MAX_DEPTH = 3;
-/** An unreadable lock younger than this may be an older roster's, created empty and written just after. */
+/** An unreadable lock younger than this may be one created in place (no hard links), written just after. */
 const UNREADABLE_GRACE_MS = 10_000;
+
+/** How long the record's lock is waited for (each holder keeps it for one write and fsync). */
+const LOCK_WAIT_MS = 30_000;
+
+/**
+ * A journal's lock (`<journal>.lock`): taken, or a RosterError naming the run that holds it (exit 1, never a
+ * wait: that run sends the same file to the same place for as long as it runs). Returns the release token.
+ */
+export async function refuseIfHeld(journal: string): Promise<string> {
+  try {
+    return await acquireLock(`${journal}.lock`);
+  } catch (error) {
+    if (!(error instanceof LockHeld)) throw error;
+    const { pid, host } = error.owner;
+    const elsewhere = host !== undefined && host !== hostname();
+    throw new RosterError(
+      'failure',
+      pid > 0
+        ? `Another roster run (pid ${pid}${elsewhere ? ` on ${host}` : ''}) is sending invitations from this file.`
+        : 'Another roster run is starting to send invitations from this file.',
+      elsewhere
+        ? `If no roster runs there any more, delete ${error.path} and run the command again.`
+        : `Wait for it to finish; the journal is ${journal}.`,
+    );
+  }
+}
+
+/** The record's lock (`path`): held for one batch by whichever process holds it, so waited for. */
+export async function waitForLock(path: string): Promise<string> {
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (let delay = 2; ; delay = Math.min(delay * 2, 100)) {
+    try {
+      return await acquireLock(path);
+    } catch (error) {
+      if (!(error instanceof LockHeld)) throw fileError(error, path, 'create');
+      if (Date.now() > deadline) {
+        throw new RosterError(
+          'failure',
+          `Could not write the record of sent invitations: pid ${error.owner.pid} has held ${path} for ${LOCK_WAIT_MS / 1000} s.`,
+          `If no roster runs any more, delete ${path}.`,
+        );
+      }
+      await sleep(delay + Math.random() * delay);
+    }
+  }
+}
 
 /** Takes the lock at `path` or throws LockHeld; returns the token that releases it. */
 export async function acquireLock(path: string): Promise<string> {
@@ -152,7 +207,7 @@ interface Found {
   owner: LockOwner;
   /** Names this very lock file (its token; for a lock without one, its inode, time and content). */
   id: string;
-  /** The owner could not be read: empty (an older roster writing it, or a crash) or damaged. */
+  /** The owner could not be read: empty (created in place and not yet written, or a crash) or damaged. */
   unreadable?: { ageMs: number };
 }
 
@@ -166,21 +221,19 @@ function readOwner(path: string): Found | undefined {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
-  const record = parseOwner(text);
-  if (record?.token !== undefined) return { owner: record as LockOwner, id: record.token };
-  // An older roster's lock (its pid alone) or an unreadable one: named by what the file is.
+  const owner = parseOwner(text);
+  if (owner) return { owner, id: owner.token };
+  // An unreadable lock: named by what the file is.
   const id = createHash('sha256')
     .update(`${info.dev}:${info.ino}:${info.mtimeMs}:${text}`)
     .digest('hex')
     .slice(0, 16);
-  if (record?.pid !== undefined) return { owner: { pid: record.pid, token: '' }, id };
   // An mtime ahead of this machine's clock (a file server's clock, a touch) is as old as it is far ahead:
   // a lock stamped a year ahead would otherwise stand for a year.
   return { owner: { pid: 0, token: '' }, id, unreadable: { ageMs: Math.abs(Date.now() - info.mtimeMs) } };
 }
 
-function parseOwner(text: string): { pid: number; token?: string } | undefined {
-  if (/^\s*\d+\s*$/.test(text)) return { pid: Number(text) };
+function parseOwner(text: string): LockOwner | undefined {
   try {
     const value = JSON.parse(text) as Partial<LockOwner>;
     if (

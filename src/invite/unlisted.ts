@@ -2,10 +2,10 @@
 // whose families are invited before it is in the roster). Never by accident: each id is named with
 // --allow-unlisted-school (or a CSV row says allowUnlistedSchool=yes), a terminal asks once more naming the
 // ids, a script needs the flag alone, and the summary and report say which rows went where.
-import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
-import { consent } from '../../prompter.js';
-import { hiddenCharacter, printable } from '../../values.js';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import { consent } from '../prompter.js';
+import { hiddenCharacter, printable } from '../values.js';
 
 /** How to send to a school id the district's list does not have yet, said when a value names no school. */
 export const UNLISTED_HINT =

@@ -11,11 +11,10 @@
 //   alone once most of its lines are settled.
 
 import { closeSync, fstatSync, fsyncSync, ftruncateSync, readSync, writeFileSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { dirname } from 'node:path';
-import { RosterError } from '../errors.js';
-import { fileError, openOwnAppendableSync, syncFolder, writePrivateFile } from '../files.js';
-import { isRunning, type ProcessRef } from './lock.js';
+import { RosterError } from '../../errors.js';
+import { fileError, openOwnAppendableSync, syncFolder, writePrivateFile } from '../../files.js';
+import type { ProcessRef } from './lock.js';
 
 export type ClaimState = 'sending' | 'in-doubt' | 'done';
 
@@ -34,49 +33,6 @@ export interface Claim extends ProcessRef {
    */
   until?: string;
 }
-
-/**
- * What a claim means to a run about to send the invitation: free (nobody else's, or settled), busy (another
- * run is sending it now: wait), stopped (a run was killed while sending it) or in-doubt (a run could not tell).
- */
-export type Standing = 'free' | 'busy' | 'stopped' | 'in-doubt';
-
-/** A run waiting for another's claim, by its own clock. */
-export interface Wait {
-  /** When this run first saw the claim. */
-  since: number;
-  /** The longest this run's own claims hold: it never waits longer for another's. */
-  holdMs: number;
-}
-
-export function standing(claim: Claim | undefined, run: string, now = Date.now(), wait?: Wait): Standing {
-  if (!claim || claim.run === run || claim.state === 'done') return 'free';
-  if (claim.state === 'in-doubt') return 'in-doubt';
-  if (now > waitEnd(claim, now, wait)) return 'stopped';
-  return isRunning(claim) ? 'busy' : 'stopped';
-}
-
-/**
- * Until when (this machine's clock) a `sending` claim is waited for: its deadline (another host's, whose
- * clock may differ from ours, with a few minutes more), and never longer than the claim's length (its
- * deadline less when it was made, both by its own clock; at most this run's own hold) from when this run
- * first saw it. A host whose clock runs a year ahead writes a deadline a year ahead, not a longer claim.
- */
-export function waitEnd(
-  claim: Claim,
-  now = Date.now(),
-  wait: Wait = { since: now, holdMs: Infinity },
-): number {
-  const deadline = claim.until === undefined ? Number.NaN : Date.parse(claim.until);
-  const remote = claim.host !== undefined && claim.host !== hostname();
-  const byDeadline = Number.isNaN(deadline) ? Infinity : deadline + (remote ? CLOCK_SKEW_MS : 0);
-  const stated = deadline - Date.parse(claim.at);
-  const length = Math.min(stated >= 0 ? stated : Infinity, wait.holdMs);
-  return Math.min(byDeadline, wait.since + length);
-}
-
-/** How far another host's clock may be ahead of ours. */
-const CLOCK_SKEW_MS = 5 * 60_000;
 
 /** Past this many lines, a file whose claims are mostly settled is rewritten with the unsettled ones. */
 const COMPACT_AFTER = 64;

@@ -2,11 +2,22 @@
 // just before its request leaves and settled after, so a run of another file never sends it meanwhile, and
 // a row this run leaves in doubt stays in doubt for every other run too, until this file's run settles it.
 import { hostname } from 'node:os';
-import { MAX_RETRIES, MAX_RETRY_AFTER_MS } from '../api/retry.js';
-import { type RowGuard, sentEntry } from './bulk-runner.js';
-import { invitationKey } from './invitation.js';
-import type { PlannedRow } from './invite-file.js';
-import { invitationIdentity, type SentRecord } from './sent-record.js';
+import { MAX_RETRIES, MAX_RETRY_AFTER_MS } from '../../api/retry.js';
+import { invitationKey } from '../invitation.js';
+import type { PlannedRow } from '../invite-file.js';
+import { rowVerdict, type Withheld } from './decide.js';
+import { invitationIdentity, type SentEntry, type SentRecord } from './sent-record.js';
+
+/** Keeps other runs (other files' journals) from sending a row while this run does, and after it. */
+export interface RowGuard {
+  /**
+   * Just before the row's request: 'go' once this run holds the row (waiting while another run sends it),
+   * else what becomes of the row instead; 'aborted' when the signal fired while waiting.
+   */
+  claim(row: PlannedRow): Promise<'go' | 'aborted' | Withheld>;
+  /** After it (or when it never left): never fails, a problem is the guard's to report. */
+  settle(row: PlannedRow, outcome: 'sent' | 'failed' | 'in-doubt'): Promise<void>;
+}
 
 export interface GuardOptions {
   /** This run: its journal's path, and the file it sends (named to other runs). */
@@ -52,22 +63,7 @@ export function recordGuard(record: SentRecord, options: GuardOptions): RowGuard
             `Line ${row.line} waits for another roster run (pid ${other.pid}${other.host && other.host !== hostname() ? ` on ${other.host}` : ''}${other.file ? `, ${other.file}` : ''}) sending the same invitation; at most until ${Number.isFinite(until) ? `${new Date(until).toISOString()} by this machine's clock` : 'it ends'}.`,
           ),
       });
-      switch (outcome.kind) {
-        case 'claimed':
-          return 'go';
-        case 'aborted':
-          return 'aborted';
-        case 'sent':
-          return { state: 'elsewhere', sentAt: outcome.sentAt };
-        default: {
-          const other = outcome.file === undefined ? 'another run' : `another run (${outcome.file})`;
-          const what =
-            outcome.kind === 'stopped'
-              ? `${other} was stopped while sending it`
-              : `${other} could not tell whether it was sent`;
-          return { state: 'in-doubt', reason: `${what}; it may have been sent` };
-        }
-      }
+      return rowVerdict(outcome);
     },
     async settle(row, state) {
       try {
@@ -91,5 +87,15 @@ export function recordGuard(record: SentRecord, options: GuardOptions): RowGuard
   };
 }
 
-const identityOf = (row: PlannedRow) =>
+/** A row confirmed sent, as roster's record of sent invitations keeps it. */
+export function sentEntry(row: PlannedRow, at: Date): SentEntry {
+  return {
+    email: row.body.email,
+    schoolId: row.body.schoolId,
+    ...(row.body.schoolYearId !== undefined && { schoolYearId: row.body.schoolYearId }),
+    sentAt: at.toISOString(),
+  };
+}
+
+export const identityOf = (row: PlannedRow) =>
   invitationIdentity(row.body.email, row.body.schoolId, row.body.schoolYearId);

@@ -1,5 +1,6 @@
 // roster's record of the invitations it has seen confirmed sent, one file per destination (canonical base URL
-// and client id): `<state>/sent/<host>-<hash>.jsonl`, a header line then one JSON object per invitation.
+// and client id): `<state>/sent/<host>-<hash>.jsonl` (layout.ts), a header line then one JSON object per
+// invitation (format: index.ts).
 // Every single send and every row of `invite send --file` that the server confirmed (spec §2.5) is appended,
 // so a campaign plan can leave out whoever roster already invited, whichever file or command invited them.
 //
@@ -7,8 +8,8 @@
 //   others can write to it), the file is created 0600 and opened without following a link, and only the
 //   user's own file that nobody else can write is trusted (a planted record of "sent" rows would silently
 //   leave families out).
-// - Several roster processes append at once: each batch is written under the trust work's lock file
-//   (lock.ts), after cutting a torn last line a killed writer left (so it can never swallow the next entry),
+// - Several roster processes append at once: each batch is written under the record's lock file
+//   (lock.ts, waitForLock), after cutting a torn last line a killed writer left (so it can never swallow the next entry),
 //   in one write and one fsync. Readers take no lock: they ignore a torn last line.
 // - A row of `invite send --file` is claimed before its request leaves and settled after it (claims.ts),
 //   under the same lock and in the same batches, so runs of different files never send one family at once.
@@ -17,16 +18,22 @@
 //   read the forgetting like any entry. One that finds the file at its path deleted or replaced (another
 //   device or inode than the one it holds) stops writing to it: its sends would be recorded nowhere.
 // - Read in one pass: hundreds of thousands of entries load in a fraction of a second (test/bench).
-import { createHash } from 'node:crypto';
 import { fstatSync, fsyncSync, ftruncateSync, lstatSync, readSync, writeFileSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { RosterError } from '../errors.js';
-import { fileError, openOwnAppendable, privateFolder, readPrivateFile } from '../files.js';
-import { type Claim, type ClaimState, ClaimsFile, standing, type Wait, waitEnd } from './claims.js';
-import { canonicalBaseUrl, type Destination } from './journal.js';
-import { acquireLock, LockHeld, releaseLock, thisProcess } from './lock.js';
+import { RosterError } from '../../errors.js';
+import { fileError, openOwnAppendable, privateFolder, readPrivateFile } from '../../files.js';
+import { type Claim, type ClaimState, ClaimsFile } from './claims.js';
+import {
+  type ClaimDecision,
+  type ClaimOutcome,
+  type ClaimRequest,
+  claimDecision,
+  standing,
+} from './decide.js';
+import { canonical, canonicalBaseUrl, type Destination, sentRecordPath } from './layout.js';
+import { releaseLock, thisProcess, waitForLock } from './lock.js';
 
 /** An invitation roster saw confirmed sent. */
 export interface SentEntry {
@@ -77,25 +84,8 @@ export function identityParts(identity: string): InvitationParts {
   return { email, schoolId, ...(schoolYearId !== '' && { schoolYearId }) };
 }
 
-/** `<state>/sent/<host>-<16 hex of the canonical base URL and client id>.jsonl`. */
-export function sentRecordPath(stateDir: string, destination: Destination): string {
-  const baseUrl = canonicalBaseUrl(destination.baseUrl);
-  const hash = createHash('sha256').update(baseUrl).update('\0').update(destination.clientId).digest('hex');
-  let host = 'service';
-  try {
-    host = new URL(baseUrl).host;
-  } catch {}
-  return join(
-    stateDir,
-    'sent',
-    `${host.replace(/[^A-Za-z0-9.-]/g, '_').slice(0, 60)}-${hash.slice(0, 16)}.jsonl`,
-  );
-}
-
 /** How long a claim waits on another run before saying so. */
 const WAIT_NOTICE_MS = 5_000;
-/** How long an append waits for another process's append (each holds the lock for one write and fsync). */
-const LOCK_WAIT_MS = 30_000;
 /** Bytes read from the end to find a torn line: one entry is far smaller. */
 const TAIL = 64 * 1024;
 
@@ -370,7 +360,12 @@ export class SentRecord {
       await this.claims.update((latest) =>
         batch.flatMap((b, i) => {
           if (b.kind === 'write') return b.claims;
-          const outcome = this.decide(b, latest);
+          const outcome = claimDecision(
+            b,
+            this.sent.get(b.claim.id),
+            latest.get(b.claim.id),
+            this.waitingSince,
+          );
           outcomes[i] = outcome;
           return outcome.kind === 'claimed' ? [b.claim] : [];
         }),
@@ -447,32 +442,6 @@ export class SentRecord {
     }
   }
 
-  /** Whether a claim may be taken, given the record and every run's latest claims. */
-  private decide(
-    request: Extract<Request, { kind: 'claim' }>,
-    latest: ReadonlyMap<string, Claim>,
-  ): Exclude<Answer, undefined> {
-    const { claim } = request;
-    const sentAt = this.sent.get(claim.id);
-    if (sentAt !== undefined && !request.ignoreSent) return { kind: 'sent', sentAt };
-    const other = latest.get(claim.id);
-    const now = Date.now();
-    const key = other && JSON.stringify([other.id, other.run, other.at]);
-    const wait: Wait | undefined = key
-      ? { since: this.waitingSince.get(key) ?? now, holdMs: request.holdMs }
-      : undefined;
-    const state = standing(other, claim.run, now, wait);
-    if (key && wait) {
-      if (state === 'busy') this.waitingSince.set(key, wait.since);
-      else this.waitingSince.delete(key);
-    }
-    if (state === 'busy' && other) return { kind: 'busy', other, until: waitEnd(other, now, wait) };
-    if ((state === 'stopped' || state === 'in-doubt') && !request.ignoreDoubt && other) {
-      return { kind: state, run: other.run, ...(other.file !== undefined && { file: other.file }) };
-    }
-    return { kind: 'claimed' };
-  }
-
   /** Appends under the lock: the header first if the file is new, a torn last line cut off first. */
   private append(text: string): void {
     // Synchronous, like the claims: a batch's rows wait for it (the handle is opened O_APPEND).
@@ -510,19 +479,10 @@ export class SentRecord {
   }
 }
 
-/** What became of a claim (SentRecord.claim). */
-export type ClaimOutcome =
-  | { kind: 'claimed' }
-  | { kind: 'sent'; sentAt: string }
-  | { kind: 'stopped' | 'in-doubt'; run: string; file?: string }
-  | { kind: 'aborted' };
-
 /** What a batch is asked: to write entries and settled claims, or whether a claim may be taken. */
-type Request =
-  | { kind: 'write'; sent: SentEntry[]; claims: Claim[] }
-  | { kind: 'claim'; claim: Claim; ignoreSent: boolean; ignoreDoubt: boolean; holdMs: number };
-/** A claim's outcome, 'busy' (ask again shortly), or nothing for a write. */
-type Answer = ClaimOutcome | { kind: 'busy'; other: Claim; until: number } | undefined;
+type Request = { kind: 'write'; sent: SentEntry[]; claims: Claim[] } | ({ kind: 'claim' } & ClaimRequest);
+/** A claim's decision, or nothing for a write. */
+type Answer = ClaimDecision | undefined;
 
 interface Operation {
   request: Request;
@@ -550,11 +510,6 @@ const forgetLine = (f: InvitationParts, at: string) =>
 /** The run forget() stands as when it reads the claims: no run's own, so every live one counts. */
 const FORGET_RUN = '\0roster invite forget';
 
-const canonical = (destination: Destination): Destination => ({
-  baseUrl: canonicalBaseUrl(destination.baseUrl),
-  clientId: destination.clientId,
-});
-
 /** An entry, or a forgetting (roster invite forget), or undefined for a damaged line. */
 function parseEntry(line: string): SentEntry | (InvitationParts & { forgottenAt: string }) | undefined {
   try {
@@ -569,24 +524,4 @@ function parseEntry(line: string): SentEntry | (InvitationParts & { forgottenAt:
     }
   } catch {}
   return undefined;
-}
-
-/** The record's lock: held for one append by whichever process holds it, so waited for (never a failure). */
-async function waitForLock(path: string): Promise<string> {
-  const deadline = Date.now() + LOCK_WAIT_MS;
-  for (let delay = 2; ; delay = Math.min(delay * 2, 100)) {
-    try {
-      return await acquireLock(path);
-    } catch (error) {
-      if (!(error instanceof LockHeld)) throw fileError(error, path, 'create');
-      if (Date.now() > deadline) {
-        throw new RosterError(
-          'failure',
-          `Could not write the record of sent invitations: pid ${error.owner.pid} has held ${path} for ${LOCK_WAIT_MS / 1000} s.`,
-          `If no roster runs any more, delete ${path}.`,
-        );
-      }
-      await sleep(delay + Math.random() * delay);
-    }
-  }
 }

@@ -1,0 +1,276 @@
+// The invite service behind `invite send --file` and `invite plan`: a CSV's invitations sent with bounded
+// concurrency under the store's journal (src/invite/store/), so that re-running the same command skips rows
+// already sent, retries failed rows, and lists in-doubt rows without re-sending them. The journal follows
+// the file's path and destination, not its content, and rows are matched by e-mail and school: fixing failed
+// rows, adding or reordering rows in the same file and re-running never re-sends a row already sent (even
+// one whose other fields were edited since), and never re-sends one in doubt by accident.
+import { rm } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
+import { INVITATIONS_PATH, sendInvitation } from '../api/enrollment.js';
+import type { Context } from '../context.js';
+import { RosterError } from '../errors.js';
+import { writePrivateFile } from '../files.js';
+import { startProgress } from '../output/progress.js';
+import { printJson, printNdjsonLine } from '../output/render.js';
+import { consent } from '../prompter.js';
+import { Session } from '../session.js';
+import type { Settings } from '../settings.js';
+import { type RunOutcome, sendRows } from './bulk-runner.js';
+import { checkFile, type FileSendOptions, readInput } from './file-check.js';
+import { type InfoColumn, inviteCsv, type PlannedRow } from './invite-file.js';
+import { type BulkReport, countRows, finalRows, linesBySchool, summaryLines } from './report.js';
+import { contentHash, FileRun, peekRun, type ResendFlags, type RowPlan, type RunOf } from './store/index.js';
+import { confirmUnlisted, type UnlistedSends } from './unlisted.js';
+
+export type { FileSendOptions } from './file-check.js';
+
+/** Sends the file's invitations (or, with dryRun, prints the requests it would send). */
+export async function sendInviteFile(
+  options: FileSendOptions,
+  ctx: Context,
+  settings: Settings,
+): Promise<void> {
+  const file = resolve(options.given);
+  const content = await readInput(file, options.given);
+  const session = new Session(ctx, settings);
+  const { rows, info } = await checkFile(ctx, session, content, file, options);
+  // The same file sent to another district, or as another client, is another run with its own journal.
+  const run: RunOf = {
+    stateDir: ctx.paths.stateDir,
+    file,
+    content,
+    destination: { baseUrl: session.baseUrl, clientId: settings.clientId ?? '' },
+  };
+  const flags: ResendFlags = { resendSent: options.resendSent, resendInDoubt: options.resendInDoubt };
+  if (options.dryRun) return dryRun(ctx, session, rows, run, flags, options);
+
+  const store = await FileRun.open(run, rows, flags, new Date(ctx.now()));
+  try {
+    const { plan, before, path } = store.view;
+    const contentChanged = noteChanged(ctx, store.view, run.content, options.given);
+    await confirmSend(ctx, session, plan, options);
+    await store.journalPlan(new Date(ctx.now()));
+    const sent = await sendPlan(ctx, session, settings, store, options);
+    for (const [key, sentAt] of plan.elsewhere) sent.outcome.results.set(key, { state: 'elsewhere', sentAt });
+    const reportRows = finalRows(rows, before, sent.outcome.results);
+    // finalRows keeps the order of `rows`, so the two line up.
+    const failed = rows.filter((_, i) => reportRows[i]?.result === 'failed');
+    const report: BulkReport = {
+      file,
+      journal: path,
+      interrupted: sent.interrupted,
+      contentChanged,
+      ...(sent.outcome.stoppedBy && { stoppedBy: sent.outcome.stoppedBy.message }),
+      counts: countRows(reportRows),
+      failedCsv: await writeFailed(failed, info ?? [], options.failedCsv, path),
+      rows: reportRows,
+    };
+    if (options.json) printJson(ctx, report);
+    for (const line of summaryLines(report, options.given)) ctx.log.info(line);
+    throwForOutcome(report, sent.outcome.stoppedBy);
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * Before any row is marked: credentials (a token now, not after a "yes"), then on a terminal without --yes
+ * the unlisted schools and the plan, each confirmed.
+ */
+async function confirmSend(ctx: Context, session: Session, plan: RowPlan, options: FileSendOptions) {
+  if (plan.toSend.length === 0) return;
+  await session.accessToken('invitations');
+  if (!ctx.interactive || options.yes) return;
+  const toUnlisted = unlistedOf(plan.toSend);
+  if (toUnlisted.size > 0) await confirmUnlisted(ctx, toUnlisted);
+  await confirm(ctx, plan, options.given);
+}
+
+/** The planned rows sent, with progress on stderr; Ctrl-C stops taking rows (those in flight finish). */
+async function sendPlan(
+  ctx: Context,
+  session: Session,
+  settings: Settings,
+  store: FileRun,
+  options: FileSendOptions,
+): Promise<{ outcome: RunOutcome; interrupted: boolean }> {
+  const { plan, path } = store.view;
+  if (plan.toSend.length === 0) return { outcome: { results: new Map() }, interrupted: false };
+  const n = plan.toSend.length;
+  ctx.log.info(
+    `Sending ${n} invitation${n === 1 ? '' : 's'} from ${options.given}` +
+      ` (concurrency ${options.concurrency}${plan.skipped.length ? `, ${plan.skipped.length} already sent` : ''}). Journal: ${path}`,
+  );
+  const signal = ctx.trapInterrupt();
+  const now = () => new Date(ctx.now());
+  const progress = await startProgress(ctx, progressText(0, 0, 0, n));
+  try {
+    const outcome = await sendRows({
+      rows: plan.toSend,
+      journal: store.rowJournal,
+      // Claimed just before each request: another run may be sending the same people right now.
+      guard: store.guard({
+        file: resolve(options.given),
+        signal,
+        timeoutMs: settings.timeoutMs,
+        now,
+        warn: (message) => ctx.log.warn(message),
+        info: (message) => ctx.log.info(message),
+      }),
+      concurrency: options.concurrency,
+      signal,
+      resending: plan.resending,
+      send: (row) => sendInvitation(session.api, row.body),
+      now,
+      onProgress: (c) => progress.update(progressText(c.sent, c.failed, c.inDoubt, c.remaining)),
+    });
+    return { outcome, interrupted: signal.aborted };
+  } finally {
+    progress.stop();
+  }
+}
+
+/** The rows going to a school id the district's list lacks, by id with their lines. */
+function unlistedOf(rows: readonly PlannedRow[]): UnlistedSends {
+  return linesBySchool(
+    rows.filter((r) => r.unlistedSchool).map((r) => ({ schoolId: r.body.schoolId, line: r.line })),
+  );
+}
+
+/**
+ * One line on stderr when the file was edited since the journal began (fixed rows, added ones): expected,
+ * and safe, but worth saying since the admin may not expect rows to be matched rather than lines.
+ */
+function noteChanged(
+  ctx: Context,
+  view: { header?: { sha256: string; createdAt: string } },
+  content: string,
+  fileName: string,
+): boolean {
+  const { header } = view;
+  if (header === undefined || header.sha256 === contentHash(content)) return false;
+  ctx.log.info(
+    `${fileName} changed since the first run (${header.createdAt}); rows are matched by e-mail and school, so rows already sent stay skipped.`,
+  );
+  return true;
+}
+
+function progressText(sent: number, failed: number, inDoubt: number, remaining: number): string {
+  return `Sending invitations: ${sent} sent, ${failed} failed${inDoubt ? `, ${inDoubt} in doubt` : ''}, ${remaining} remaining`;
+}
+
+async function confirm(ctx: Context, work: RowPlan, fileName: string): Promise<void> {
+  const schools = [...new Set(work.toSend.map((r) => r.body.schoolId))];
+  const senders = [...new Set(work.toSend.map((r) => r.body.sentByUserId))];
+  const sample = work.toSend
+    .slice(0, 5)
+    .map(
+      (r) =>
+        `    line ${r.line}: ${r.body.email} (${r.body.schoolId}, ${r.body.studentCount} student${r.body.studentCount === 1 ? '' : 's'})`,
+    );
+  const n = work.toSend.length;
+  ctx.io.stderr.write(
+    [
+      `About to e-mail ${n} enrollment invitation${n === 1 ? '' : 's'} from ${fileName} (they cannot be taken back):`,
+      `  schools: ${listed(schools)}`,
+      `  sent by user: ${listed(senders)}`,
+      ...sample,
+      ...(n > sample.length ? [`    … and ${n - sample.length} more`] : []),
+      ...(work.skipped.length
+        ? [`  ${work.skipped.length} already sent by an earlier run will be skipped.`]
+        : []),
+      ...(work.elsewhere.size
+        ? [
+            `  ${work.elsewhere.size} already sent by another roster run will be skipped (--resend-sent sends them again).`,
+          ]
+        : []),
+      ...(work.resending.size
+        ? [`  ${work.resending.size} in doubt will be sent AGAIN (--resend-in-doubt).`]
+        : []),
+      ...(work.inDoubt.length ? [`  ${work.inDoubt.length} in doubt will not be sent.`] : []),
+      '',
+    ].join('\n'),
+  );
+  await consent(ctx, `Send ${n} invitation${n === 1 ? '' : 's'}?`, 'nothing was sent');
+}
+
+const listed = (values: string[]) =>
+  values.length <= 5 ? values.join(', ') : `${values.slice(0, 5).join(', ')} and ${values.length - 5} more`;
+
+/** The requests a run would send, one JSON object per line on stdout; the journal is read, not written. */
+async function dryRun(
+  ctx: Context,
+  session: Session,
+  rows: PlannedRow[],
+  run: RunOf,
+  flags: ResendFlags,
+  options: FileSendOptions,
+): Promise<void> {
+  const view = await peekRun(run, rows, flags);
+  const { plan: work, path } = view;
+  noteChanged(ctx, view, run.content, options.given);
+  const url = session.api.url(INVITATIONS_PATH);
+  for (const row of work.toSend)
+    await printNdjsonLine(ctx, {
+      line: row.line,
+      method: 'POST',
+      url,
+      body: row.body,
+      ...(row.unlistedSchool && { unlistedSchool: true }),
+    });
+  ctx.log.info(
+    `Dry run: would send ${work.toSend.length} of ${rows.length} invitations` +
+      `${work.skipped.length ? ` (${work.skipped.length} already sent)` : ''}` +
+      `${work.elsewhere.size ? ` (${work.elsewhere.size} already sent by another run, not re-sent)` : ''}` +
+      `${work.inDoubt.length ? ` (${work.inDoubt.length} in doubt, not re-sent)` : ''}; nothing was sent. Journal: ${path}`,
+  );
+}
+
+/** Failed rows as a CSV to feed back in. A stale default one is removed so it can never be re-sent by mistake. */
+async function writeFailed(
+  failed: PlannedRow[],
+  info: InfoColumn[],
+  chosen: string | undefined,
+  journal: string,
+): Promise<string | null> {
+  const path = chosen ? resolve(chosen) : `${dirname(journal)}/${basename(journal, '.jsonl')}.failed.csv`;
+  if (failed.length === 0) {
+    if (!chosen) await rm(path, { force: true });
+    return null;
+  }
+  await writePrivateFile(
+    path,
+    inviteCsv(
+      failed.map((r) => r.body),
+      info,
+      failed.map((r) => r.info),
+      failed.map((r) => Boolean(r.unlistedSchool)),
+    ),
+  );
+  return path;
+}
+
+function throwForOutcome(report: BulkReport, stoppedBy: RosterError | undefined): void {
+  const { counts } = report;
+  if (report.interrupted) {
+    throw new RosterError(
+      'interrupted',
+      `Interrupted: ${counts.notStarted} row${counts.notStarted === 1 ? '' : 's'} not started`,
+      'Run the same command again to continue; rows already sent will be skipped.',
+    );
+  }
+  if (stoppedBy) {
+    throw new RosterError(
+      stoppedBy.code,
+      `Stopped sending: ${stoppedBy.message.replace(/\.$/, '')}`,
+      stoppedBy.hint ?? 'Fix the cause and run the same command again to continue.',
+    );
+  }
+  if (counts.failed > 0 || counts.inDoubt > 0) {
+    const parts = [
+      ...(counts.failed ? [`${counts.failed} failed`] : []),
+      ...(counts.inDoubt ? [`${counts.inDoubt} in doubt`] : []),
+    ];
+    throw new RosterError('partial', `Not every invitation is confirmed sent: ${parts.join(', ')}`);
+  }
+}

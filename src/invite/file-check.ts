@@ -1,0 +1,181 @@
+// The file of `invite send --file` read and checked before anything is sent: its text (any encoding Excel
+// writes), every row against the flags' values, and every schoolId against the district's schools. All its
+// problems are listed at once, each with its line; nothing is sent from a file with one.
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Context } from '../context.js';
+import { RosterError, UsageError } from '../errors.js';
+import { outputFileFolder } from '../files.js';
+import { printJson } from '../output/render.js';
+import type { Session } from '../session.js';
+import { printable } from '../values.js';
+import { CsvEncodingError, csvText, type Delimiter } from './csv.js';
+import type { InvitationDraft } from './invitation.js';
+import { type InviteFile, type PlannedRow, type RowProblem, readInviteFile } from './invite-file.js';
+import { UNLISTED_HINT } from './unlisted.js';
+
+/** What a file send is asked, the flags already parsed (commands/invite/options.ts). */
+export interface FileSendOptions {
+  /** --file as typed, for messages. */
+  given: string;
+  /** The values rows without their own take (the flags', the profile's, the defaults). */
+  fill: InvitationDraft;
+  delimiter: Delimiter | undefined;
+  /** School ids the district's list lacks that may still be sent to (--allow-unlisted-school). */
+  unlisted: ReadonlySet<string>;
+  concurrency: number;
+  resendSent: boolean;
+  resendInDoubt: boolean;
+  failedCsv?: string;
+  dryRun: boolean;
+  refreshSchools: boolean;
+  yes: boolean;
+  json: boolean;
+}
+
+/** The file's text; stdin is refused (it cannot be resumed). */
+export async function readInput(file: string, given: string): Promise<string> {
+  if (given === '' || given === '-') {
+    throw new UsageError(
+      '--file needs a path to a CSV file (stdin cannot be resumed, so it is not accepted).',
+    );
+  }
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why =
+      code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message;
+    throw new UsageError(`Cannot read --file ${given}: ${why}.`);
+  }
+  // UTF-8 with or without a BOM, or UTF-16 with one: what Excel's "CSV UTF-8" and "Unicode Text" write.
+  try {
+    return csvText(bytes);
+  } catch (error) {
+    if (!(error instanceof CsvEncodingError)) throw error;
+    throw new UsageError(`Cannot read --file ${given}: ${error.message}.`);
+  }
+}
+
+/**
+ * The file's rows, every one valid and its school resolved, or a UsageError listing every problem. Every
+ * check that needs no request first; then (unless a dry run) the failed rows' folder and the credentials,
+ * so that neither fails after the schools were read; then the schools.
+ */
+export async function checkFile(
+  ctx: Context,
+  session: Session,
+  content: string,
+  file: string,
+  options: FileSendOptions,
+): Promise<InviteFile & { ok: true }> {
+  // A bad file whose rows name schools is still checked against the district's schools (a read, never a
+  // send), so that all its problems are listed at once; one that cannot be read that far (no rows, no
+  // header) is refused before any request.
+  let namesSchools = false;
+  const first = await readInviteFile(content, options.fill, {
+    delimiter: options.delimiter,
+    schoolOf: (value) => {
+      namesSchools = true;
+      return { sourcedId: value.trim() };
+    },
+  });
+  if (!first.ok && !namesSchools) throw refuse(ctx, first.problems, file, options);
+  if (!first.ok) {
+    const all = await withSchools(ctx, session, content, options).catch((error) => {
+      // The flags' own mistakes and an interrupt stand; a list that cannot be read leaves the rest.
+      if (error instanceof RosterError && (error.code === 'usage' || error.code === 'interrupted'))
+        throw error;
+      return { file: first, unknownSchool: false };
+    });
+    throw refuse(ctx, all.file.ok ? first.problems : all.file.problems, file, options, all.unknownSchool);
+  }
+  // The failed rows' folder before anything is sent, by the rule of every file roster writes.
+  if (options.failedCsv !== undefined && !options.dryRun) {
+    await outputFileFolder(resolve(options.failedCsv), (line) => ctx.log.warn(line));
+  }
+  // No credentials: said now, not after the schools were read without them and the admin said yes.
+  if (!options.dryRun) await session.checkCredentials('invitations');
+  const { file: checked, unknownSchool } = await withSchools(ctx, session, content, options);
+  if (!checked.ok) throw refuse(ctx, checked.problems, file, options, unknownSchool);
+  warnUnusedUnlisted(ctx, options.unlisted, checked.rows, options.fill);
+  return checked;
+}
+
+/** Every problem listed with its line (and in the --json report); the error to throw. */
+function refuse(
+  ctx: Context,
+  problems: RowProblem[],
+  file: string,
+  options: FileSendOptions,
+  unknownSchool = false,
+): UsageError {
+  if (options.json) printJson(ctx, { file, problems });
+  for (const p of problems) ctx.log.info(`  line ${p.line}: ${p.reason}`);
+  const n = problems.length;
+  return new UsageError(
+    `${options.given}: ${n} problem${n === 1 ? '' : 's'} found (listed above); nothing was sent.`,
+    `Fix the file and run the command again.${unknownSchool ? ` ${UNLISTED_HINT}` : ''}`,
+  );
+}
+
+/** An --allow-unlisted-school id no row sends to is likely a typo of the one meant: said, not fatal. */
+function warnUnusedUnlisted(
+  ctx: Context,
+  allowed: ReadonlySet<string>,
+  rows: readonly PlannedRow[],
+  fill: InvitationDraft,
+): void {
+  const used = new Set(rows.map((r) => r.body.schoolId));
+  for (const id of allowed) {
+    if (!used.has(id) && fill.schoolId !== id)
+      ctx.log.warn(`--allow-unlisted-school ${printable(id, 80)}: no row of the file has that schoolId.`);
+  }
+}
+
+/**
+ * The file checked again with every schoolId (and --school-id) as a school's sourcedId: names and
+ * identifiers are resolved against one list of the district's schools per run, read again once if a cached
+ * list does not know a value; a value naming no one school is a problem of its line.
+ */
+async function withSchools(
+  ctx: Context,
+  session: Session,
+  content: string,
+  options: FileSendOptions,
+): Promise<{ file: InviteFile; unknownSchool: boolean }> {
+  const { fill, delimiter, unlisted } = options;
+  const { SchoolDirectory } = await import('../schools/directory.js');
+  const { refusal } = await import('../schools/match.js');
+  const schools = new SchoolDirectory(ctx, session, options.refreshSchools);
+  if (fill.schoolId?.trim())
+    fill.schoolId = (
+      await schools.schoolFor('--school-id', fill.schoolId, unlisted, UNLISTED_HINT)
+    ).sourcedId;
+  let missed = false;
+  let unknownSchool = false;
+  const check = async () => {
+    const lookup = await schools.lookup();
+    missed = false;
+    unknownSchool = false;
+    return readInviteFile(content, fill, {
+      delimiter,
+      schoolOf:
+        lookup &&
+        ((value, allowUnlisted) => {
+          const match = lookup(value);
+          if (match.kind === 'school') return { sourcedId: match.school.sourcedId };
+          missed = true;
+          // Only a value naming no school at all may be an unlisted one; an ambiguous name never is.
+          if (match.kind === 'unknown' && (allowUnlisted || unlisted.has(value.trim())))
+            return { sourcedId: value.trim(), unlisted: true };
+          if (match.kind === 'unknown') unknownSchool = true;
+          return { problem: `"${printable(value, 80)}" ${refusal(match)}` };
+        }),
+    });
+  };
+  const checked = await check();
+  const file = missed && (await schools.reread()) ? await check() : checked;
+  return { file, unknownSchool };
+}

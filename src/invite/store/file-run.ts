@@ -1,0 +1,171 @@
+// The store as one run of `invite send --file` sees it: the file's journal (its own rows) and roster's record
+// of sent invitations (every run's), opened together, reconciled, and asked one question per row: send it,
+// skip it, or hold it in doubt (decide.ts).
+import { dirname } from 'node:path';
+import { privateFolder } from '../../files.js';
+import type { PlannedRow } from '../invite-file.js';
+import { keyOf, planRows, type RowPlan, type SentElsewhere } from './decide.js';
+import { contentHash, Journal, type JournalEntry, type JournalHeader, locateJournal } from './journal.js';
+import type { Destination } from './layout.js';
+import { type GuardOptions, identityOf, type RowGuard, recordGuard, sentEntry } from './row-guard.js';
+import { SentRecord } from './sent-record.js';
+
+/** What a run is: the file (an absolute path, any spelling), what it holds now, and where it sends. */
+export interface RunOf {
+  stateDir: string;
+  file: string;
+  content: string;
+  destination: Destination;
+}
+
+/** The flags that change what is sent again. */
+export interface ResendFlags {
+  /** --resend-in-doubt: rows in doubt (this run's or another's) are sent again. */
+  resendInDoubt: boolean;
+  /** --resend-sent: rows roster's record shows sent by another run are sent again. */
+  resendSent: boolean;
+}
+
+/** What a run finds before it sends: the journal's header (absent on a first run) and the rows' plan. */
+export interface RunView {
+  /** The journal's path (also where the failed rows' CSV goes by default). */
+  path: string;
+  header: JournalHeader | undefined;
+  /** The rows' states before this run, by key. */
+  before: ReadonlyMap<string, JournalEntry>;
+  plan: RowPlan;
+}
+
+/** The journal's place, with roster's state folders down to it checked (created unless `create` is false). */
+async function place(run: RunOf, create: boolean) {
+  const where = await locateJournal(run.stateDir, run.file, run.destination);
+  // Refused if another user owns one of the folders or others can write to it.
+  await privateFolder(dirname(where.path), run.stateDir, { create });
+  return where;
+}
+
+/** Reads the journal and the record without creating anything or taking a lock (for --dry-run). */
+export async function peekRun(run: RunOf, rows: PlannedRow[], flags: ResendFlags): Promise<RunView> {
+  const { path } = await place(run, false);
+  const record = await SentRecord.peek(run.stateDir, run.destination);
+  const { header, states } = await Journal.peek(path);
+  return {
+    path,
+    header,
+    before: states,
+    plan: planRows(rows, states, flags.resendInDoubt, elsewhere(record, flags)),
+  };
+}
+
+/** A run holding its journal's lock and the record open: what it plans, journals and claims goes through it. */
+export class FileRun {
+  private constructor(
+    private readonly journal: Journal,
+    private readonly record: SentRecord,
+    private readonly flags: ResendFlags,
+    readonly view: RunView,
+  ) {}
+
+  /**
+   * Takes the journal's lock (another run of the file is refused), opens the record, adds to it the rows the
+   * journal says were sent and it lacks, and plans the rows.
+   */
+  static async open(run: RunOf, rows: PlannedRow[], flags: ResendFlags, now: Date): Promise<FileRun> {
+    const where = await place(run, true);
+    const journal = await Journal.open(
+      where.path,
+      {
+        journal: 'roster invite send',
+        version: 1,
+        file: where.file,
+        destination: run.destination,
+        sha256: contentHash(run.content),
+      },
+      now,
+    );
+    let record: SentRecord | undefined;
+    try {
+      record = await SentRecord.open(run.stateDir, run.destination);
+      record.load();
+      await recordSentRows(record, rows, journal.states);
+      const before = new Map(journal.states);
+      const plan = planRows(rows, before, flags.resendInDoubt, elsewhere(record, flags));
+      return new FileRun(journal, record, flags, { path: where.path, header: journal.header, before, plan });
+    } catch (error) {
+      await record?.close();
+      await journal.close();
+      throw error;
+    }
+  }
+
+  /** The whole plan on disk before the first request: a crash can never make a row look untouched. */
+  async journalPlan(at: Date): Promise<void> {
+    const fresh = this.view.plan.toSend.filter((r) => !this.view.before.has(keyOf(r)));
+    if (fresh.length === 0) return;
+    await this.journal.record(
+      fresh.map((r) => ({
+        key: keyOf(r),
+        line: r.line,
+        state: 'pending',
+        at: at.toISOString(),
+        email: r.body.email,
+        schoolId: r.body.schoolId,
+      })),
+    );
+  }
+
+  /** The journal rows are noted in as they are sent (bulk-runner.ts). */
+  get rowJournal(): Journal {
+    return this.journal;
+  }
+
+  /** Claims each row in the record before its request, and settles it after. */
+  guard(
+    options: Omit<GuardOptions, 'run' | 'resendSent' | 'resendInDoubt' | 'resending'> & { file: string },
+  ) {
+    const { file, ...rest } = options;
+    return recordGuard(this.record, {
+      ...rest,
+      run: { run: this.view.path, file },
+      resendSent: this.flags.resendSent,
+      resendInDoubt: this.flags.resendInDoubt,
+      resending: this.view.plan.resending,
+    }) satisfies RowGuard;
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.record.close();
+    } finally {
+      await this.journal.close();
+    }
+  }
+}
+
+/**
+ * A row roster's record shows sent by a run other than this file's (whose own rows its journal governs):
+ * overlapping files, or a file sent while a plan written earlier waited. Whatever the file's mtime (a save,
+ * touch or copy says nothing about who was invited); only --resend-sent sends such rows again.
+ */
+function elsewhere(record: SentRecord, flags: ResendFlags): SentElsewhere {
+  return (row) => (flags.resendSent ? undefined : record.sentAt(identityOf(row)));
+}
+
+/**
+ * Rows the journal says were sent and the record lacks (a run killed between the two writes) are added, so
+ * no campaign plan lists them again; not those forgotten (`roster invite forget`) since they were sent,
+ * which would undo the forgetting.
+ */
+async function recordSentRows(
+  record: SentRecord,
+  rows: PlannedRow[],
+  states: ReadonlyMap<string, JournalEntry>,
+): Promise<void> {
+  const missing = rows.flatMap((row) => {
+    const entry = states.get(keyOf(row));
+    if (entry?.state !== 'sent' || record.has(identityOf(row))) return [];
+    const forgotten = record.forgottenAt(identityOf(row));
+    return forgotten !== undefined && forgotten >= entry.at ? [] : [sentEntry(row, new Date(entry.at))];
+  });
+  await record.add(missing);
+}

@@ -1,0 +1,50 @@
+// The store of what roster sent: the one door to the on-disk state of sending invitations. Nothing outside
+// src/invite/store/ reads or writes these files, or imports the modules behind this one.
+//
+// Files, under roster's state folder (0700 folders, 0600 files; only the user's own regular files, never
+// through a link, are trusted: a planted "sent" row would silently leave a family out):
+//
+//   invites/<file name>-<16 hex>.jsonl           a run's journal: one per input file and destination
+//   invites/<file name>-<16 hex>.jsonl.lock      held by the run sending that file there (refuseIfHeld)
+//   invites/<file name>-<16 hex>.failed.csv      the rows that failed, to send again (written by the run)
+//   sent/<host>-<16 hex>.jsonl                   the record of sent invitations: one per destination
+//   sent/<host>-<16 hex>.jsonl.lock              held for one batch by whichever process writes (waitForLock)
+//   sent/<host>-<16 hex>.jsonl.claims            who is sending which invitation right now
+//
+// The hex is a SHA-256 of the input file's real path (journal only), the canonical base URL and the client
+// id (layout.ts): every spelling of one file and one service names the same files.
+//
+// Every file is JSON Lines: one object per line, appended and fsynced, never edited in place; a torn last
+// line (a writer killed mid-write) is not an entry, and is cut off by the next writer. A damaged line
+// anywhere else is refused, never skipped: skipping could forget an invitation that was sent.
+//
+// - Journal. Line 1: {journal: 'roster invite send', version: 1, file: real path, destination: {baseUrl,
+//   clientId}, sha256 of the content when it began, createdAt}. Then one entry per row event:
+//   {key: invitationKey(email, schoolId), line, state, at, email, schoolId, bodyHash?, reason?, status?,
+//   resend?}, state pending (planned), in-flight (its request about to leave: written before it does), sent,
+//   failed (the server certainly did not act) or in-doubt. A row's last entry is its state.
+// - Record. Line 1: {record: 'roster sent invitations', version: 1, destination (canonical), createdAt}.
+//   Then {email, schoolId, schoolYearId?, sentAt} per invitation the server confirmed, or {email, schoolId,
+//   schoolYearId?, forgottenAt} for one `roster invite forget` took out. Identity: invitationIdentity.
+// - Claims. {id: invitationIdentity, run: journal path (or a single send's name), file?, state: sending |
+//   in-doubt | done, at, until? (a sending claim's deadline), pid, host?, started?}; an invitation's last
+//   line is its claim. Rewritten with the unsettled claims alone once most lines are settled.
+// - Locks. {pid, host, started?, token}: whole or absent (written to a temporary file, fsynced, linked).
+//
+// Order of writes for a row of a file (bulk-runner.ts): claim (claims, fsynced) → in-flight (journal,
+// fsynced) → request → outcome (journal) → sent entry (record, fsynced) → claim settled (claims). A kill at
+// any point leaves the row sent, not sent, or in doubt for every run: never sent twice without --resend-*.
+// decide.ts is the one place that reads these into "sent / in doubt / not sent".
+export { planRows, type RowPlan, rowVerdict, standing, type Withheld, waitEnd } from './decide.js';
+export { FileRun, peekRun, type ResendFlags, type RunOf, type RunView } from './file-run.js';
+export { bodyHash, contentHash, Journal, type JournalEntry, type RowState } from './journal.js';
+export { canonicalBaseUrl, type Destination, journalPath, sentRecordPath } from './layout.js';
+export { claimHoldMs, type RowGuard, sentEntry } from './row-guard.js';
+export {
+  type ForgetOutcome,
+  type InvitationParts,
+  identityParts,
+  invitationIdentity,
+  type SentEntry,
+  SentRecord,
+} from './sent-record.js';

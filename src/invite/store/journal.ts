@@ -1,0 +1,221 @@
+// A run's journal (format: index.ts): one JSON object per line, appended and fsynced before each request
+// (in-flight) and after it (sent, failed, in-doubt), so a run killed at any instant can be resumed without
+// sending any e-mail twice. Appends from concurrent rows are group-committed: one write and one fsync per
+// batch. Its lock (lock.ts, refuseIfHeld) keeps two runs from sending the same file to the same place at once.
+//
+// The journal belongs to the input file and the destination (layout.ts), not to the file's content: an admin
+// who fixes failed rows, adds rows or reorders them and runs the same command again resumes the same journal.
+// Rows are matched by who the invitation is for (e-mail and school, see invitationKey), never by line number,
+// which moves when rows are inserted.
+import { createHash } from 'node:crypto';
+import type { FileHandle } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { RosterError } from '../../errors.js';
+import { openOwnAppendable, privateFolder, readPrivateFile } from '../../files.js';
+import type { InvitationBody } from '../invitation.js';
+import { type Destination, journalPath, sameDestination } from './layout.js';
+import { refuseIfHeld, releaseLock } from './lock.js';
+
+export type RowState = 'pending' | 'in-flight' | 'sent' | 'failed' | 'in-doubt';
+
+export interface JournalEntry {
+  /** The row's identity, invitationKey(email, schoolId): what a later run looks the row up by. */
+  key: string;
+  /** Where the row was in the file when this entry was written: for messages only, it moves with edits. */
+  line: number;
+  state: RowState;
+  at: string;
+  email?: string;
+  schoolId?: string;
+  /** bodyHash of the row's request, so a later run can tell the row was edited after it was sent. */
+  bodyHash?: string;
+  /** Why a row failed or is in doubt. */
+  reason?: string;
+  /** HTTP status of a failure, when the server answered. */
+  status?: number;
+  /** Set on an in-flight entry when the row was in doubt and sent again with --resend-in-doubt. */
+  resend?: boolean;
+}
+
+export interface JournalHeader {
+  journal: 'roster invite send';
+  version: 1;
+  /** The input file's real path. */
+  file: string;
+  destination: Destination;
+  /** SHA-256 of the file's content when the journal began: information only (the file may be edited later). */
+  sha256: string;
+  createdAt: string;
+}
+
+/** Where a run's journal is. */
+export interface JournalPlace {
+  path: string;
+  /** The input file's real path: symlinks, `.` and `..` resolved, as the OS spells it. */
+  file: string;
+}
+
+/** This run's journal: the input file resolved to its real path, so every spelling of it finds one journal. */
+export async function locateJournal(
+  stateDir: string,
+  absoluteFile: string,
+  destination: Destination,
+): Promise<JournalPlace> {
+  const file = await realpath(absoluteFile);
+  return { path: journalPath(stateDir, file, destination), file };
+}
+
+export const contentHash = (content: string) => createHash('sha256').update(content).digest('hex');
+
+/** A short digest of a request body (built in a fixed field order), to notice a row edited after sending. */
+export const bodyHash = (body: InvitationBody) =>
+  createHash('sha256').update(JSON.stringify(body)).digest('hex').slice(0, 16);
+
+export class Journal {
+  private queue: { text: string; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  private writing = false;
+
+  private constructor(
+    readonly path: string,
+    private readonly handle: FileHandle,
+    private readonly lockToken: string,
+    /** The header the journal began with (the first run's content hash included). */
+    readonly header: JournalHeader,
+    /** The last recorded state of each row, by key. */
+    readonly states: Map<string, JournalEntry>,
+    /** True when this run created the journal (a first run, not a resume). */
+    readonly created: boolean,
+  ) {}
+
+  /** Reads the current state without taking the lock or creating anything (for --dry-run). */
+  static async peek(path: string): Promise<{ header?: JournalHeader; states: Map<string, JournalEntry> }> {
+    await privateFolder(dirname(path), dirname(path), { create: false });
+    const text = await readText(path);
+    if (text === undefined || text === '') return { states: new Map() };
+    const { header, states } = parse(path, text);
+    return { header, states };
+  }
+
+  /** Takes the journal's lock and reads it, or creates it. */
+  static async open(path: string, header: Omit<JournalHeader, 'createdAt'>, now: Date): Promise<Journal> {
+    // Another user's folder could hold a journal seeded with "sent" rows (the caller checks the folders above).
+    await privateFolder(dirname(path));
+    const token = await refuseIfHeld(path);
+    let handle: FileHandle | undefined;
+    try {
+      // Created 0600, or the user's own regular file that nobody else can write (checked on the open file).
+      handle = await openOwnAppendable(path);
+      let text = await handle.readFile({ encoding: 'utf8' });
+      // A torn last line (killed mid-write) was never confirmed: drop it, so the next append starts clean.
+      const end = text.lastIndexOf('\n') + 1;
+      if (end < text.length) {
+        await handle.truncate(Buffer.byteLength(text.slice(0, end)));
+        text = text.slice(0, end);
+      }
+      const existing = text === '' ? undefined : parse(path, text);
+      // A changed content is expected (rows fixed or added); another file or destination is not.
+      if (
+        existing &&
+        (existing.header.file !== header.file ||
+          !sameDestination(existing.header.destination, header.destination))
+      ) {
+        throw new RosterError('failure', `The journal ${path} belongs to another file or destination.`);
+      }
+      const first: JournalHeader = existing?.header ?? { ...header, createdAt: now.toISOString() };
+      const journal = new Journal(path, handle, token, first, existing?.states ?? new Map(), !existing);
+      if (!existing) await journal.append([first]);
+      return journal;
+    } catch (error) {
+      await handle?.close();
+      await releaseLock(`${path}.lock`, token);
+      throw error;
+    }
+  }
+
+  /** Appends the entries and resolves once they are on disk; the in-memory states follow. */
+  async record(entries: JournalEntry[]): Promise<void> {
+    await this.append(entries);
+    for (const entry of entries) this.states.set(entry.key, entry);
+  }
+
+  async close(): Promise<void> {
+    await this.handle.close();
+    await releaseLock(`${this.path}.lock`, this.lockToken);
+  }
+
+  private append(objects: object[]): Promise<void> {
+    const text = objects.map((o) => `${JSON.stringify(o)}\n`).join('');
+    return new Promise((resolve, reject) => {
+      this.queue.push({ text, resolve, reject });
+      if (!this.writing) void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.writing = true;
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0);
+      try {
+        await this.handle.appendFile(batch.map((b) => b.text).join(''));
+        await this.handle.sync();
+        for (const b of batch) b.resolve();
+      } catch (error) {
+        for (const b of batch)
+          b.reject(
+            new RosterError(
+              'failure',
+              `Could not write the journal ${this.path}: ${(error as Error).message}.`,
+            ),
+          );
+      }
+    }
+    this.writing = false;
+  }
+}
+
+function parse(path: string, text: string): { header: JournalHeader; states: Map<string, JournalEntry> } {
+  const lines = text.split('\n');
+  const states = new Map<string, JournalEntry>();
+  let header: JournalHeader | undefined;
+  lines.forEach((line, index) => {
+    if (line === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      // Only the last line can be torn by a crash; anything else means the file was damaged.
+      if (index === lines.length - 1) return;
+      throw new RosterError(
+        'failure',
+        `The journal ${path} is damaged at line ${index + 1}.`,
+        'Move it aside only if you are sure: rows it recorded as sent would be sent again.',
+      );
+    }
+    const entry = value as Partial<JournalEntry & JournalHeader>;
+    if (index === 0) {
+      if (entry.journal !== 'roster invite send' || entry.version !== 1) {
+        throw new RosterError('failure', `${path} is not a roster invite journal.`);
+      }
+      header = entry as JournalHeader;
+    } else if (
+      typeof entry.key === 'string' &&
+      typeof entry.line === 'number' &&
+      typeof entry.state === 'string'
+    ) {
+      states.set(entry.key, entry as JournalEntry);
+    } else {
+      // Skipping it could forget a row that was sent: refuse instead.
+      throw new RosterError(
+        'failure',
+        `The journal ${path} has an entry at line ${index + 1} that names no row.`,
+        'Move it aside only if you are sure: rows it recorded as sent would be sent again.',
+      );
+    }
+  });
+  if (!header) throw new RosterError('failure', `${path} is not a roster invite journal.`);
+  return { header, states };
+}
+
+/** A journal's text: only the user's own regular file, never through a link (see files.ts). */
+const readText = (path: string) => readPrivateFile(path, { own: true, followLinks: false });
