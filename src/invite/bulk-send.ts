@@ -19,7 +19,15 @@ import { type RunOutcome, sendRows } from './bulk-runner.js';
 import { checkFile, type FileSendOptions, readInput } from './file-check.js';
 import { type InfoColumn, inviteCsv, type PlannedRow } from './invite-file.js';
 import { type BulkReport, countRows, finalRows, linesBySchool, summaryLines } from './report.js';
-import { contentHash, FileRun, peekRun, type ResendFlags, type RowPlan, type RunOf } from './store/index.js';
+import {
+  contentHash,
+  FileRun,
+  peekRun,
+  type ResendFlags,
+  type RowPlan,
+  type RunOf,
+  type RunView,
+} from './store/index.js';
 import { confirmUnlisted, type UnlistedSends } from './unlisted.js';
 
 export type { FileSendOptions } from './file-check.js';
@@ -46,25 +54,11 @@ export async function sendInviteFile(
 
   const store = await FileRun.open(run, rows, flags, new Date(ctx.now()));
   try {
-    const { plan, before, path } = store.view;
-    const contentChanged = noteChanged(ctx, store.view, run.content, options.given);
-    await confirmSend(ctx, session, plan, options);
+    const contentChanged = noteChanged(ctx, store.view, content, options.given);
+    await confirmSend(ctx, session, store.view.plan, options);
     await store.journalPlan(new Date(ctx.now()));
     const sent = await sendPlan(ctx, session, settings, store, options);
-    for (const [key, sentAt] of plan.elsewhere) sent.outcome.results.set(key, { state: 'elsewhere', sentAt });
-    const reportRows = finalRows(rows, before, sent.outcome.results);
-    // finalRows keeps the order of `rows`, so the two line up.
-    const failed = rows.filter((_, i) => reportRows[i]?.result === 'failed');
-    const report: BulkReport = {
-      file,
-      journal: path,
-      interrupted: sent.interrupted,
-      contentChanged,
-      ...(sent.outcome.stoppedBy && { stoppedBy: sent.outcome.stoppedBy.message }),
-      counts: countRows(reportRows),
-      failedCsv: await writeFailed(failed, info ?? [], options.failedCsv, path),
-      rows: reportRows,
-    };
+    const report = await reportOf(file, rows, info ?? [], store.view, sent, contentChanged, options);
     if (options.json) printJson(ctx, report);
     for (const line of summaryLines(report, options.given)) ctx.log.info(line);
     throwForOutcome(report, sent.outcome.stoppedBy);
@@ -128,6 +122,33 @@ async function sendPlan(
   } finally {
     progress.stop();
   }
+}
+
+/** Where every row stands after the run, and the failed rows written as a CSV to send again. */
+async function reportOf(
+  file: string,
+  rows: PlannedRow[],
+  info: InfoColumn[],
+  view: RunView,
+  sent: { outcome: RunOutcome; interrupted: boolean },
+  contentChanged: boolean,
+  options: FileSendOptions,
+): Promise<BulkReport> {
+  const results = new Map(sent.outcome.results);
+  for (const [key, sentAt] of view.plan.elsewhere) results.set(key, { state: 'elsewhere', sentAt });
+  const reportRows = finalRows(rows, view.before, results);
+  // finalRows keeps the order of `rows`, so the two line up.
+  const failed = rows.filter((_, i) => reportRows[i]?.result === 'failed');
+  return {
+    file,
+    journal: view.path,
+    interrupted: sent.interrupted,
+    contentChanged,
+    ...(sent.outcome.stoppedBy && { stoppedBy: sent.outcome.stoppedBy.message }),
+    counts: countRows(reportRows),
+    failedCsv: await writeFailed(failed, info, options.failedCsv, view.path),
+    rows: reportRows,
+  };
 }
 
 /** The rows going to a school id the district's list lacks, by id with their lines. */
