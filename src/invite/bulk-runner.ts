@@ -47,7 +47,10 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
   const counts: RunCounts = { sent: 0, failed: 0, inDoubt: 0, remaining: rows.length };
   let stoppedBy: RosterError | undefined;
   let next = 0;
-  const settling: Promise<void>[] = [];
+  /** Each row's outcome on its way to the journal and to the record (its claim settled). */
+  const noting: Promise<void>[] = [];
+  /** The first journal write that failed: the run takes no more rows, and throws it once the rest are done. */
+  let journalFailure: { error: unknown } | undefined;
 
   const entry = (row: PlannedRow, key: string) => ({
     key,
@@ -59,7 +62,7 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
   });
 
   async function worker(): Promise<void> {
-    while (!signal.aborted && stoppedBy === undefined && next < rows.length) {
+    while (!signal.aborted && stoppedBy === undefined && !journalFailure && next < rows.length) {
       const row = rows[next++]!;
       const key = invitationKey(row.body.email, row.body.schoolId);
       counts.remaining--;
@@ -106,36 +109,42 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
         if (stops)
           stoppedBy ??= error instanceof RosterError ? error : new RosterError('failure', outcome.reason);
       }
-      try {
-        await journal.record([
-          result.state === 'sent'
-            ? { ...entry(row, key), state: 'sent' }
-            : {
-                ...entry(row, key),
-                state: result.state,
-                reason: result.reason,
-                ...(result.status !== undefined && { status: result.status }),
-              },
-        ]);
-      } finally {
-        // After the journal (or its failure, which ends the run: the record still learns what the server
-        // said). Not waited for here, so the next row need not queue behind it; all are before the run ends.
-        if (options.guard) settling.push(options.guard.settle(row, result.state));
-      }
       results.set(key, result);
       if (result.state === 'sent') counts.sent++;
       else if (result.state === 'failed') counts.failed++;
       else counts.inDoubt++;
       options.onProgress({ ...counts });
+      // Not waited for: the worker claims its next row meanwhile (this settle and that claim share one batch
+      // of the record), and that row's in-flight entry follows this outcome into the journal, so it is on disk
+      // before the next request leaves. The record may learn the outcome first: a kill in between leaves the
+      // row in flight in the journal and sent in the record, which the next run skips (sent, by the record).
+      noting.push(
+        journal
+          .record([
+            result.state === 'sent'
+              ? { ...entry(row, key), state: 'sent' }
+              : {
+                  ...entry(row, key),
+                  state: result.state,
+                  reason: result.reason,
+                  ...(result.status !== undefined && { status: result.status }),
+                },
+          ])
+          .catch((error: unknown) => {
+            journalFailure ??= { error };
+          }),
+      );
+      if (options.guard) noting.push(options.guard.settle(row, result.state));
     }
   }
 
   const workers = Array.from({ length: Math.min(options.concurrency, rows.length) }, worker);
   const settled = await Promise.allSettled(workers);
-  await Promise.all(settling);
+  await Promise.all(noting);
   // A journal that cannot be written is the one failure that must end the run as it is.
   const broken = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (broken) throw broken.reason;
+  if (journalFailure) throw journalFailure.error;
   return { results, ...(stoppedBy && { stoppedBy }) };
 }
 

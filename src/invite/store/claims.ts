@@ -10,11 +10,11 @@
 //   request leaves. Read incrementally (what was appended since), and rewritten with the unsettled claims
 //   alone once most of its lines are settled.
 
-import { closeSync, fstatSync, fsyncSync, ftruncateSync, readSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, readSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { RosterError } from '../../errors.js';
 import { fileError, openOwnAppendableSync, syncFolder, writePrivateFile } from '../../files.js';
-import type { ProcessRef } from './lock.js';
+import { type ProcessRef, syncFd } from './lock.js';
 
 export type ClaimState = 'sending' | 'in-doubt' | 'done';
 
@@ -49,7 +49,7 @@ export class ClaimsFile {
   /**
    * Under the record's lock: reads what was appended since the last call (all of it after a rewrite),
    * lets `decide` see the latest claim of each invitation and return the claims to add, and writes them
-   * (fsynced) before returning. Synchronous system calls: this runs for every batch of rows, while their
+   * (fsynced) before returning. Synchronous system calls but the fsync (syncFd): this runs for every batch of rows, while their
    * requests wait for it.
    */
   async update(decide: (latest: ReadonlyMap<string, Claim>) => Claim[]): Promise<void> {
@@ -81,7 +81,7 @@ export class ClaimsFile {
       if (this.offset < size) ftruncateSync(fd, this.offset);
       const text = serialize(added);
       writeFileSync(fd, text);
-      fsyncSync(fd);
+      await syncFd(fd);
       // A file just created: its name too must survive a power cut.
       if (this.offset === 0) syncFolder(dirname(this.path));
       this.offset += Buffer.byteLength(text);

@@ -32,8 +32,12 @@
 // - Locks. {pid, host, started?, token}: whole or absent (written to a temporary file, fsynced, linked).
 //
 // Order of writes for a row of a file (bulk-runner.ts): claim (claims, fsynced) → in-flight (journal,
-// fsynced) → request → outcome (journal) → sent entry (record, fsynced) → claim settled (claims). A kill at
-// any point leaves the row sent, not sent, or in doubt for every run: never sent twice without --resend-*.
+// fsynced) → request → outcome (journal), and at once sent entry (record, fsynced) then claim settled
+// (claims), in the record's batch with the next row's claim. A kill at any point leaves the row sent, not
+// sent, or in doubt for every run: never sent twice without --resend-*. (A kill after the record learnt a
+// row was sent but before the journal did: the next run of the file skips it as sent, by the record.)
+// Writes are batched: every row's request to the record made in one turn of the event loop shares one
+// lock and one fsync per file; the journal commits what arrives while it writes in one write and fsync.
 // decide.ts is the one place that reads these into "sent / in doubt / not sent".
 export { planRows, type RowPlan, rowVerdict, standing, type Withheld, waitEnd } from './decide.js';
 export { FileRun, peekRun, type ResendFlags, type RunOf, type RunView } from './file-run.js';

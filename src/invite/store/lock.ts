@@ -23,10 +23,12 @@
 // - Released only by its owner: a lock that is not ours (any more) is left alone.
 // - Synchronous system calls behind a promise: a lock is a handful of tiny file operations, and a bulk run
 //   takes its record's lock for every batch of rows; through the thread pool each call costs a round trip
-//   that would add up on every row's way out (test/bench/bulk.js).
+//   that would add up on every row's way out (test/bench/bulk.js). The record's and the claims' fsyncs,
+//   which wait for the disk longer, go through the thread pool (syncFd).
 import { createHash, randomBytes } from 'node:crypto';
 import {
   closeSync,
+  fsync,
   fsyncSync,
   linkSync,
   openSync,
@@ -39,6 +41,7 @@ import {
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
 import { RosterError } from '../../errors.js';
 import { fileError } from '../../files.js';
 
@@ -63,6 +66,9 @@ const held = new Set<string>();
 const MAX_DEPTH = 3;
 /** An unreadable lock younger than this may be one created in place (no hard links), written just after. */
 const UNREADABLE_GRACE_MS = 10_000;
+
+/** fsync in the thread pool: the event loop (other rows' answers, the journal's writes) goes on meanwhile. */
+export const syncFd: (fd: number) => Promise<void> = promisify(fsync);
 
 /** How long the record's lock is waited for (each holder keeps it for one write and fsync). */
 const LOCK_WAIT_MS = 30_000;
