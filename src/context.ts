@@ -3,32 +3,20 @@
 // prompts) load lazily: `--help`, `--version` and usage errors never pay for them.
 import type { KeychainStore } from './auth/secret-store.js';
 import type { Undone } from './errors.js';
-import type { IO } from './io.js';
-import { displayLines } from './output/safe-text.js';
+import type { Terminal } from './io.js';
+import type { Logger } from './output/log.js';
 import type { Paths } from './paths.js';
 import type { Prompter } from './prompter.js';
-import { Redactor } from './redact.js';
+import type { Redactor } from './redact.js';
 import type { Env } from './settings.js';
 
-export interface Logger {
-  /** Whether --debug is on. */
-  debugEnabled: boolean;
-  debug(line: string): void;
-  /** A note, hint or warning on stderr (never stdout). */
-  info(line: string): void;
-  warn(line: string): void;
-}
-
-export interface Context {
-  io: IO;
+export interface Context extends Terminal {
   env: Env;
   paths: Paths;
   now(): number;
   sleep(ms: number): Promise<void>;
   secrets: Redactor;
   log: Logger;
-  /** Colour on stdout/stderr (off for NO_COLOR, --no-color and pipes). */
-  color: boolean;
   /** Prompts are allowed: terminals on both ends, no --no-input, no CI. */
   interactive: boolean;
   /** The OS keychain (the binding loads on first use; `probe()` says whether it can be reached). */
@@ -45,29 +33,3 @@ export interface Context {
    */
   trapInterrupt(): AbortSignal;
 }
-
-/** Every message, warning, error and trace: secrets redacted, then no control character left raw. */
-export function createLogger(stderr: IO['stderr'], secrets: Redactor, debugEnabled = false): Logger {
-  const write = (line: string) => stderr.write(`${displayLines(secrets.redact(line))}\n`);
-  return {
-    debugEnabled,
-    debug(line) {
-      if (this.debugEnabled) write(`[debug] ${line}`);
-    },
-    info: write,
-    warn: (line) => write(`Warning: ${line}`),
-  };
-}
-
-/**
- * stdout with every secret the process knows redacted: a server may echo a token or the client secret into
- * a label or a record field, and stdout goes to files and pipes as much as stderr does.
- */
-export function redactedOutput(stdout: IO['stdout'], secrets: Redactor): IO['stdout'] {
-  return {
-    write: (chunk) => stdout.write(secrets.redactEchoes(chunk)),
-    once: (event, listener) => stdout.once?.(event, listener),
-  };
-}
-
-export { Redactor };

@@ -3,13 +3,14 @@
 // commands that fail validation never touch the keychain or the network.
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import type { CachedToken } from './api/access-token.js';
 import { ApiClient, type Authenticator } from './api/client.js';
 import { requestToken, TOKEN_ENDPOINTS } from './api/oauth.js';
 import { createGotTransport, type Transport } from './api/transport.js';
-import type { TokenPurpose } from './auth/config.js';
 import { loadCredentials } from './auth/credentials.js';
-import { type CachedToken, TokenCache } from './auth/token-cache.js';
+import { TokenCache } from './auth/token-cache.js';
 import { TokenProvider, type TokenSource } from './auth/token-provider.js';
+import type { TokenPurpose } from './config-file.js';
 import type { Context } from './context.js';
 import { AuthError, UsageError } from './errors.js';
 import { requireBaseUrl, type Settings } from './settings.js';
