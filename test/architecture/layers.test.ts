@@ -12,7 +12,7 @@ const depcruise = join(repo, 'node_modules/dependency-cruiser/bin/dependency-cru
 
 const tree: Record<string, string> = {
   'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'nodenext', strict: true } }),
-  'src/cli.ts': "import './api/client.js';\nimport './misc/helper.js';\n",
+  'src/cli.ts': "import './api/client.js';\nimport './misc/helper.js';\nimport './invite/send.js';\n",
   'src/demo.ts': "import './sandbox/server.js';\n",
   // The API floor reaching up to a command.
   'src/api/client.ts': "import { run } from '../commands/token.js';\nexport const client = run;\n",
@@ -25,6 +25,12 @@ const tree: Record<string, string> = {
   'src/output/text.ts': "import { style } from './style.js';\nexport const text = () => style;\n",
   // A folder no floor names.
   'src/misc/helper.ts': "export const helper = 1;\nimport '../output/text.js';\n",
+  // The invite feature past the store's door (index.ts) to one of its files.
+  'src/invite/send.ts':
+    "import { journal } from './store/journal.js';\nimport { door } from './store/index.js';\nexport const send = [journal, door];\n",
+  'src/invite/store/index.ts': "import { journal } from './journal.js';\nexport const door = journal;\n",
+  'src/invite/store/journal.ts':
+    "import { text } from '../../output/text.js';\nexport const journal = text;\n",
   // A module nothing imports.
   'src/values.ts': 'export const unused = 1;\n',
 };
@@ -65,6 +71,7 @@ describe('the layer rules', () => {
     ['on-a-floor', 'src/misc/helper.ts → src/output/text.ts', 'Every module of src/ belongs to a floor'],
     ['no-circular', 'src/output/style.ts →', 'one direction only'],
     ['no-orphans', 'src/values.ts', 'dead code'],
+    ['invite-store-one-door', 'src/invite/send.ts → src/invite/store/journal.ts', 'is entered through its'],
   ])('name %s, the import and why', (rule, where, why) => {
     const line = result.stdout.split('\n').find((text) => text.includes(`error ${rule}: ${where}`));
     expect(line, result.stdout).toBeDefined();
@@ -74,6 +81,7 @@ describe('the layer rules', () => {
   it('let the right imports pass', () => {
     expect(result.stdout).not.toContain('src/commands/token.ts → src/output/style.ts');
     expect(result.stdout).not.toMatch(/src\/(cli|demo)\.ts →/);
-    expect(result.stdout).toContain('5 dependency violations');
+    expect(result.stdout).not.toContain('src/invite/send.ts → src/invite/store/index.ts');
+    expect(result.stdout).toContain('6 dependency violations');
   });
 });
