@@ -29,7 +29,9 @@
 // - Claims. {id: invitationIdentity, run: journal path (or a single send's name), file?, state: sending |
 //   in-doubt | done, at, until? (a sending claim's deadline), pid, host?, started?}; an invitation's last
 //   line is its claim. Rewritten with the unsettled claims alone once most lines are settled.
-// - Locks. {pid, host, started?, token}: whole or absent (written to a temporary file, fsynced, linked).
+// - Locks. {pid, host, started?, token}, written to a temporary file and linked to the lock's name, so no
+//   process sees a lock without its owner; a journal's lock is fsynced first (whole or absent after a power
+//   cut), the record's, held for one batch, is not (one found empty is stale after 10 s: lock.ts).
 //
 // Order of writes for a row of a file (bulk-runner.ts): claim (claims, fsynced) → in-flight (journal,
 // fsynced) → request → outcome (journal), and at once sent entry (record, fsynced) then claim settled

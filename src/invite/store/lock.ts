@@ -101,7 +101,8 @@ export async function waitForLock(path: string): Promise<string> {
   const deadline = Date.now() + LOCK_WAIT_MS;
   for (let delay = 2; ; delay = Math.min(delay * 2, 100)) {
     try {
-      return await acquireLock(path);
+      // Held for one batch: not worth an fsync of its own (see acquireLock).
+      return await acquireLock(path, { durable: false });
     } catch (error) {
       if (!(error instanceof LockHeld)) throw fileError(error, path, 'create');
       if (Date.now() > deadline) {
@@ -116,9 +117,17 @@ export async function waitForLock(path: string): Promise<string> {
   }
 }
 
-/** Takes the lock at `path` or throws LockHeld; returns the token that releases it. */
-export async function acquireLock(path: string): Promise<string> {
-  return take(path, 0);
+/**
+ * Takes the lock at `path` or throws LockHeld; returns the token that releases it. `durable: false` skips
+ * the fsync of the owner record, for a lock held for milliseconds: after a power cut such a lock is stale
+ * whatever it holds, and one found empty is stale too once UNREADABLE_GRACE_MS has passed (a reboot takes
+ * longer).
+ */
+export async function acquireLock(
+  path: string,
+  { durable = true }: { durable?: boolean } = {},
+): Promise<string> {
+  return take(path, 0, durable);
 }
 
 /** Removes the lock if it is still the one `token` took. */
@@ -131,14 +140,14 @@ function release(path: string, token: string): void {
   if (readOwner(path)?.owner.token === token) rmSync(path, { force: true });
 }
 
-function take(path: string, depth: number): string {
+function take(path: string, depth: number, durable: boolean): string {
   const owner: LockOwner = { ...thisProcess(), token: randomBytes(8).toString('hex') };
   const temp = `${path}.${owner.token}.tmp`;
   const fd = openSync(temp, 'wx', 0o600);
   try {
     writeSync(fd, JSON.stringify(owner));
     // On disk before it is visible under the lock's name: after a power cut a lock is whole or absent.
-    fsyncSync(fd);
+    if (durable) fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
@@ -162,7 +171,7 @@ function take(path: string, depth: number): string {
       if (found === undefined) continue; // released in between: try again
       if (isAlive(found)) throw new LockHeld(path, found.owner);
       if (depth >= MAX_DEPTH) throw new LockHeld(path, found.owner);
-      removeStale(path, found.id, depth);
+      removeStale(path, found.id, depth, durable);
     }
     throw new LockHeld(path, readOwner(path)?.owner ?? { pid: 0, token: '' });
   } catch (error) {
@@ -197,10 +206,10 @@ function createWritten(path: string, owner: LockOwner): void {
 }
 
 /** Removes the lock at `path` if it is still the stale one identified by `id`, under a claim on that id. */
-function removeStale(path: string, id: string, depth: number): void {
+function removeStale(path: string, id: string, depth: number, durable: boolean): void {
   const claim = `${path}.${id}.takeover`;
   // Throws LockHeld when a live process is taking this very lock over: it will be the one to hold it.
-  const token = take(claim, depth + 1);
+  const token = take(claim, depth + 1, durable);
   try {
     // Only a holder of this claim removes this lock, and its dead owner cannot: it is still there, unchanged.
     if (readOwner(path)?.id === id) rmSync(path, { force: true });
