@@ -6,7 +6,7 @@
 //
 //   invites/<file name>-<16 hex>.jsonl           a run's journal: one per input file and destination
 //   invites/<file name>-<16 hex>.jsonl.lock      held by the run sending that file there (refuseIfHeld)
-//   invites/<file name>-<16 hex>.failed.csv      the rows that failed, to send again (written by the run)
+//   invites/<file name>-<16 hex>.failed.csv      the rows that failed, to send again (bulk-send.ts's, not the store's)
 //   sent/<host>-<16 hex>.jsonl                   the record of sent invitations: one per destination
 //   sent/<host>-<16 hex>.jsonl.lock              held for one batch by whichever process writes (waitForLock)
 //   sent/<host>-<16 hex>.jsonl.claims            who is sending which invitation right now
@@ -14,9 +14,10 @@
 // The hex is a SHA-256 of the input file's real path (journal only), the canonical base URL and the client
 // id (layout.ts): every spelling of one file and one service names the same files.
 //
-// Every file is JSON Lines: one object per line, appended and fsynced, never edited in place; a torn last
-// line (a writer killed mid-write) is not an entry, and is cut off by the next writer. A damaged line
-// anywhere else is refused, never skipped: skipping could forget an invitation that was sent.
+// Every file is JSON Lines: one object per line, appended and fsynced, never edited in place (the claims
+// file is replaced whole when compacted); a torn last line (a writer killed mid-write) is not an entry, and
+// is cut off by the next writer. A damaged line anywhere else is refused, never skipped: skipping could
+// forget an invitation that was sent.
 //
 // - Journal. Line 1: {journal: 'roster invite send', version: 1, file: real path, destination: {baseUrl,
 //   clientId}, sha256 of the content when it began, createdAt}. Then one entry per row event:
@@ -41,16 +42,14 @@
 // Writes are batched: every row's request to the record made in one turn of the event loop shares one
 // lock and one fsync per file; the journal commits what arrives while it writes in one write and fsync.
 // decide.ts is the one place that reads these into "sent / in doubt / not sent".
-export { planRows, type RowPlan, rowVerdict, standing, type Withheld, waitEnd } from './decide.js';
+export { type RowPlan, standing, waitEnd } from './decide.js';
 export { FileRun, peekRun, type ResendFlags, type RunOf, type RunView } from './file-run.js';
-export { bodyHash, contentHash, Journal, type JournalEntry, type RowState } from './journal.js';
+export { bodyHash, contentHash, Journal, type JournalEntry } from './journal.js';
 export { canonicalBaseUrl, type Destination, journalPath, sentRecordPath } from './layout.js';
-export { claimHoldMs, type RowGuard, sentEntry } from './row-guard.js';
+export { claimHoldMs, type RowGuard } from './row-guard.js';
 export {
   type ForgetOutcome,
   type InvitationParts,
-  identityParts,
   invitationIdentity,
-  type SentEntry,
   SentRecord,
 } from './sent-record.js';
