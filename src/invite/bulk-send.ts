@@ -104,7 +104,6 @@ async function sendPlan(
       journal: store.rowJournal,
       // Claimed just before each request: another run may be sending the same people right now.
       guard: store.guard({
-        file: resolve(options.given),
         signal,
         timeoutMs: settings.timeoutMs,
         now,

@@ -63,6 +63,8 @@ export class FileRun {
     private readonly journal: Journal,
     private readonly record: SentRecord,
     private readonly flags: ResendFlags,
+    /** The input file as given (absolute), named to other runs waiting for one of its rows. */
+    private readonly file: string,
     readonly view: RunView,
   ) {}
 
@@ -90,7 +92,12 @@ export class FileRun {
       await recordSentRows(record, rows, journal.states);
       const before = new Map(journal.states);
       const plan = planRows(rows, before, flags.resendInDoubt, elsewhere(record, flags));
-      return new FileRun(journal, record, flags, { path: where.path, header: journal.header, before, plan });
+      return new FileRun(journal, record, flags, run.file, {
+        path: where.path,
+        header: journal.header,
+        before,
+        plan,
+      });
     } catch (error) {
       await record?.close();
       await journal.close();
@@ -120,17 +127,14 @@ export class FileRun {
   }
 
   /** Claims each row in the record before its request, and settles it after. */
-  guard(
-    options: Omit<GuardOptions, 'run' | 'resendSent' | 'resendInDoubt' | 'resending'> & { file: string },
-  ) {
-    const { file, ...rest } = options;
+  guard(options: Omit<GuardOptions, 'run' | 'resendSent' | 'resendInDoubt' | 'resending'>): RowGuard {
     return recordGuard(this.record, {
-      ...rest,
-      run: { run: this.view.path, file },
+      ...options,
+      run: { run: this.view.path, file: this.file },
       resendSent: this.flags.resendSent,
       resendInDoubt: this.flags.resendInDoubt,
       resending: this.view.plan.resending,
-    }) satisfies RowGuard;
+    });
   }
 
   async close(): Promise<void> {
