@@ -61,80 +61,95 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
     bodyHash: bodyHash(row.body),
   });
 
+  /** The row claimed from other runs: 'go', withheld, or 'aborted' (interrupted, or the record failed). */
+  async function claim(row: PlannedRow): Promise<Awaited<ReturnType<RowGuard['claim']>>> {
+    try {
+      return options.guard ? await options.guard.claim(row) : 'go';
+    } catch (error) {
+      // Unclaimed, a row could go out beside another run's: this one and every later row stay unsent.
+      stoppedBy ??=
+        error instanceof RosterError ? error : new RosterError('failure', (error as Error).message);
+      return 'aborted';
+    }
+  }
+
+  /** On disk before the request leaves: a crash from here on leaves the row in doubt, never forgotten. */
+  async function markInFlight(row: PlannedRow, key: string): Promise<void> {
+    try {
+      await journal.record([
+        { ...entry(row, key), state: 'in-flight', ...(options.resending.has(key) && { resend: true }) },
+      ]);
+    } catch (error) {
+      // Nothing left: the claim is let go, and the broken journal ends the run.
+      await options.guard?.settle(row, 'failed');
+      throw error;
+    }
+  }
+
+  /** The request, and what its answer (or its failure) means for the row. */
+  async function request(row: PlannedRow): Promise<Exclude<RowResult, { state: 'elsewhere' }>> {
+    try {
+      return { state: 'sent', message: (await options.send(row)).message };
+    } catch (error) {
+      const { outcome, stops } = classify(error);
+      if (stops)
+        stoppedBy ??= error instanceof RosterError ? error : new RosterError('failure', outcome.reason);
+      return outcome;
+    }
+  }
+
+  function count(key: string, result: RowResult): void {
+    results.set(key, result);
+    if (result.state === 'sent') counts.sent++;
+    else if (result.state === 'failed') counts.failed++;
+    else if (result.state === 'in-doubt') counts.inDoubt++;
+    options.onProgress({ ...counts });
+  }
+
+  /**
+   * The outcome into the journal and the record, not waited for: the worker claims its next row meanwhile
+   * (this settle and that claim share one batch of the record), and that row's in-flight entry follows this
+   * outcome into the journal, so it is on disk before the next request leaves. The record may learn the
+   * outcome first: a kill in between leaves the row in flight in the journal and sent in the record, which
+   * the next run skips (sent, by the record).
+   */
+  function note(row: PlannedRow, key: string, result: Exclude<RowResult, { state: 'elsewhere' }>): void {
+    const outcome =
+      result.state === 'sent'
+        ? { ...entry(row, key), state: result.state }
+        : {
+            ...entry(row, key),
+            state: result.state,
+            reason: result.reason,
+            ...(result.status !== undefined && { status: result.status }),
+          };
+    noting.push(
+      journal.record([outcome]).catch((error: unknown) => {
+        journalFailure ??= { error };
+      }),
+    );
+    if (options.guard) noting.push(options.guard.settle(row, result.state));
+  }
+
   async function worker(): Promise<void> {
     while (!signal.aborted && stoppedBy === undefined && !journalFailure && next < rows.length) {
       const row = rows[next++]!;
       const key = invitationKey(row.body.email, row.body.schoolId);
       counts.remaining--;
-      let claimed: Awaited<ReturnType<RowGuard['claim']>>;
-      try {
-        claimed = options.guard ? await options.guard.claim(row) : 'go';
-      } catch (error) {
-        // Unclaimed, a row could go out beside another run's: this one and every later row stay unsent.
-        stoppedBy ??=
-          error instanceof RosterError ? error : new RosterError('failure', (error as Error).message);
-        claimed = 'aborted';
-      }
+      const claimed = await claim(row);
       if (claimed === 'aborted') {
         // Interrupted while another run held the row: not started, like every row after it.
         counts.remaining++;
         break;
       }
       if (claimed !== 'go') {
-        results.set(key, claimed);
-        if (claimed.state === 'in-doubt') counts.inDoubt++;
-        options.onProgress({ ...counts });
+        count(key, claimed);
         continue;
       }
-      // On disk before the request leaves: a crash from here on leaves the row in doubt, never forgotten.
-      try {
-        await journal.record([
-          {
-            ...entry(row, key),
-            state: 'in-flight',
-            ...(options.resending.has(key) && { resend: true }),
-          },
-        ]);
-      } catch (error) {
-        // Nothing left: the claim is let go, and the broken journal ends the run.
-        await options.guard?.settle(row, 'failed');
-        throw error;
-      }
-      let result: Exclude<RowResult, { state: 'elsewhere' }>;
-      try {
-        result = { state: 'sent', message: (await options.send(row)).message };
-      } catch (error) {
-        const { outcome, stops } = classify(error);
-        result = outcome;
-        if (stops)
-          stoppedBy ??= error instanceof RosterError ? error : new RosterError('failure', outcome.reason);
-      }
-      results.set(key, result);
-      if (result.state === 'sent') counts.sent++;
-      else if (result.state === 'failed') counts.failed++;
-      else counts.inDoubt++;
-      options.onProgress({ ...counts });
-      // Not waited for: the worker claims its next row meanwhile (this settle and that claim share one batch
-      // of the record), and that row's in-flight entry follows this outcome into the journal, so it is on disk
-      // before the next request leaves. The record may learn the outcome first: a kill in between leaves the
-      // row in flight in the journal and sent in the record, which the next run skips (sent, by the record).
-      noting.push(
-        journal
-          .record([
-            result.state === 'sent'
-              ? { ...entry(row, key), state: 'sent' }
-              : {
-                  ...entry(row, key),
-                  state: result.state,
-                  reason: result.reason,
-                  ...(result.status !== undefined && { status: result.status }),
-                },
-          ])
-          .catch((error: unknown) => {
-            journalFailure ??= { error };
-          }),
-      );
-      if (options.guard) noting.push(options.guard.settle(row, result.state));
+      await markInFlight(row, key);
+      const result = await request(row);
+      count(key, result);
+      note(row, key, result);
     }
   }
 
