@@ -2,9 +2,9 @@
 // clean prefix (dependencies from the npm cache, or the registry when missing there), and the installed
 // `roster` works from any folder, on the Node under test (first on PATH, as for a user).
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { once } from 'node:events';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type CliResult, cliEnv } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
@@ -84,7 +84,9 @@ describe('the npm package', () => {
     expect(files.filter((f) => /\.map$|\.ts$|^test\/|^src\/|demo/.test(f))).toEqual([]);
   });
 
-  it('installs into a clean prefix and answers --version and --help from another folder', async ({ skip }) => {
+  it('installs into a clean prefix and answers --version and --help from another folder', async ({
+    skip,
+  }) => {
     skip(unreachable !== undefined, unreachable);
     const home = tempDir();
     const v = await installed(['--version'], home);

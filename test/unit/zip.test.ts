@@ -10,7 +10,9 @@ import { tempDir } from '../helpers/context.js';
 const hasPython = spawnSync('python3', ['--version'], { stdio: 'ignore' }).status === 0;
 
 describe('writeZip', () => {
-  it('writes an archive python3 zipfile (and unzip -t, when installed) read back exactly', async ({ skip }) => {
+  it('writes an archive python3 zipfile (and unzip -t, when installed) read back exactly', async ({
+    skip,
+  }) => {
     skip(!hasPython, 'needs python3 (its zipfile module reads the archive back); not found on PATH');
     const dir = tempDir();
     const big = Array.from({ length: 50_000 }, (_, i) => `stu-${i},Zoë,"a,b"\n`).join('');
