@@ -28,6 +28,9 @@ const isUnit = (file: string) =>
 
 export default defineConfig({
   test: {
+    // Most system tests wait on child processes and the sandbox's latency, not on this process: four workers
+    // keep two cores busy (the default, cores - 1, left one worker waiting alone).
+    maxWorkers: 4,
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Removes the temporary folders each test file made (test/helpers/context.ts tempDir).
