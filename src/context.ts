@@ -8,7 +8,8 @@ import { displayLines } from './output/safe-text.js';
 import type { Paths } from './paths.js';
 import type { Prompter } from './prompter.js';
 import { Redactor } from './redact.js';
-import type { Env } from './settings.js';
+import type { Session } from './session.js';
+import type { Env, Settings } from './settings.js';
 
 export interface Logger {
   /** Whether --debug is on. */
@@ -44,6 +45,13 @@ export interface Context {
    * taking work and save its state) instead of ending the process; a second one ends it.
    */
   trapInterrupt(): AbortSignal;
+  /**
+   * The run's settings (flags > environment > profile > defaults), resolved on first use, once
+   * (run-session.ts). A command reads them through here, never from commander.
+   */
+  settings(): Promise<Settings>;
+  /** The run's Session (credentials, tokens, transport, client), built on first use, once per process. */
+  session(): Promise<Session>;
 }
 
 /** Every message, warning, error and trace: secrets redacted, then no control character left raw. */
