@@ -4,6 +4,7 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { isLoopbackHost } from '../sandbox/http.js';
 import { parseQuirks, QUIRK_DOCS, type Quirks } from '../sandbox/quirks.js';
+import type { Sandbox } from '../sandbox/server.js';
 import { printable } from '../values.js';
 import { examples } from './common.js';
 
@@ -102,6 +103,17 @@ export function sandboxOptions(o: SandboxCommandOptions) {
   };
 }
 
+/** `roster sandbox`: the sandbox started and listening (the caller closes it). */
+export async function run(options: SandboxCommandOptions, ctx: Context): Promise<Sandbox> {
+  const parsed = sandboxOptions(options);
+  const { startSandbox } = await import('../sandbox/server.js');
+  return startSandbox({
+    ...parsed,
+    record: false,
+    log: options.quiet ? undefined : (line) => ctx.log.info(line),
+  });
+}
+
 export function register(program: Command, ctx: Context): void {
   const command = program
     .command('sandbox')
@@ -152,13 +164,7 @@ export function register(program: Command, ctx: Context): void {
     )
     .option('--quiet', 'do not log requests')
     .action(async (options: SandboxCommandOptions) => {
-      const parsed = sandboxOptions(options);
-      const { startSandbox } = await import('../sandbox/server.js');
-      const sandbox = await startSandbox({
-        ...parsed,
-        record: false,
-        log: options.quiet ? undefined : (line) => ctx.log.info(line),
-      });
+      const sandbox = await run(options, ctx);
       const lines = [
         `Sandbox listening on ${sandbox.baseUrl}`,
         '',
