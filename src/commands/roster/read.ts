@@ -28,7 +28,7 @@ import { createRecordWriter, type RecordColumn, type RecordFormat } from '../../
 import { printFields, printJson } from '../../output/render.js';
 import { fieldShrink } from '../../output/table.js';
 import { hiddenCharacter, parseCount, printable } from '../../values.js';
-import { examples, openSession } from '../common.js';
+import { examples } from '../common.js';
 
 /** The standard bounds no sourcedId; a longer one is a pasted blob, and would make a URL servers refuse. */
 const MAX_ID_LENGTH = 1000;
@@ -59,6 +59,7 @@ export interface ReadFlags {
 }
 
 export interface ReadOptions {
+  collection: Collection;
   /** A single read of this record. */
   id?: string;
   parents: Partial<Record<ParentFlag, string>>;
@@ -139,6 +140,7 @@ export function parseReadOptions(
     }
   }
   return {
+    collection,
     ...(id === undefined ? {} : { id: checkId('the sourcedId', id) }),
     parents,
     query,
@@ -178,12 +180,28 @@ export function columnsFor(
   return names.map((name) => ({ header: name, values: columnReader(name), shrink: fieldShrink(name) }));
 }
 
-export async function run(
-  collection: Collection,
+/**
+ * `roster roster <collection>`: the run's OneRoster service; a --school given by name or identifier is
+ * looked up first (as `invite send` and `invite plan` take it), then read below its sourcedId.
+ */
+export async function run(options: ReadOptions, ctx: Context): Promise<ReadSummary> {
+  const session = await ctx.session();
+  if (options.parents.school !== undefined) {
+    const { SchoolDirectory } = await import('../../schools/directory.js');
+    const schools = new SchoolDirectory(ctx, session);
+    const school = await schools.sourcedIdFor('--school', options.parents.school);
+    options = { ...options, parents: { ...options.parents, school } };
+  }
+  return readVia(options, onerosterService(session), ctx);
+}
+
+/** The read, streamed page by page to the format's writer as it arrives; a single read prints one record. */
+export async function readVia(
   options: ReadOptions,
   service: OneRosterService,
   ctx: Context,
 ): Promise<ReadSummary> {
+  const { collection } = options;
   if (options.id !== undefined) {
     await readOne(collection, options.id, options, service, ctx);
     return { records: 1, pages: 1, repeats: 0 };
@@ -366,16 +384,8 @@ export function register(group: Command, ctx: Context, collection: Collection): 
     const what = parent === 'school' ? 'this school (sourcedId, name or identifier)' : `this ${parent}`;
     command.option(`--${parent} ${value}`, `read them below ${what}: ${paths.join(', ')}`);
   }
-  command.action(async (id: string | undefined, flags: ReadFlags, cmd: Command) => {
-    const options = parseReadOptions(collection, id, flags, ctx.io.stdoutIsTTY);
-    const session = await openSession(ctx, cmd);
-    if (options.parents.school !== undefined) {
-      // A school's name or identifier, as `invite send` and `invite plan` take it: its sourcedId is read below.
-      const { SchoolDirectory } = await import('../../schools/directory.js');
-      const schools = new SchoolDirectory(ctx, session);
-      options.parents.school = await schools.sourcedIdFor('--school', options.parents.school);
-    }
-    await run(collection, options, onerosterService(session), ctx);
+  command.action(async (id: string | undefined, flags: ReadFlags) => {
+    await run(parseReadOptions(collection, id, flags, ctx.io.stdoutIsTTY), ctx);
   });
   const first = parentFlagsOf(collection)[0];
   examples(command, [
