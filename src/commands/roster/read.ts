@@ -31,7 +31,7 @@ import { hiddenCharacter, parseCount, printable } from '../../values.js';
 import { examples } from '../common.js';
 
 /** The standard bounds no sourcedId; a longer one is a pasted blob, and would make a URL servers refuse. */
-const MAX_ID_LENGTH = 1000;
+const MAX_SOURCED_ID_LENGTH = 1000;
 
 /** Flags as commander hands them over. */
 export interface ReadFlags {
@@ -160,9 +160,9 @@ function checkId(what: string, id: string): string {
   }
   const hidden = hiddenCharacter(id);
   if (hidden) throw new UsageError(`Invalid ${what} "${printable(id, 40)}": it contains ${hidden}.`);
-  if (id.length > MAX_ID_LENGTH) {
+  if (id.length > MAX_SOURCED_ID_LENGTH) {
     throw new UsageError(
-      `Invalid ${what} "${printable(id, 40)}": too long (${id.length} characters; at most ${MAX_ID_LENGTH}).`,
+      `Invalid ${what} "${printable(id, 40)}": too long (${id.length} characters; at most ${MAX_SOURCED_ID_LENGTH}).`,
     );
   }
   return id;
