@@ -4,6 +4,7 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { Session } from '../session.js';
 import type { GlobalFlags, Settings } from '../settings.js';
+import { printable } from '../values.js';
 
 export function globalFlags(command: Command): GlobalFlags {
   return command.optsWithGlobals() as GlobalFlags;
@@ -22,14 +23,17 @@ export function openSession(ctx: Context, _command?: Command): Promise<Session> 
 /** commander's argParser for a flag that may be given more than once: every value, in order. */
 export const repeatable = (value: string, previous: string[] = []): string[] => [...previous, value];
 
-/** commander's argParser for one of a fixed set of values, failing as a usage error. */
+/**
+ * commander's argParser for one of a fixed set of values, failing as a usage error before anything runs.
+ * It carries `choices`, so shell completion offers them (completion/model.ts).
+ */
 export function choice<T extends string>(flag: string, allowed: readonly T[]) {
-  return (value: string): T => {
+  const parse = (value: string): T => {
     if ((allowed as readonly string[]).includes(value)) return value as T;
-    throw new UsageError(
-      `Invalid value "${value.slice(0, 40)}" for ${flag}: expected ${allowed.join(', ')}.`,
-    );
+    const expected = `${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)}`;
+    throw new UsageError(`Invalid ${flag} "${printable(value, 40)}": expected ${expected}.`);
   };
+  return Object.assign(parse, { choices: allowed });
 }
 
 /** Adds an "Examples:" section to a command's --help. */

@@ -12,7 +12,7 @@ import { DEFAULT_MAX_CHILDREN_PER_EMAIL } from '../../campaign/limits.js';
 import type { Context } from '../../context.js';
 import { RosterError } from '../../errors.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_PAGE_SIZE, MAX_CONCURRENCY } from '../../oneroster/read-limits.js';
-import { examples, repeatable } from '../common.js';
+import { choice, examples, repeatable } from '../common.js';
 
 export interface AuditOutcome {
   request: AuditRequest;
@@ -140,6 +140,7 @@ export function register(group: Command, ctx: Context): void {
     .option(
       '--fail-on <severity>',
       `exit 1 when a finding is at or above: ${FAIL_ON.join(', ')} (default error)`,
+      choice('--fail-on', FAIL_ON),
     )
     .option('--json', 'the report as JSON on stdout, every record')
     .option('--csv-dir <dir>', 'write one CSV per check with findings: the records to fix')
