@@ -1,10 +1,9 @@
 // Builds the program and is the one place that turns errors into exit codes.
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Help, Option } from 'commander';
-import type { Context } from './context.js';
+import { type Context, lazyRunSession } from './context.js';
 import { CancelledError, exitCodeFor, RosterError } from './errors.js';
 import { displayLines } from './output/safe-text.js';
-import { lazyRunSession } from './run-session.js';
 import type { GlobalFlags } from './settings.js';
 import { VERSION } from './version.js';
 

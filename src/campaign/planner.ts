@@ -86,7 +86,7 @@ export interface CampaignPlan {
   schools: SchoolSummary[];
 }
 
-/** Why a student in scope is left out: one phrase per linked person, in this order (README). */
+/** Why a student in scope is left out: one phrase per linked person, in this order (docs/invitations.md). */
 export const REASONS = {
   noLink: 'no guardian linked',
   dangling: 'linked guardian not returned by the API',

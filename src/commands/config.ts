@@ -2,7 +2,7 @@
 // `config`). Each value is checked by the validator `roster login` uses for it, before the file is read or
 // written; the file is written atomically, 0600, and never holds a secret (config-keys.ts refuses them).
 import type { Command } from 'commander';
-import { type ConfigFile, loadConfig, type Profile, saveConfig } from '../auth/config.js';
+import { type ConfigFile, loadConfig, type Profile, saveConfig } from '../config-file.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { printJson } from '../output/render.js';

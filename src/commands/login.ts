@@ -2,12 +2,12 @@
 // a token, and only then save: the secret to the keychain (or an opt-in file), the rest to the profile.
 import { type Command, Option } from 'commander';
 import { requestToken } from '../api/oauth.js';
-import { type Profile, saveConfig } from '../auth/config.js';
 import { profileAccount, registerSecrets, storeFor } from '../auth/credentials.js';
 import { createSecretFileStore, secretFilePath } from '../auth/secret-file.js';
 import { KeychainUnavailableError, type SecretStore, secretAccount } from '../auth/secret-store.js';
 import { TokenCache } from '../auth/token-cache.js';
 import { parseBaseUrl } from '../base-url.js';
+import { type Profile, saveConfig } from '../config-file.js';
 import type { Context } from '../context.js';
 import { AuthError, UsageError } from '../errors.js';
 import { readAll } from '../io.js';

@@ -1,7 +1,7 @@
 // `roster profiles`: the saved district profiles, the active one marked; `roster profiles use NAME`
 // makes NAME the default (config.defaultProfile), which --profile and ROSTER_PROFILE still override.
 import type { Command } from 'commander';
-import { type ConfigFile, loadConfig, saveConfig } from '../auth/config.js';
+import { type ConfigFile, loadConfig, saveConfig } from '../config-file.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { printJson, printTable } from '../output/render.js';

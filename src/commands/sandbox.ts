@@ -155,7 +155,7 @@ export function register(program: Command, ctx: Context): void {
     )
     .option(
       '--quirks <list>',
-      `behave as real deployments do (comma-separated): ${QUIRK_DOCS.map((q) => (q.value ? `${q.name}[=${q.value}]` : q.name)).join(', ')}; see the README`,
+      `behave as real deployments do (comma-separated): ${QUIRK_DOCS.map((q) => (q.value ? `${q.name}[=${q.value}]` : q.name)).join(', ')}; see docs/sandbox.md`,
     )
     .option(
       '--family-traps',
@@ -163,7 +163,7 @@ export function register(program: Command, ctx: Context): void {
     )
     .option(
       '--defects',
-      'OneRoster: plant one of each data error roster roster audit reports, on known records (see the README)',
+      'OneRoster: plant one of each data error roster roster audit reports, on known records (see docs/sandbox.md)',
     )
     .option('--quiet', 'do not log requests')
     .action(async (options: SandboxCommandOptions) => {

@@ -1,7 +1,7 @@
 // `roster token`: print an access token for scripts: `curl -H "Authorization: Bearer $(roster token)"`.
 // A cached token is printed without any network request (and without loading the HTTP library).
 import type { Command } from 'commander';
-import type { TokenPurpose } from '../auth/config.js';
+import type { TokenPurpose } from '../config-file.js';
 import type { Context } from '../context.js';
 import { jsonText } from '../output/safe-text.js';
 import { examples } from './common.js';

@@ -1,18 +1,10 @@
 // The enrollment invitation of spec §2.4 as the CLI builds it: from flags or a CSV row (strings) to the
 // JSON body with the spec's names and types. Every check that can be made before a request is made here,
 // so a bad value is a usage error and nothing reaches the server.
+import type { InvitationBody } from '../api/enrollment.js';
 import { hiddenCharacter, printable } from '../values.js';
 
-export interface InvitationBody {
-  email: string;
-  schoolId: string;
-  scopes: string[];
-  studentCount: number;
-  interestFormSubmissionId?: string;
-  learningCenterId?: string;
-  schoolYearId?: string;
-  sentByUserId: string;
-}
+export type { InvitationBody };
 
 export type FieldName = keyof InvitationBody;
 

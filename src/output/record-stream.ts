@@ -11,8 +11,7 @@
 // terminal would obey, the same data). CSV cannot escape, so on a terminal it is shown through
 // displayLines; redirected to a file or pipe it is exact. tsv and table are for reading: displayText.
 
-import type { Context } from '../context.js';
-import { writeWithBackpressure } from '../io.js';
+import { type Terminal, writeWithBackpressure } from '../io.js';
 import { csvLine, formulaSafe } from './csv.js';
 import { displayLines, displayText, jsonText } from './safe-text.js';
 import { colours } from './style.js';
@@ -45,7 +44,7 @@ export interface RecordWriterOptions {
 }
 
 export function createRecordWriter(
-  ctx: Context,
+  ctx: Terminal,
   format: RecordFormat,
   columns: RecordColumn[],
   options: RecordWriterOptions = {},
@@ -111,7 +110,7 @@ function lineWriter(
   };
 }
 
-function tableWriter(ctx: Context, write: Write, columns: RecordColumn[]): RecordWriter {
+function tableWriter(ctx: Terminal, write: Write, columns: RecordColumn[]): RecordWriter {
   const bold = colours(ctx.color).bold;
   const layout: TableColumn[] = columns.map((c) => ({ header: displayText(c.header), shrink: c.shrink }));
   let table: TableLayout | undefined;

@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { type KeychainStore, KeychainUnavailableError } from '../../src/auth/secret-store.js';
-import { type Context, createLogger, Redactor } from '../../src/context.js';
+import { type Context, settingsWithoutFlags, withRunSession } from '../../src/context.js';
 import type { IO } from '../../src/io.js';
+import { createLogger } from '../../src/output/log.js';
 import type { Prompter } from '../../src/prompter.js';
-import { settingsWithoutFlags, withRunSession } from '../../src/run-session.js';
+import { Redactor } from '../../src/redact.js';
 import type { Settings } from '../../src/settings.js';
 
 export class MemoryKeychain implements KeychainStore {
