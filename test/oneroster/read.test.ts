@@ -1,13 +1,24 @@
 // `roster roster <collection>`: flags to options, and run() against a fake OneRoster service.
 import { describe, expect, it } from 'vitest';
 import { errorFromResponse } from '../../src/api/errors.js';
-import { parseReadOptions, type ReadFlags, readVia } from '../../src/commands/roster/read.js';
+import {
+  parseReadOptions,
+  type ReadFlags,
+  type ReadOptions,
+  readFrom,
+  showRead,
+} from '../../src/commands/roster/read.js';
+import type { Context } from '../../src/context.js';
 import { UsageError } from '../../src/errors.js';
 import { COLLECTIONS } from '../../src/oneroster/collections.js';
 import type { PageResponse } from '../../src/oneroster/pager.js';
 import type { OneRosterService } from '../../src/oneroster/service.js';
 import { fakeContext } from '../helpers/context.js';
 import { BASE, fakeServer } from './fake-server.js';
+
+/** The read as the command does it: the result read through the service, then rendered. */
+const readVia = async (options: ReadOptions, svc: OneRosterService, ctx: Context) =>
+  showRead(ctx, options, await readFrom(options, svc, ctx));
 
 const collection = (name: string) => {
   const found = COLLECTIONS.find((c) => c.name === name);
