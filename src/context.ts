@@ -3,32 +3,21 @@
 // prompts) load lazily: `--help`, `--version` and usage errors never pay for them.
 import type { KeychainStore } from './auth/secret-store.js';
 import type { Undone } from './errors.js';
-import type { IO } from './io.js';
-import { displayLines } from './output/safe-text.js';
+import type { Terminal } from './io.js';
+import type { Logger } from './output/log.js';
 import type { Paths } from './paths.js';
 import type { Prompter } from './prompter.js';
-import { Redactor } from './redact.js';
-import type { Env } from './settings.js';
+import type { Redactor } from './redact.js';
+import { Session } from './session.js';
+import { type Env, type GlobalFlags, resolveSettings, type Settings } from './settings.js';
 
-export interface Logger {
-  /** Whether --debug is on. */
-  debugEnabled: boolean;
-  debug(line: string): void;
-  /** A note, hint or warning on stderr (never stdout). */
-  info(line: string): void;
-  warn(line: string): void;
-}
-
-export interface Context {
-  io: IO;
+export interface Context extends Terminal {
   env: Env;
   paths: Paths;
   now(): number;
   sleep(ms: number): Promise<void>;
   secrets: Redactor;
   log: Logger;
-  /** Colour on stdout/stderr (off for NO_COLOR, --no-color and pipes). */
-  color: boolean;
   /** Prompts are allowed: terminals on both ends, no --no-input, no CI. */
   interactive: boolean;
   /** The OS keychain (the binding loads on first use; `probe()` says whether it can be reached). */
@@ -44,30 +33,54 @@ export interface Context {
    * taking work and save its state) instead of ending the process; a second one ends it.
    */
   trapInterrupt(): AbortSignal;
+  /**
+   * The run's settings (flags > environment > profile > defaults), resolved on first use, once (below).
+   * A command reads them through here, never from commander.
+   */
+  settings(): Promise<Settings>;
+  /** The run's Session (credentials, tokens, transport, client), built on first use, once per process. */
+  session(): Promise<Session>;
 }
 
-/** Every message, warning, error and trace: secrets redacted, then no control character left raw. */
-export function createLogger(stderr: IO['stderr'], secrets: Redactor, debugEnabled = false): Logger {
-  const write = (line: string) => stderr.write(`${displayLines(secrets.redact(line))}\n`);
+// The run's settings and Session, made on first use and once per process (gh's Factory): `--help`, usage
+// errors and commands that fail validation never read the config file, the keychain or the network, and
+// every part of a command shares one Session (one token provider, one transport). session.ts and
+// settings.ts are on the hot path of the build anyway (dist/cli.js, esbuild.config.mjs).
+
+export type RunSession = Pick<Context, 'settings' | 'session'>;
+
+/** A Context made whole with its run's settings and Session (`load` runs on first use). */
+export function withRunSession(
+  base: Omit<Context, keyof RunSession>,
+  load: () => Promise<Settings>,
+): Context {
+  const ctx = base as Context;
+  return Object.assign(ctx, memoisedSession(ctx, load));
+}
+
+/** Settings resolved from these global flags (with the environment and the profile), and their Session. */
+export function lazyRunSession(ctx: Context, flags: GlobalFlags): RunSession {
+  return memoisedSession(ctx, () => resolveSettings(flags, ctx.env, ctx.paths.configDir));
+}
+
+/** The run's settings before a command is chosen: the environment and the profile, no flags. */
+export function settingsWithoutFlags(ctx: Pick<Context, 'env' | 'paths'>): () => Promise<Settings> {
+  return () => resolveSettings({}, ctx.env, ctx.paths.configDir);
+}
+
+/** `load` runs once, on the first call of either; the Session is built once, from its settings. */
+export function memoisedSession(ctx: Context, load: () => Promise<Settings>): RunSession {
+  let settings: Promise<Settings> | undefined;
+  let session: Promise<Session> | undefined;
+  const settingsOnce = () => {
+    settings ??= load();
+    return settings;
+  };
   return {
-    debugEnabled,
-    debug(line) {
-      if (this.debugEnabled) write(`[debug] ${line}`);
+    settings: settingsOnce,
+    session: () => {
+      session ??= settingsOnce().then((resolved) => new Session(ctx, resolved));
+      return session;
     },
-    info: write,
-    warn: (line) => write(`Warning: ${line}`),
   };
 }
-
-/**
- * stdout with every secret the process knows redacted: a server may echo a token or the client secret into
- * a label or a record field, and stdout goes to files and pipes as much as stderr does.
- */
-export function redactedOutput(stdout: IO['stdout'], secrets: Redactor): IO['stdout'] {
-  return {
-    write: (chunk) => stdout.write(secrets.redactEchoes(chunk)),
-    once: (event, listener) => stdout.once?.(event, listener),
-  };
-}
-
-export { Redactor };

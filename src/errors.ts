@@ -1,17 +1,18 @@
 // The small error vocabulary of roster. Every failure a user can meet is one of these; `main` maps the
-// `code` to an exit code (see exitCodeFor). Anything else reaching `main` is a bug.
+// `code` to an exit code (see exitCodeFor). Anything else reaching `main` is a bug. Each code's comment is
+// its meaning for users: README's exit-code table is generated from them (test/docs/exit-codes.ts).
 
 export type ErrorCode =
-  | 'usage' // bad flags or input; nothing was sent
-  | 'auth' // no credentials, invalid client, or a token the API keeps rejecting
-  | 'forbidden' // the API answered 403
-  | 'api' // the API answered with an error status
-  | 'network' // no answer: refused, reset, timed out
-  | 'unexpected' // an answer we cannot understand
-  | 'outcome-unknown' // in doubt: a non-idempotent request may or may not have been processed
-  | 'failure' // a local failure with a clear cause (keychain, files)
-  | 'partial' // a bulk run finished with some rows failed
-  | 'interrupted'; // Ctrl-C, after saving what must be saved; or cancelled at a prompt
+  | 'usage' // usage or invalid input: nothing was sent
+  | 'auth' // not logged in or authentication failed: no base URL or credentials, a stored secret that cannot be reached (a keychain out of reach, as over SSH), an invalid client, or a token the API keeps rejecting
+  | 'forbidden' // forbidden: the API answered 403
+  | 'api' // the API answered with an error status (a server error)
+  | 'network' // no answer: the connection was refused or reset, or timed out
+  | 'unexpected' // an answer roster cannot understand
+  | 'outcome-unknown' // in doubt: the server may or may not have acted on the request (an invitation may have been sent); check with `roster invite list` before sending it again
+  | 'failure' // a local failure with a clear cause (the keychain, a file)
+  | 'partial' // partial: a bulk run finished with some rows failed or in doubt, or `invite forget` left out invitations another run was sending
+  | 'interrupted'; // interrupted (Ctrl-C, SIGTERM or SIGHUP) after saving what must be saved, or cancelled at a question: `Cancelled; nothing was …`
 
 export class RosterError extends Error {
   constructor(

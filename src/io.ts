@@ -29,3 +29,10 @@ export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   for await (const chunk of stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
   return Buffer.concat(chunks).toString('utf8');
 }
+
+/** What output needs of a command's context: the streams and whether to colour them. */
+export interface Terminal {
+  io: IO;
+  /** Colour on stdout/stderr (off for NO_COLOR, --no-color and pipes). */
+  color: boolean;
+}

@@ -1,7 +1,6 @@
 // Questions asked on a terminal (stderr, so stdout stays data). @inquirer/prompts loads only here.
 // Every question can be left with Ctrl-C or Esc: it then fails with a CancelledError (exit 130) whose
 // message says what was not done, never with the prompt library's own error (a crash to the user).
-import type { Context } from './context.js';
 import { CancelledError, type Undone } from './errors.js';
 
 export interface Prompter {
@@ -79,7 +78,7 @@ export async function createInquirerPrompter(
  * (exit 130) saying what was left undone.
  */
 export async function consent(
-  ctx: Pick<Context, 'prompter'>,
+  ctx: { prompter(undone: Undone): Promise<Prompter> },
   question: string,
   undone: Undone,
 ): Promise<void> {

@@ -1,6 +1,7 @@
 // Resolves every setting once, with the contract's precedence: flags, then ROSTER_* environment
 // variables, then the saved profile, then defaults. Commands read Settings, never env or config directly.
 
+import { parseBaseUrl } from './base-url.js';
 import {
   type ClientAuth,
   type ConfigFile,
@@ -9,8 +10,7 @@ import {
   type OneRosterVersion,
   type Profile,
   type TokenPurpose,
-} from './auth/config.js';
-import { parseBaseUrl } from './base-url.js';
+} from './config-file.js';
 import { AuthError, RosterError, UsageError } from './errors.js';
 import { hiddenCharacter, printable } from './values.js';
 

@@ -1,9 +1,9 @@
 // Resource requests (everything but the token endpoints): a bearer token on each, one replay after a
 // 401 with a fresh token, retries per api/retry.ts, and every error answer turned into a RosterError. A POST
 // is replayed or retried only when the answer proves the API did not act on it (api/post-outcome.ts).
-import type { TokenPurpose } from '../auth/config.js';
-import type { Logger } from '../context.js';
+import type { TokenPurpose } from '../config-file.js';
 import { ApiError, ForeignAnswerError, InDoubtError, type RosterError } from '../errors.js';
+import type { Logger } from '../output/log.js';
 import { errorFromResponse } from './errors.js';
 import {
   backoffDelay,

@@ -1,11 +1,22 @@
 // POST and GET /enrollment/invitations (spec §2.4–2.6, §4.5, §4.6). Both use API token authentication, so
 // the token comes from the OneRoster 1.1 token endpoint (purpose 'invitations', spec §4.5).
 import { ForeignAnswerError, RosterError } from '../errors.js';
-import type { InvitationBody } from '../invite/invitation.js';
 import type { ApiClient } from './client.js';
 import { describeBody, isRecord, messageOf, parseJson, unexpectedResponse } from './errors.js';
 import { redirectInDoubt } from './post-outcome.js';
 import { type HttpResponse, RedirectRefused, stripQuery } from './transport.js';
+
+/** The JSON body of POST /enrollment/invitations (spec §2.4), as sent. */
+export interface InvitationBody {
+  email: string;
+  schoolId: string;
+  scopes: string[];
+  studentCount: number;
+  interestFormSubmissionId?: string;
+  learningCenterId?: string;
+  schoolYearId?: string;
+  sentByUserId: string;
+}
 
 export const INVITATIONS_PATH = '/enrollment/invitations';
 

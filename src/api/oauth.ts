@@ -1,13 +1,13 @@
 // The OAuth 2.0 client-credentials grant (spec §4.1–4.3, §5). The only module that ever sends client
 // credentials, and only ever to a token endpoint.
-import type { ClientAuth, TokenEndpointName } from '../auth/config.js';
+import type { ClientAuth, TokenEndpointName } from '../config-file.js';
+import { AuthError, RosterError } from '../errors.js';
 import {
   type CachedToken,
   DEFAULT_TOKEN_LIFETIME_S,
   isBearerToken,
   MAX_TOKEN_LIFETIME_S,
-} from '../auth/token-cache.js';
-import { AuthError, RosterError } from '../errors.js';
+} from './access-token.js';
 import { isRecord, messageOf, parseJson } from './errors.js';
 import type { HttpResponse, Transport } from './transport.js';
 

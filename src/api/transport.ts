@@ -2,8 +2,8 @@
 // our User-Agent, redirects under our own rules, and a redacted --debug trace. got loads lazily, on
 // the first request, so commands that never reach the network never pay for it.
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Logger } from '../context.js';
 import { RosterError } from '../errors.js';
+import type { Logger } from '../output/log.js';
 import type { Redactor } from '../redact.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../settings.js';
 import { displayProxy } from './proxy.js';

@@ -2,11 +2,24 @@
 // the store the profile was saved to (keychain by default, or the opt-in file).
 
 import { basicCredential, type ClientCredentials } from '../api/oauth.js';
-import type { Context } from '../context.js';
 import { AuthError } from '../errors.js';
+import type { Paths } from '../paths.js';
+import type { Redactor } from '../redact.js';
 import { requireBaseUrl, type Settings } from '../settings.js';
 import { createSecretFileStore } from './secret-file.js';
-import { KeychainUnavailableError, type SecretStore, secretAccount } from './secret-store.js';
+import {
+  type KeychainStore,
+  KeychainUnavailableError,
+  type SecretStore,
+  secretAccount,
+} from './secret-store.js';
+
+/** What finding credentials needs of a command's context (a Context is one). */
+export interface CredentialsContext {
+  paths: Paths;
+  keychain(): Promise<KeychainStore>;
+  secrets: Redactor;
+}
 
 export type SecretSource = 'environment' | 'keychain' | 'file';
 
@@ -14,7 +27,7 @@ export interface ResolvedCredentials extends ClientCredentials {
   source: SecretSource;
 }
 
-export async function storeFor(ctx: Context, settings: Settings): Promise<SecretStore> {
+export async function storeFor(ctx: CredentialsContext, settings: Settings): Promise<SecretStore> {
   return settings.profile.secretStorage === 'file'
     ? createSecretFileStore(ctx.paths.configDir)
     : ctx.keychain();
@@ -26,7 +39,10 @@ export function profileAccount(settings: Settings): string | undefined {
   return clientId && baseUrl ? secretAccount(clientId, baseUrl) : undefined;
 }
 
-export async function loadCredentials(ctx: Context, settings: Settings): Promise<ResolvedCredentials> {
+export async function loadCredentials(
+  ctx: CredentialsContext,
+  settings: Settings,
+): Promise<ResolvedCredentials> {
   if (settings.envCredentials) {
     registerSecrets(ctx, settings.envCredentials);
     return { ...settings.envCredentials, source: 'environment' };
@@ -52,7 +68,7 @@ export async function loadCredentials(ctx: Context, settings: Settings): Promise
 }
 
 /** The secret and the Basic credential made from it, as a server might echo either back. */
-export function registerSecrets(ctx: Context, credentials: ClientCredentials): void {
+export function registerSecrets(ctx: CredentialsContext, credentials: ClientCredentials): void {
   ctx.secrets.add(credentials.clientSecret);
   ctx.secrets.add(basicCredential(credentials));
 }

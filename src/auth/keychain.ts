@@ -1,8 +1,9 @@
 // The OS keychain through @napi-rs/keyring (prebuilt, no compile step). On Linux the store is pinned to
 // the Secret Service: the library's other Linux store is a kernel keyring that forgets on reboot.
 // Every call has a timeout, because a locked keyring can wait forever for an unlock dialog.
-import type { Logger } from '../context.js';
+
 import { RosterError } from '../errors.js';
+import type { Logger } from '../output/log.js';
 import { keychainName } from '../platform.js';
 import { KEYCHAIN_SERVICE, type KeychainStore, KeychainUnavailableError } from './secret-store.js';
 

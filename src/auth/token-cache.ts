@@ -3,20 +3,8 @@
 // processes never lose each other's writes, and a corrupt file is simply discarded. Never the secret.
 import { readdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { type CachedToken, isBearerToken, MAX_TOKEN_LIFETIME_S } from '../api/access-token.js';
 import { FileError, privateFolder, readPrivateFile, writePrivateFile } from '../files.js';
-
-/** The spec's token lifetime, used when a server sends none (or nonsense). */
-export const DEFAULT_TOKEN_LIFETIME_S = 3600;
-/** The longest lifetime roster believes (a day): a longer one is clamped, a cache entry beyond it ignored. */
-export const MAX_TOKEN_LIFETIME_S = 86_400;
-
-/**
- * A token as RFC 6750 §2.1 writes one (b64token): it goes into headers, scripts and terminals, so a token
- * with anything else (a space, an escape sequence) is refused, never cached or printed.
- */
-export function isBearerToken(token: string): boolean {
-  return /^[A-Za-z0-9\-._~+/]+=*$/.test(token);
-}
 
 /** The largest time value a Date holds (ECMA-262 §21.4.1.1). */
 const MAX_DATE_MS = 8.64e15;
@@ -25,15 +13,6 @@ export interface TokenKey {
   baseUrl: string;
   clientId: string;
   endpoint: string;
-  scope?: string;
-}
-
-export interface CachedToken {
-  accessToken: string;
-  tokenType: string;
-  /** Epoch milliseconds. */
-  expiresAt: number;
-  expiresIn: number;
   scope?: string;
 }
 

@@ -1,7 +1,8 @@
 // The token strategy shared by every command: the cached token while it has at least a minute left,
 // one shared in-flight request for concurrent callers, and invalidation on a 401. It is the only code
 // that asks for client credentials, and it asks for them only when a new token is really needed.
-import { type CachedToken, MAX_TOKEN_LIFETIME_S, type TokenCache, type TokenKey } from './token-cache.js';
+import { type CachedToken, MAX_TOKEN_LIFETIME_S } from '../api/access-token.js';
+import type { TokenCache, TokenKey } from './token-cache.js';
 
 export const EXPIRY_MARGIN_MS = 60_000;
 

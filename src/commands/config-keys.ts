@@ -1,8 +1,9 @@
 // The profile settings `roster config` reads and writes, each with the one validator `roster login` uses
 // for the same value, so a value is accepted or refused alike whichever way it arrives. A secret is never
 // one of them: the client secret lives in the keychain (or the opt-in file), set by `roster login`.
-import type { OneRosterVersion, Profile, TokenPurpose } from '../auth/config.js';
+
 import { parseBaseUrl } from '../base-url.js';
+import type { OneRosterVersion, Profile, TokenPurpose } from '../config-file.js';
 import { UsageError } from '../errors.js';
 import { MAX_ID_LENGTH } from '../invite/invitation.js';
 import { checkPrefix, DEFAULT_PREFIX } from '../oneroster/service.js';

@@ -1,12 +1,13 @@
 // The go-live checks of `roster doctor`, in the order they run. Each returns what it saw or throws:
 // a RosterError is a failure (its message carries the server's own), Skipped means it could not run.
+
+import type { CachedToken } from '../api/access-token.js';
 import { attendanceStatus } from '../api/attendance.js';
 import { listInvitations } from '../api/enrollment.js';
 import { isRecord } from '../api/errors.js';
 import { TOKEN_ENDPOINTS } from '../api/oauth.js';
 import { displayProxy, proxyFor } from '../api/proxy.js';
-import type { ClientAuth, OneRosterVersion, TokenEndpointName, TokenPurpose } from '../auth/config.js';
-import type { CachedToken } from '../auth/token-cache.js';
+import type { ClientAuth, OneRosterVersion, TokenEndpointName, TokenPurpose } from '../config-file.js';
 import { RosterError } from '../errors.js';
 import { collectionPager } from '../oneroster/collection-read.js';
 import { COLLECTIONS, type Collection } from '../oneroster/collections.js';

@@ -1,14 +1,15 @@
 // What the doctor's checks share during one run: the settings, the credentials (loaded once), one
 // transport that notes the server's Date header, and one token per endpoint and scope, so the resource
 // checks reuse the tokens the token checks obtained instead of asking again.
+
+import type { CachedToken } from '../api/access-token.js';
 import { ApiClient } from '../api/client.js';
 import { requestToken, TOKEN_ENDPOINTS } from '../api/oauth.js';
 import type { HttpResponse, Transport } from '../api/transport.js';
-import type { ClientAuth, TokenPurpose } from '../auth/config.js';
 import { loadCredentials, type ResolvedCredentials } from '../auth/credentials.js';
-import type { CachedToken } from '../auth/token-cache.js';
+import type { ClientAuth, TokenPurpose } from '../config-file.js';
 import type { Context } from '../context.js';
-import { Session, type TokenChoice } from '../session.js';
+import type { Session, TokenChoice } from '../session.js';
 import type { Settings } from '../settings.js';
 
 /** The first answer that carried a Date header, with our clock before and after it. */
@@ -31,11 +32,13 @@ export class DoctorState {
   private transportInstance?: Transport;
   private apiInstance?: ApiClient;
 
+  /** `session` is the run's (ctx.session()), absent when no base URL is configured. */
   constructor(
     readonly ctx: Context,
     readonly settings: Settings,
+    session?: Session,
   ) {
-    if (settings.baseUrl) this.session = new Session(ctx, settings);
+    this.session = session;
   }
 
   requireSession(): Session {

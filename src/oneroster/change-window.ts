@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { isRecord } from '../api/errors.js';
-import type { OneRosterVersion } from '../auth/config.js';
+import type { OneRosterVersion } from '../config-file.js';
 import { RosterError } from '../errors.js';
 import { readPrivateFile, writePrivateFile } from '../files.js';
 import { sourcedIdOf } from './records.js';

@@ -1,7 +1,7 @@
 // The one table of OneRoster rostering collections: what each command reads, the wrapper keys of its
 // answers, its default table columns, its CSV columns, and the nested reads its parent flags select.
 // Every `roster roster <name>` command is generated from this table.
-import type { OneRosterVersion } from '../auth/config.js';
+import type { OneRosterVersion } from '../config-file.js';
 
 /** A parent flag of nested reads: `--school ID` reads `/schools/{ID}/<collection>`. */
 export type ParentFlag = 'school' | 'class' | 'term' | 'course' | 'student' | 'teacher' | 'user';

@@ -3,7 +3,7 @@
 // manifest's properties. Bulk files leave status and dateLastModified blank and list only live records;
 // delta files carry both and every record, tobedeleted ones included.
 import { isRecord } from '../api/errors.js';
-import type { OneRosterVersion } from '../auth/config.js';
+import type { OneRosterVersion } from '../config-file.js';
 import { COLLECTIONS, type Collection } from './collections.js';
 import { columnReader, sourcedIdOf } from './records.js';
 

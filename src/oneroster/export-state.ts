@@ -3,7 +3,7 @@
 // It names its source (base URL, path prefix, version, mode): files from one district or version are
 // never completed with another's.
 import { join } from 'node:path';
-import type { OneRosterVersion } from '../auth/config.js';
+import type { OneRosterVersion } from '../config-file.js';
 import { RosterError } from '../errors.js';
 import { readPrivateFile, writePrivateFile } from '../files.js';
 import type { SavedWindow } from './change-window.js';

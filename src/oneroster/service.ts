@@ -2,7 +2,7 @@
 // (our service's default, or the profile's override for vendors that serve elsewhere) and the token
 // purpose that picks the version's own token endpoint (spec §5 rule 6).
 import type { ApiClient } from '../api/client.js';
-import type { OneRosterVersion, Profile, TokenPurpose } from '../auth/config.js';
+import type { OneRosterVersion, Profile, TokenPurpose } from '../config-file.js';
 import { UsageError } from '../errors.js';
 import type { Session } from '../session.js';
 import type { PageResponse, SendPage } from './pager.js';

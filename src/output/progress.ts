@@ -1,6 +1,6 @@
 // A live one-line progress display on stderr, only when stderr is a terminal (never in pipes, logs or CI
 // output). ora loads lazily, on the first run that needs it.
-import type { Context } from '../context.js';
+import type { Terminal } from '../io.js';
 import { displayText } from './safe-text.js';
 
 export interface Progress {
@@ -11,7 +11,7 @@ export interface Progress {
 
 const SILENT: Progress = { update() {}, stop() {} };
 
-export async function startProgress(ctx: Context, text: string): Promise<Progress> {
+export async function startProgress(ctx: Terminal, text: string): Promise<Progress> {
   // ora measures lines by the stream's width: a terminal that reports none (some ptys say 0) would make
   // it clear lines without end, so no spinner there either.
   const width = (ctx.io.stderr as { columns?: number }).columns;

@@ -11,8 +11,7 @@
 // terminal would obey, the same data). CSV cannot escape, so on a terminal it is shown through
 // displayLines; redirected to a file or pipe it is exact. tsv and table are for reading: displayText.
 
-import type { Context } from '../context.js';
-import { writeWithBackpressure } from '../io.js';
+import { type Terminal, writeWithBackpressure } from '../io.js';
 import { csvLine, formulaSafe } from './csv.js';
 import { displayLines, displayText, jsonText } from './safe-text.js';
 import { colours } from './style.js';
@@ -39,13 +38,35 @@ export interface RecordWriter {
   end(): Promise<void>;
 }
 
+/** A page of records as it arrives, with the records' own JSON texts when the reader kept them. */
+export interface RecordPage {
+  records: readonly unknown[];
+  texts?: readonly string[];
+}
+
+/**
+ * The one renderer of record lists: each page written as it arrives (with backpressure), then the end. A
+ * read that returns its pages lazily streams through here at flat memory, however long the list.
+ */
+export async function writeRecords(
+  ctx: Terminal,
+  format: RecordFormat,
+  columns: RecordColumn[],
+  pages: AsyncIterable<RecordPage> | Iterable<RecordPage>,
+  options: RecordWriterOptions = {},
+): Promise<void> {
+  const writer = createRecordWriter(ctx, format, columns, options);
+  for await (const page of pages) await writer.writePage(page.records, page.texts);
+  await writer.end();
+}
+
 export interface RecordWriterOptions {
   /** csv: a leading ' on cells a spreadsheet would take for a formula (--escape-formulas). */
   escapeFormulas?: boolean;
 }
 
 export function createRecordWriter(
-  ctx: Context,
+  ctx: Terminal,
   format: RecordFormat,
   columns: RecordColumn[],
   options: RecordWriterOptions = {},
@@ -111,7 +132,7 @@ function lineWriter(
   };
 }
 
-function tableWriter(ctx: Context, write: Write, columns: RecordColumn[]): RecordWriter {
+function tableWriter(ctx: Terminal, write: Write, columns: RecordColumn[]): RecordWriter {
   const bold = colours(ctx.color).bold;
   const layout: TableColumn[] = columns.map((c) => ({ header: displayText(c.header), shrink: c.shrink }));
   let table: TableLayout | undefined;

@@ -1,7 +1,6 @@
 // The one renderer: commands hand over data, this decides how it looks. JSON for --json, a table on a
 // terminal, tab-separated text for pipes. stdout carries data only.
-import type { Context } from '../context.js';
-import { writeWithBackpressure } from '../io.js';
+import { type Terminal, writeWithBackpressure } from '../io.js';
 import { displayText, jsonText } from './safe-text.js';
 import { colours } from './style.js';
 import { layoutTable, type TableColumn } from './table.js';
@@ -13,16 +12,16 @@ export interface Column<Row> extends TableColumn {
   style?: (text: string, row: Row) => string;
 }
 
-export function printJson(ctx: Context, value: unknown): void {
+export function printJson(ctx: Terminal, value: unknown): void {
   ctx.io.stdout.write(`${jsonText(JSON.stringify(value, null, 2))}\n`);
 }
 
-export async function printNdjsonLine(ctx: Context, value: unknown): Promise<void> {
+export async function printNdjsonLine(ctx: Terminal, value: unknown): Promise<void> {
   await writeWithBackpressure(ctx.io.stdout, `${jsonText(JSON.stringify(value))}\n`);
 }
 
 /** A one-line result for a person: "✓ Invitation sent to …". */
-export function printDone(ctx: Context, text: string): void {
+export function printDone(ctx: Terminal, text: string): void {
   ctx.io.stdout.write(`${colours(ctx.color).green('✓')} ${displayText(text)}\n`);
 }
 
@@ -30,7 +29,7 @@ export function printDone(ctx: Context, text: string): void {
  * A table on a terminal (the one layout, see table.ts: instants in local time, header in bold when colour is
  * on); tab-separated with a header row when stdout is a pipe, values as they came.
  */
-export async function printTable<Row>(ctx: Context, columns: Column<Row>[], rows: Row[]): Promise<void> {
+export async function printTable<Row>(ctx: Terminal, columns: Column<Row>[], rows: Row[]): Promise<void> {
   ctx.io.stdout.write(
     ctx.io.stdoutIsTTY
       ? await tableText(columns, rows, { width: ctx.io.columns, color: ctx.color })
@@ -65,7 +64,7 @@ function terminalCell(value: unknown): string {
 }
 
 /** Label/value lines, aligned: for single records such as `roster status`. */
-export function printFields(ctx: Context, fields: [label: string, value: unknown][]): void {
+export function printFields(ctx: Terminal, fields: [label: string, value: unknown][]): void {
   const labels = fields.map(([label]) => displayText(label));
   const width = Math.max(...labels.map((label) => label.length));
   const lines = fields.map(([, value], i) => `${`${labels[i]}:`.padEnd(width + 2)}${cellText(value)}`);

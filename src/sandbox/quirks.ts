@@ -24,7 +24,7 @@ export interface QuirkDoc {
   what: string;
 }
 
-/** The documented list (the README's table and `roster sandbox --help` both come from here). */
+/** The documented list (the table in docs/sandbox.md and `roster sandbox --help` both come from here). */
 export const QUIRK_DOCS: QuirkDoc[] = [
   {
     name: 'wrappers',

@@ -23,7 +23,7 @@ requireBuild();
 console.log(
   `# ${STUDENTS.toLocaleString('en')} students in ${SCHOOLS} schools: audit against export (node ${process.version})`,
 );
-// With the family traps, as the figures in the README were measured: findings to keep and report.
+// With the family traps, as the figures in docs/performance.md were measured: findings to keep and report.
 const sandbox = await startDistrictSandbox(STUDENTS, SCHOOLS);
 try {
   const env = demoEnv(sandbox.baseUrl);

@@ -23,7 +23,7 @@ requireBuild();
 console.log(
   `# ${STUDENTS.toLocaleString('en')} students in ${SCHOOLS} schools; the plan for org-sch-1 (node ${process.version})`,
 );
-// With the family traps, as the figures in the README were measured: students left out, refused e-mails.
+// With the family traps, as the figures in docs/performance.md were measured: students left out, refused e-mails.
 const sandbox = await startDistrictSandbox(STUDENTS, SCHOOLS);
 try {
   const env = demoEnv(sandbox.baseUrl);

@@ -23,7 +23,7 @@ export function startSandbox(args = []) {
   });
 }
 
-/** The district the README's figures were measured on: `students` in `schools`, with the family traps. */
+/** The district the figures of docs/performance.md were measured on: `students` in `schools`, with the family traps. */
 export function startDistrictSandbox(students, schools) {
   return startSandbox(['--students', String(students), '--schools', String(schools), '--family-traps']);
 }

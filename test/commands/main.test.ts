@@ -155,7 +155,7 @@ describe('exit codes', () => {
       f.ctx.keychain = async () => {
         throw new TypeError('keychain exploded');
       };
-      const { saveConfig } = await import('../../src/auth/config.js');
+      const { saveConfig } = await import('../../src/config-file.js');
       await saveConfig(f.ctx.paths.configDir, {
         profiles: {
           default: { baseUrl: sandbox.baseUrl, clientId: 'demo-allowed', secretStorage: 'keychain' },

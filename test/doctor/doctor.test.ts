@@ -5,7 +5,7 @@ import { CHECK_IDS } from '../../src/doctor/ids.js';
 import { type CheckResult, type DoctorReport, runDoctor, type Selection } from '../../src/doctor/run.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { resolveSettings } from '../../src/settings.js';
-import { fakeContext } from '../helpers/context.js';
+import { fakeContext, withSettings } from '../helpers/context.js';
 import { demoClient, demoEnv } from '../helpers/sandbox.js';
 
 let sandbox: Sandbox;
@@ -35,7 +35,7 @@ async function doctor(
     };
   }
   const settings = await resolveSettings(options.flags ?? {}, fake.ctx.env, fake.ctx.paths.configDir);
-  const report = await runDoctor(settings, fake.ctx, selection);
+  const report = await runDoctor(withSettings(fake.ctx, settings), selection);
   return { report, ...fake };
 }
 

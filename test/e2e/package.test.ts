@@ -71,15 +71,24 @@ beforeAll(() => {
 }, 180_000);
 
 describe('the npm package', () => {
-  it('holds only what runs: bin, dist (no demo, no source maps), README and package.json', () => {
+  it('holds only what runs: bin, dist (no demo, no source maps), README, LICENSE and package.json', () => {
     const files = packed.files.map((f) => f.path).sort();
     expect(files).toContain('bin/roster.js');
     expect(files).toContain('dist/cli.js');
     expect(files).toContain('README.md');
+    expect(files).toContain('LICENSE');
     expect(files).toContain('package.json');
     const chunks = readdirSync(join(ROOT, 'dist', 'chunks')).map((name) => `dist/chunks/${name}`);
     expect(files).toEqual(
-      ['README.md', 'bin/roster.js', ...chunks, 'dist/cli.js', 'dist/commands.json', 'package.json'].sort(),
+      [
+        'LICENSE',
+        'README.md',
+        'bin/roster.js',
+        ...chunks,
+        'dist/cli.js',
+        'dist/commands.json',
+        'package.json',
+      ].sort(),
     );
     expect(files.filter((f) => /\.map$|\.ts$|^test\/|^src\/|demo/.test(f))).toEqual([]);
   });

@@ -77,7 +77,7 @@ describe.each(['1.1', '1.2'] as const)('roster roster audit over OneRoster %s', 
     const actual = actualAudit(json);
     expect(actual).toEqual(expectedAudit(await district(sb, version), version, { date: TODAY }));
     for (const check of CHECKS) expect(actual[check]?.length ?? 0, check).toBeGreaterThan(0);
-    // The planted records by name (README "Defects").
+    // The planted records by name (docs/sandbox.md, "Audit findings and planted defects").
     expect(actual['org-cycle']).toEqual(['orgs|org-district', 'orgs|org-sch-1']);
     expect(actual['duplicate-sourcedid']).toEqual(['classes|cls-1-KG-MATH-01', 'orgs|org-sch-1']);
     expect(actual['session-dates']).toEqual([
@@ -89,7 +89,7 @@ describe.each(['1.1', '1.2'] as const)('roster roster audit over OneRoster %s', 
     expect(actual['invalid-grade']).toEqual(['users|stu-000035']);
     expect(actual['student-without-enrollment']).toEqual(['users|stu-000033']);
     expect(actual['guardian-many-students']).toHaveLength(1);
-    // On a clean district, each planted error is the only one: the counts are known (README "Defects").
+    // On a clean district, each planted error is the only one: the counts are known (docs/sandbox.md, "Audit findings and planted defects").
     expect(actual['missing-reference']).toEqual([
       `academicSessions|${YEAR}-gp4`,
       'classes|cls-1-KG-ELA-01',

@@ -1,6 +1,6 @@
 // An independent reading of a district for tests of `roster roster audit`: every collection fetched over
 // HTTP (plain fetch, the client-credentials grant, duplicates kept as served) and the expected findings
-// computed here with plain code from the README's definition of each check, never through roster's own
+// computed here with plain code from each check's definition (docs/oneroster.md), never through roster's own
 // modules. The campaign's two checks come from the campaign's own independent computation (families.ts).
 import { expectedPlan, PREFIX, type RawUser, type Version } from './families.js';
 

@@ -1,6 +1,6 @@
 // An independent reading of a district's families, for tests of `roster invite plan`: the users are fetched
 // over HTTP (plain fetch, the client-credentials grant) and the expected plan is computed here from the
-// rules of issue 14 as the README states them, never through roster's own modules.
+// rules of issue 14 as docs/invitations.md states them, never through roster's own modules.
 
 export type Version = '1.1' | '1.2';
 interface Ref {
@@ -70,7 +70,7 @@ export interface Expected {
   refused: { email: string; schoolId: string }[];
 }
 
-/** The reasons, as the README lists them, in their order. */
+/** The reasons, as docs/invitations.md lists them, in their order. */
 const REASON_ORDER = [
   'no guardian linked',
   'linked guardian not returned by the API',

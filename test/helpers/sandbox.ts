@@ -113,7 +113,7 @@ export async function homeWithSchoolsCached(sandbox: Sandbox): Promise<string> {
 }
 
 /**
- * The sandbox's school year as the README describes it, computed here (not by the sandbox's code): the one
+ * The sandbox's school year as docs/sandbox.md describes it, computed here (not by the sandbox's code): the one
  * containing today (UTC), July 1 to June 30, its sessions named after its years (as-2026-27, its terms
  * as-2026-27-t1 and -t2, its grading periods -gp1 … -gp4).
  */

@@ -2,7 +2,7 @@
 // version's own token purpose.
 import { describe, expect, it } from 'vitest';
 import type { ResourceRequest } from '../../src/api/client.js';
-import type { Profile } from '../../src/auth/config.js';
+import type { Profile } from '../../src/config-file.js';
 import { checkPrefix, onerosterService } from '../../src/oneroster/service.js';
 import type { Session } from '../../src/session.js';
 

@@ -1,6 +1,6 @@
 // The sandbox's academic sessions over HTTP: the school year containing today by the sandbox's own clock
 // (its `clock` quirk included), its terms and grading periods inside it, whatever the day. What is expected
-// is the README's rule (July 1 to June 30, named after its years), computed here, never by the sandbox.
+// is docs/sandbox.md's rule (July 1 to June 30, named after its years), computed here, never by the sandbox.
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { sandboxSchoolYear } from '../helpers/sandbox.js';

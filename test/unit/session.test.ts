@@ -1,6 +1,6 @@
 // Which token endpoint serves which purpose, and what the token cache is keyed by.
 import { describe, expect, it } from 'vitest';
-import type { Profile } from '../../src/auth/config.js';
+import type { Profile } from '../../src/config-file.js';
 import { endpointPath, Session } from '../../src/session.js';
 import {
   DEFAULT_MAX_RECORDS,

@@ -1,7 +1,7 @@
 // Which profile is active: --profile, then ROSTER_PROFILE, then the config's defaultProfile, then "default".
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { saveConfig } from '../../src/auth/config.js';
+import { saveConfig } from '../../src/config-file.js';
 import { activeProfile, resolveSettings } from '../../src/settings.js';
 import { tempDir } from '../helpers/context.js';
 

@@ -1,7 +1,7 @@
 // Settings precedence: flags > ROSTER_* environment > saved profile > defaults.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type Profile, saveConfig } from '../../src/auth/config.js';
+import { type Profile, saveConfig } from '../../src/config-file.js';
 import { RosterError } from '../../src/errors.js';
 import { DEFAULT_TIMEOUT_MS, requireBaseUrl, resolveSettings } from '../../src/settings.js';
 import { printable } from '../../src/values.js';

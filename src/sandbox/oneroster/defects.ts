@@ -1,7 +1,7 @@
 // `roster sandbox --defects`: the seeded district with one of each kind of data error the go-live audit
 // (`roster roster audit`) reports, planted on known records, as real SIS exports carry them. An overlay on
 // the rendered records (field overrides) and on the lists (a record served twice); without --defects
-// nothing here runs. README "Defects" lists each one.
+// nothing here runs. docs/sandbox.md, "Audit findings and planted defects", lists each one.
 import { studentId, teacherId } from './district.js';
 import type { IndexList } from './lists.js';
 import { guardianBase, type Kind, type Rec, type RenderContext, render } from './records.js';

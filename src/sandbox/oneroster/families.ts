@@ -42,7 +42,7 @@ const E = EMAIL;
 /**
  * The first families, the same whatever the seed, so tests and the demo know where each trap is (students
  * stu-000001…, guardians gdn-000001… in this order; without the traps, the same students and guardians with
- * the traps taken out). README "Families" lists them.
+ * the traps taken out). docs/sandbox.md "Families" lists them.
  */
 export const FIXED_FAMILIES: readonly FamilySpec[] = [
   {

@@ -56,7 +56,7 @@ export interface OneRosterSandboxOptions {
   /** Absolute service base for Link and href URLs (e.g. 'http://127.0.0.1:4010/v1'); default from Host. */
   baseUrl?: string;
   /**
-   * The family traps a campaign meets in real districts (families.ts; README "Families"): students no
+   * The family traps a campaign meets in real districts (families.ts; docs/sandbox.md "Families"): students no
    * guardian e-mail reaches, links to users the API does not return, about 1% of users tobedeleted. Without
    * them (the default) `roster roster audit` finds nothing.
    */

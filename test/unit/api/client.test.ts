@@ -4,8 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { ApiClient, type Authenticator, type ResourceRequest } from '../../../src/api/client.js';
 import { MAX_RETRIES, MAX_RETRY_AFTER_MS } from '../../../src/api/retry.js';
 import { type HttpRequest, type HttpResponse, NetworkError } from '../../../src/api/transport.js';
-import { createLogger, Redactor } from '../../../src/context.js';
 import { ApiError, ForeignAnswerError, InDoubtError, RosterError } from '../../../src/errors.js';
+import { createLogger } from '../../../src/output/log.js';
+import { Redactor } from '../../../src/redact.js';
 import { failure } from '../../helpers/errors.js';
 
 type Step = HttpResponse | Error;

@@ -10,7 +10,8 @@ import {
   RedirectRefused,
   redirected,
 } from '../../../src/api/transport.js';
-import { createLogger, Redactor } from '../../../src/context.js';
+import { createLogger } from '../../../src/output/log.js';
+import { Redactor } from '../../../src/redact.js';
 import { failure } from '../../helpers/errors.js';
 
 interface Seen {

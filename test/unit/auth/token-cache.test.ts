@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type CachedToken, TokenCache, type TokenKey } from '../../../src/auth/token-cache.js';
+import type { CachedToken } from '../../../src/api/access-token.js';
+import { TokenCache, type TokenKey } from '../../../src/auth/token-cache.js';
 import { tempDir } from '../../helpers/context.js';
 
 const key = (over: Partial<TokenKey> = {}): TokenKey => ({

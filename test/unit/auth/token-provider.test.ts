@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type CachedToken, TokenCache, type TokenKey } from '../../../src/auth/token-cache.js';
+import type { CachedToken } from '../../../src/api/access-token.js';
+import { TokenCache, type TokenKey } from '../../../src/auth/token-cache.js';
 import { EXPIRY_MARGIN_MS, TokenProvider, type TokenSource } from '../../../src/auth/token-provider.js';
 import { tempDir } from '../../helpers/context.js';
 

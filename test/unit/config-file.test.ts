@@ -2,9 +2,9 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { configPath, loadConfig, saveConfig } from '../../../src/auth/config.js';
-import { tempDir } from '../../helpers/context.js';
-import { failure } from '../../helpers/errors.js';
+import { configPath, loadConfig, saveConfig } from '../../src/config-file.js';
+import { tempDir } from '../helpers/context.js';
+import { failure } from '../helpers/errors.js';
 
 describe('config', () => {
   it('is empty when there is no file', async () => {

@@ -1,8 +1,8 @@
 // Profiles: one district each. Kept in a JSON file under the user's config directory that never holds
 // a secret (the client secret lives in the OS keychain, or in an opt-in credentials file).
 import { join } from 'node:path';
-import { RosterError } from '../errors.js';
-import { FileError, privateFolder, readPrivateFile, writePrivateFile } from '../files.js';
+import { RosterError } from './errors.js';
+import { FileError, privateFolder, readPrivateFile, writePrivateFile } from './files.js';
 
 export type ClientAuth = 'basic' | 'post';
 export type OneRosterVersion = '1.1' | '1.2';

@@ -1,0 +1,90 @@
+// roster's layers, checked by dependency-cruiser in `npm test` (`npm run layers`). Each floor imports only
+// the floors below it, so a wrong import fails with the rule's name: "layer-api" means a module of the API
+// floor imported something above it. docs/development.md explains the floors.
+//
+// From the top: the program, the commands, the features (ordered among themselves so that they form no
+// cycle), the session (the command context and the session that builds clients), auth (credentials and
+// tokens at rest), api (the wire), settings, and the shared foundations.
+const FLOORS = [
+  ['program', ['src/(cli|main|demo)\\.ts$']],
+  ['commands', ['src/commands/']],
+  ['doctor', ['src/doctor/']],
+  ['audit', ['src/audit/']],
+  ['campaign', ['src/campaign/']],
+  ['completion', ['src/completion/']],
+  ['invite', ['src/invite/']],
+  ['schools', ['src/schools/']],
+  ['oneroster', ['src/oneroster/']],
+  ['session', ['src/(session|context)\\.ts$']],
+  ['auth', ['src/auth/']],
+  ['api', ['src/api/']],
+  ['settings', ['src/(settings|config-file|base-url)\\.ts$']],
+  [
+    'foundations',
+    ['src/output/', 'src/stubs/', 'src/(errors|files|io|paths|platform|prompter|redact|values|version)\\.ts$'],
+  ],
+];
+const SANDBOX = '^src/sandbox/';
+const anchored = (paths) => paths.map((path) => `^${path}`);
+const everyFloor = FLOORS.flatMap(([, paths]) => anchored(paths));
+
+const layerRules = FLOORS.map(([name, paths], index) => ({
+  name: `layer-${name}`,
+  severity: 'error',
+  comment:
+    index === 0
+      ? 'The program is the top floor.'
+      : `The ${name} floor imports only the floors below it: ${FLOORS.slice(index + 1)
+          .map(([below]) => below)
+          .join(', ')}.`,
+  from: { path: anchored(paths) },
+  to: { path: FLOORS.slice(0, index).flatMap(([, above]) => anchored(above)) },
+}));
+
+module.exports = {
+  forbidden: [
+    ...layerRules.slice(1),
+    {
+      name: 'sandbox-own-floor',
+      severity: 'error',
+      comment: 'The sandbox stands in for the service: it imports only the foundations.',
+      from: { path: SANDBOX },
+      to: { path: '^src/', pathNot: [SANDBOX, ...anchored(FLOORS.at(-1)[1])] },
+    },
+    {
+      name: 'sandbox-imported-by-its-command',
+      severity: 'error',
+      comment: 'Only `roster sandbox` and the demo start the sandbox.',
+      from: { path: '^src/', pathNot: [SANDBOX, '^src/commands/sandbox\\.ts$', '^src/demo\\.ts$'] },
+      to: { path: SANDBOX },
+    },
+    {
+      name: 'on-a-floor',
+      severity: 'error',
+      comment: 'Every module of src/ belongs to a floor (add a new folder to FLOORS in .dependency-cruiser.cjs).',
+      from: { path: '^src/', pathNot: [...everyFloor, SANDBOX] },
+      to: {},
+    },
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'Modules import each other in one direction only.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'no-orphans',
+      severity: 'error',
+      comment: 'A module nothing imports is dead code (the bundle-time stand-ins are injected by esbuild).',
+      from: { orphan: true, path: '^src/', pathNot: ['^src/stubs/', '^src/cli\\.ts$', '^src/demo\\.ts$'] },
+      to: {},
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // Type-only imports count: a type is a dependency of the design, even if the bundle drops it.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js'] },
+  },
+};

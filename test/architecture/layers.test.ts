@@ -1,0 +1,79 @@
+// The layer rules (.dependency-cruiser.cjs) run in `npm test` over src/. Here they meet a small tree with
+// one wrong import of each kind, to show that each fails with a message naming its rule.
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const repo = resolve(import.meta.dirname, '../..');
+const depcruise = join(repo, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs');
+
+const tree: Record<string, string> = {
+  'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'nodenext', strict: true } }),
+  'src/cli.ts': "import './api/client.js';\nimport './misc/helper.js';\n",
+  'src/demo.ts': "import './sandbox/server.js';\n",
+  // The API floor reaching up to a command.
+  'src/api/client.ts': "import { run } from '../commands/token.js';\nexport const client = run;\n",
+  'src/commands/token.ts': "import { style } from '../output/style.js';\nexport const run = style;\n",
+  // The sandbox reaching into the settings.
+  'src/sandbox/server.ts': "import { settings } from '../settings.js';\nexport const server = settings;\n",
+  'src/settings.ts': "import { style } from './output/style.js';\nexport const settings = style;\n",
+  // Two foundations importing each other.
+  'src/output/style.ts': "import { text } from './text.js';\nexport const style = text;\n",
+  'src/output/text.ts': "import { style } from './style.js';\nexport const text = () => style;\n",
+  // A folder no floor names.
+  'src/misc/helper.ts': "export const helper = 1;\nimport '../output/text.js';\n",
+  // A module nothing imports.
+  'src/values.ts': 'export const unused = 1;\n',
+};
+
+let folder: string;
+let result: { code: number; stdout: string };
+
+beforeAll(async () => {
+  folder = await mkdtemp(join(tmpdir(), 'roster-layers-'));
+  for (const [path, text] of Object.entries(tree)) {
+    await mkdir(dirname(join(folder, path)), { recursive: true });
+    await writeFile(join(folder, path), text);
+  }
+  result = await promisify(execFile)(
+    process.execPath,
+    [depcruise, 'src', '--config', join(repo, '.dependency-cruiser.cjs'), '--output-type', 'err-long'],
+    { cwd: folder },
+  ).then(
+    ({ stdout }) => ({ code: 0, stdout }),
+    (error: { code: number; stdout: string }) => ({ code: error.code, stdout: error.stdout }),
+  );
+});
+
+afterAll(() => rm(folder, { recursive: true, force: true }));
+
+describe('the layer rules', () => {
+  it('fail the run', () => {
+    expect(result.code).not.toBe(0);
+  });
+
+  it.each([
+    [
+      'layer-api',
+      'src/api/client.ts → src/commands/token.ts',
+      'The api floor imports only the floors below it',
+    ],
+    ['sandbox-own-floor', 'src/sandbox/server.ts → src/settings.ts', 'it imports only the foundations'],
+    ['on-a-floor', 'src/misc/helper.ts → src/output/text.ts', 'Every module of src/ belongs to a floor'],
+    ['no-circular', 'src/output/style.ts →', 'one direction only'],
+    ['no-orphans', 'src/values.ts', 'dead code'],
+  ])('name %s, the import and why', (rule, where, why) => {
+    const line = result.stdout.split('\n').find((text) => text.includes(`error ${rule}: ${where}`));
+    expect(line, result.stdout).toBeDefined();
+    expect(result.stdout).toContain(why);
+  });
+
+  it('let the right imports pass', () => {
+    expect(result.stdout).not.toContain('src/commands/token.ts → src/output/style.ts');
+    expect(result.stdout).not.toMatch(/src\/(cli|demo)\.ts →/);
+    expect(result.stdout).toContain('5 dependency violations');
+  });
+});
