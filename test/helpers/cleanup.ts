@@ -2,7 +2,7 @@
 // temporary folders it made with tempDir, so a run leaves nothing in the temp folder. With
 // ROSTER_TEST_HANDLES=1, also name what the file left open (servers, sockets, child processes, timers).
 import { afterAll, expect } from 'vitest';
-import { removeTempDirs } from './context.js';
+import { removeTempDirs } from './temp.js';
 
 const openAtStart = new Set(process.getActiveResourcesInfo());
 

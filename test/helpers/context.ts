@@ -1,6 +1,4 @@
 // A Context for behaviour tests: in-memory streams, temporary directories, an in-memory keychain.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { type KeychainStore, KeychainUnavailableError } from '../../src/auth/secret-store.js';
@@ -10,6 +8,7 @@ import { createLogger } from '../../src/output/log.js';
 import type { Prompter } from '../../src/prompter.js';
 import { Redactor } from '../../src/redact.js';
 import type { Settings } from '../../src/settings.js';
+import { tempDir } from './temp.js';
 
 export class MemoryKeychain implements KeychainStore {
   readonly description = 'the test keychain';
@@ -42,28 +41,7 @@ export interface FakeContext {
   home: string;
 }
 
-// Every folder tempDir makes in a test file; test/helpers/cleanup.ts removes them after the file's last test
-// (vitest gives each file its own copy of this module, so the list is the file's own).
-const madeDirs: string[] = [];
-
-export function tempDir(prefix = 'roster-test-'): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  madeDirs.push(dir);
-  return dir;
-}
-
-/** Removes the folders tempDir made; returns those that could not be removed (a process still writing). */
-export function removeTempDirs(): string[] {
-  const left: string[] = [];
-  for (const dir of madeDirs.splice(0)) {
-    try {
-      rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
-    } catch {
-      left.push(dir);
-    }
-  }
-  return left;
-}
+export { tempDir } from './temp.js';
 
 export function fakeContext(
   options: {
