@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 // Two projects. `unit` (npm run test:unit) starts no process and opens no socket: the folders below, less
 // the few files in them that do (listed, with what they start). `system` is everything else: the built CLI
 // in real processes, sandboxes on real sockets (it builds dist/ first). `vitest run` runs both.
-const UNIT_FOLDERS = ['unit', 'audit', 'campaign', 'schools', 'oneroster', 'invite'];
+const UNIT_FOLDERS = ['unit', 'audit', 'campaign', 'schools', 'oneroster', 'invite', 'docs'];
 const NEEDS_A_PROCESS_OR_SOCKET = [
   'test/unit/api/transport.test.ts', // HTTP servers
   'test/unit/files.test.ts', // mkfifo
