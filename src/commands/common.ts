@@ -1,23 +1,11 @@
 // What every command's register() shares: the global flags, flag parsers and the help's examples.
 import type { Command } from 'commander';
-import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import type { Session } from '../session.js';
-import type { GlobalFlags, Settings } from '../settings.js';
+import type { GlobalFlags } from '../settings.js';
 import { printable } from '../values.js';
 
 export function globalFlags(command: Command): GlobalFlags {
   return command.optsWithGlobals() as GlobalFlags;
-}
-
-/** @deprecated The run's settings are `ctx.settings()` (made once per process); kept for the invite commands. */
-export function loadSettings(ctx: Context, _command?: Command): Promise<Settings> {
-  return ctx.settings();
-}
-
-/** @deprecated The run's Session is `ctx.session()` (made once per process); kept for the invite commands. */
-export function openSession(ctx: Context, _command?: Command): Promise<Session> {
-  return ctx.session();
 }
 
 /** commander's argParser for a flag that may be given more than once: every value, in order. */

@@ -13,7 +13,7 @@ import { writePrivateFile } from '../files.js';
 import { startProgress } from '../output/progress.js';
 import { printJson, printNdjsonLine } from '../output/render.js';
 import { consent } from '../prompter.js';
-import { Session } from '../session.js';
+import type { Session } from '../session.js';
 import type { Settings } from '../settings.js';
 import { type RunOutcome, sendRows } from './bulk-runner.js';
 import { checkFile, type FileSendOptions, readInput } from './file-check.js';
@@ -33,14 +33,11 @@ import { confirmUnlisted, type UnlistedSends } from './unlisted.js';
 export type { FileSendOptions } from './file-check.js';
 
 /** Sends the file's invitations (or, with dryRun, prints the requests it would send). */
-export async function sendInviteFile(
-  options: FileSendOptions,
-  ctx: Context,
-  settings: Settings,
-): Promise<void> {
+export async function sendInviteFile(options: FileSendOptions, ctx: Context): Promise<void> {
   const file = resolve(options.given);
   const content = await readInput(file, options.given);
-  const session = new Session(ctx, settings);
+  const session = await ctx.session();
+  const { settings } = session;
   const { rows, info } = await checkFile(ctx, session, content, file, options);
   // The same file sent to another district, or as another client, is another run with its own journal.
   const run: RunOf = {

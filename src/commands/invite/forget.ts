@@ -20,10 +20,8 @@ import {
 import { printJson } from '../../output/render.js';
 import { displayText } from '../../output/safe-text.js';
 import { consent } from '../../prompter.js';
-import { Session } from '../../session.js';
-import type { Settings } from '../../settings.js';
 import { printable } from '../../values.js';
-import { examples, loadSettings } from '../common.js';
+import { examples } from '../common.js';
 
 export interface ForgetFlags {
   file?: string;
@@ -105,11 +103,12 @@ function picker(selection: Selection): (p: InvitationParts) => boolean {
   }
 }
 
-async function run(flags: ForgetFlags, ctx: Context, settings: Settings): Promise<void> {
+async function run(flags: ForgetFlags, ctx: Context): Promise<void> {
   const request = parseForgetFlags(flags, ctx.interactive);
   const selection: Selection =
     request.kind === 'file' ? { ...request, identities: await fileIdentities(request.file) } : request;
-  const session = new Session(ctx, settings);
+  const session = await ctx.session();
+  const { settings } = session;
   const destination: Destination = { baseUrl: session.baseUrl, clientId: settings.clientId ?? '' };
   const path = sentRecordPath(ctx.paths.stateDir, destination);
   const where = `roster's record of invitations sent to ${destination.baseUrl} as ${printable(destination.clientId, 80)}`;
@@ -235,7 +234,7 @@ export function register(invite: Command, ctx: Context): void {
     .option('--dry-run', 'list what would be forgotten; forget nothing')
     .option('-y, --yes', 'forget without asking (needed without a terminal)')
     .option('--json', 'print the record, the invitations forgotten and those in flight as JSON')
-    .action(async (flags: ForgetFlags, cmd: Command) => run(flags, ctx, await loadSettings(ctx, cmd)));
+    .action(async (flags: ForgetFlags) => run(flags, ctx));
   examples(command, [
     'roster invite forget --email parent@example.org --dry-run',
     'roster invite forget --file reenrol-2025.csv',

@@ -14,7 +14,7 @@ import { jsonText } from '../../output/safe-text.js';
 import { fieldShrink } from '../../output/table.js';
 import type { Session } from '../../session.js';
 import { hiddenCharacter, parseCount, printable } from '../../values.js';
-import { examples, openSession, repeatable } from '../common.js';
+import { examples, repeatable } from '../common.js';
 
 export interface ListOptions {
   schoolId?: string;
@@ -143,10 +143,10 @@ export function register(invite: Command, ctx: Context): void {
       "print the server's body unchanged, every field (with --all: every page's data, the last meta)",
     )
     .option('--ndjson', 'print one record per line with every field, streamed')
-    .action(async (options: ListOptions, cmd: Command) => {
+    .action(async (options: ListOptions) => {
       if (options.json && options.ndjson) throw new UsageError('Choose one of --json and --ndjson.');
       buildQuery(options); // usage errors before any credentials are read
-      const session = await openSession(ctx, cmd);
+      const session = await ctx.session();
       if (options.schoolId !== undefined) options.schoolId = await schoolIdOf(ctx, session, options.schoolId);
       // --ndjson and --all --json leave a page at a time; the table needs every row for its columns.
       const rows: unknown[] = [];

@@ -27,10 +27,9 @@ import { favourMemory } from '../../oneroster/memory.js';
 import { encodePathSegment, type ReadQuery } from '../../oneroster/query.js';
 import { onerosterService } from '../../oneroster/service.js';
 import { printJson } from '../../output/render.js';
-import { Session } from '../../session.js';
-import type { Settings } from '../../settings.js';
+import type { Session } from '../../session.js';
 import { hiddenCharacter, printable } from '../../values.js';
-import { examples, loadSettings, repeatable } from '../common.js';
+import { examples, repeatable } from '../common.js';
 import { fileSendOptions } from './options.js';
 
 export interface PlanFlags {
@@ -223,13 +222,14 @@ function checkGrades(
     ctx.log.warn(`no one of ${whose} is in grade ${printable(code, 40)}; the plan has none of that grade.`);
 }
 
-async function run(flags: PlanFlags, ctx: Context, settings: Settings): Promise<void> {
+async function run(flags: PlanFlags, ctx: Context): Promise<void> {
   const request = parsePlanFlags(flags);
   // The folders of the files asked for, before any request: one rule for every file roster writes.
   for (const file of [request.out, request.uncoveredCsv]) {
     if (file) await outputFileFolder(file, (line) => ctx.log.warn(line));
   }
-  const session = new Session(ctx, settings);
+  const session = await ctx.session();
+  const { settings } = session;
   const { plan, source } = await makePlan(
     ctx,
     session,
@@ -278,11 +278,7 @@ async function run(flags: PlanFlags, ctx: Context, settings: Settings): Promise<
     `Resume or check this send with: roster invite send --file ${shell(file)} --sent-by-user-id ${shell(sender)}${resendSent ? ' --resend-sent' : ''}`,
   );
   const { sendInviteFile } = await import('../../invite/bulk-send.js');
-  await sendInviteFile(
-    fileSendOptions({ file, sentByUserId: sender, yes: true, resendSent }, settings),
-    ctx,
-    settings,
-  );
+  await sendInviteFile(fileSendOptions({ file, sentByUserId: sender, yes: true, resendSent }, settings), ctx);
 }
 
 /** A plan sent from the terminal without --out is kept in roster's state folder, beside the journals. */
@@ -335,7 +331,7 @@ export function register(invite: Command, ctx: Context): void {
       '--max-children <n>',
       `an e-mail with more children than this at one school is left out and warned about (default ${DEFAULT_MAX_CHILDREN_PER_EMAIL})`,
     )
-    .action(async (flags: PlanFlags, cmd: Command) => run(flags, ctx, await loadSettings(ctx, cmd)));
+    .action(async (flags: PlanFlags) => run(flags, ctx));
   examples(command, [
     'roster invite plan --school "Alder Elementary School"',
     'roster invite plan --school org-sch-1 --grade KG --out roundup.csv --uncovered-csv fix-in-sis.csv',

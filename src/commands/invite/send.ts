@@ -20,10 +20,9 @@ import { printDone, printJson } from '../../output/render.js';
 import { colours } from '../../output/style.js';
 import { consent } from '../../prompter.js';
 import type { SchoolDirectory } from '../../schools/directory.js';
-import { Session } from '../../session.js';
-import type { Settings } from '../../settings.js';
+import type { Session } from '../../session.js';
 import { printable } from '../../values.js';
-import { examples, loadSettings, repeatable } from '../common.js';
+import { examples, repeatable } from '../common.js';
 import { draftFromFlags, fileSendOptions, invalidFlags, type SendOptions } from './options.js';
 
 export type { SendOptions } from './options.js';
@@ -44,7 +43,8 @@ const PROMPTED: { field: FieldName; question: string }[] = [
   { field: 'sentByUserId', question: 'Send on behalf of user id (sentByUserId)' },
 ];
 
-export async function run(options: SendOptions, ctx: Context, settings: Settings): Promise<SendResult> {
+export async function run(options: SendOptions, ctx: Context): Promise<SendResult> {
+  const settings = await ctx.settings();
   const draft = draftFromFlags(options, settings);
   // Everything that can be checked is checked before the first question: the values given (a bad
   // --student-count is refused before the admin types an e-mail address), the base URL, and (unless it is
@@ -58,7 +58,7 @@ export async function run(options: SendOptions, ctx: Context, settings: Settings
         (p) => !asked.some(({ field }) => field === p.field && p.reason === 'is required'),
       );
   if (given.length > 0) throw invalidFlags(given, settings);
-  const session = new Session(ctx, settings);
+  const session = await ctx.session();
   if (!options.dryRun) await session.checkCredentials('invitations');
   // Built on first need: a usage error before it never touches the network.
   let schools: SchoolDirectory | undefined;
@@ -237,10 +237,9 @@ export function register(invite: Command, ctx: Context): void {
     .option('-y, --yes', 'do not ask for confirmation')
     .option('--json', "print the server's answer (with --file: a report) as JSON")
     .action(async (options: SendOptions, cmd: Command) => {
-      const settings = await loadSettings(ctx, cmd);
       if (options.file !== undefined) {
         const { sendInviteFile } = await import('../../invite/bulk-send.js');
-        return sendInviteFile(fileSendOptions(options, settings), ctx, settings);
+        return sendInviteFile(fileSendOptions(options, await ctx.settings()), ctx);
       }
       if (
         options.concurrency !== undefined ||
@@ -253,7 +252,7 @@ export function register(invite: Command, ctx: Context): void {
           '--concurrency, --resend-in-doubt, --resend-sent, --failed-csv and --delimiter go with --file.',
         );
       }
-      const result = await run(options, ctx, settings);
+      const result = await run(options, ctx);
       if (result.dryRun) return;
       if (options.json) return printJson(ctx, result.response ?? null);
       printDone(ctx, result.message ?? '');
