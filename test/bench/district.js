@@ -2,6 +2,7 @@
 //
 //   npm run bench -- district                  (builds first)
 //   node test/bench/district.js --students 50000 --schools 25 --rounds 3 --latency 20 --big 200000
+//   node test/bench/district.js --only cpu      (one part: cpu, curl or memory)
 //
 // Reads and export (this file's part):
 // 1. CPU per record: `roster roster export --out DIR` and `roster roster students --all --ndjson` of a
@@ -204,9 +205,9 @@ async function bigRead() {
 // Each part as it prints; send and plan figures (invite send, invite plan at district scale) are added
 // below by their own change, as further entries of this list.
 const PARTS = [
-  ['reads', cpuPerRecord],
-  ['reads', againstCurl],
-  ['reads', bigRead],
+  ['cpu', cpuPerRecord],
+  ['curl', againstCurl],
+  ['memory', bigRead],
   // ['sends', …], ['plans', …]: room for the send and plan figures of issue 23.
 ];
 
