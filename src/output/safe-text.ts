@@ -70,8 +70,10 @@ const JSON_UNSAFE = lazyPattern('(?![\\u200c\\u200d])[\\u007f-\\u009f\\p{Cf}\\p{
  * surrogate (whatever lies beyond the BMP). test/unit/safe-text.test.ts checks every code point against
  * JSON_UNSAFE, so a Node whose Unicode data adds a format character elsewhere fails there, not silently.
  */
-export const MAYBE_JSON_UNSAFE =
-  /[\u007f-\u009f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u08ff\u180e\u200b-\u206f\ufeff\ufff0-\ufffb\ud800-\udfff]/;
+export const MAYBE_JSON_UNSAFE = lazyPattern(
+  '[\\u007f-\\u009f\\u00ad\\u0600-\\u0605\\u061c\\u06dd\\u070f\\u0890-\\u08ff\\u180e\\u200b-\\u206f\\ufeff\\ufff0-\\ufffb\\ud800-\\udfff]',
+  '',
+);
 
 /** The pattern jsonText escapes with (exported for the test that checks MAYBE_JSON_UNSAFE covers it). */
 export const jsonUnsafe = JSON_UNSAFE;
@@ -85,7 +87,7 @@ const unitEscape = (unit: string) => `\\u${unit.charCodeAt(0).toString(16).padSt
 export function jsonText(json: string): string {
   // JSON.stringify escapes C0 controls itself: only DEL and beyond need looking at. Most text (names with
   // accents included) holds none of them: one quick test over it, and the Unicode pattern never runs.
-  if (!MAYBE_JSON_UNSAFE.test(json)) return json;
+  if (!MAYBE_JSON_UNSAFE().test(json)) return json;
   // By UTF-16 unit: a character beyond the BMP (a tag) is written as its surrogate pair, as JSON must.
   return json.replace(JSON_UNSAFE(), (char) => char.split('').map(unitEscape).join(''));
 }
