@@ -1,10 +1,50 @@
+import { readdirSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
+
+// Two projects. `unit` (npm run test:unit) starts no process and opens no socket: the folders below, less
+// the few files in them that do (listed, with what they start). `system` is everything else: the built CLI
+// in real processes, sandboxes on real sockets (it builds dist/ first). `vitest run` runs both.
+const UNIT_FOLDERS = ['unit', 'audit', 'campaign', 'schools', 'oneroster', 'invite', 'docs'];
+const NEEDS_A_PROCESS_OR_SOCKET = [
+  'test/unit/api/transport.test.ts', // HTTP servers
+  'test/unit/files.test.ts', // mkfifo
+  'test/unit/zip.test.ts', // python3, unzip
+  'test/invite/bulk.test.ts', // the sandbox
+  'test/invite/journal.test.ts', // mkfifo
+  'test/invite/list.test.ts', // the sandbox
+  'test/invite/lock-without-hard-links.test.ts', // child processes
+  'test/invite/send.test.ts', // the sandbox
+  'test/invite/sent-record.test.ts', // child processes
+  'test/invite/server-invited.test.ts', // the sandbox
+  'test/oneroster/csv-formulas.test.ts', // the CLI and a scripted server
+];
+
+const testFiles = readdirSync('test', { recursive: true, encoding: 'utf8' })
+  .filter((file) => file.endsWith('.test.ts'))
+  .map((file) => `test/${file.replaceAll('\\', '/')}`);
+const isUnit = (file: string) =>
+  UNIT_FOLDERS.some((folder) => file.startsWith(`test/${folder}/`)) &&
+  !NEEDS_A_PROCESS_OR_SOCKET.includes(file);
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/helpers/build.ts'],
+    // Most system tests wait on child processes and the sandbox's latency, not on this process: four workers
+    // keep two cores busy (the default, cores - 1, left one worker waiting alone).
+    maxWorkers: 4,
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // Removes the temporary folders each test file made (test/helpers/context.ts tempDir).
+    setupFiles: ['test/helpers/cleanup.ts'],
+    projects: [
+      { extends: true, test: { name: 'unit', include: testFiles.filter(isUnit) } },
+      {
+        extends: true,
+        test: {
+          name: 'system',
+          include: testFiles.filter((file) => !isUnit(file)),
+          globalSetup: ['test/helpers/build.ts'],
+        },
+      },
+    ],
   },
 });

@@ -1,7 +1,7 @@
 // Builds the real Context from the process and runs main. Imported by bin/roster.js, which answers
 // `--version` itself; the program (commander, main) is in this chunk, each command in its own.
 import { isatty } from 'node:tty';
-import type { Context } from './context.js';
+import { type Context, settingsWithoutFlags, withRunSession } from './context.js';
 import type { IO } from './io.js';
 import { type CommandListing, commandListing, createProgram, loadCommands, main } from './main.js';
 import { createLogger, redactedOutput } from './output/log.js';
@@ -59,7 +59,7 @@ function createContext(): Context {
     return interrupt.signal;
   };
   const log = createLogger(io.stderr, secrets);
-  return {
+  const base: Omit<Context, 'settings' | 'session'> = {
     io,
     env,
     paths: resolvePaths(env),
@@ -74,4 +74,6 @@ function createContext(): Context {
       (await import('./prompter.js')).createInquirerPrompter(process.stdin, process.stderr, undone),
     trapInterrupt,
   };
+  // Until a command runs (main's preAction hook gives it its flags): the environment and the profile.
+  return withRunSession(base, settingsWithoutFlags(base));
 }

@@ -8,7 +8,8 @@ import type { Logger } from './output/log.js';
 import type { Paths } from './paths.js';
 import type { Prompter } from './prompter.js';
 import type { Redactor } from './redact.js';
-import type { Env } from './settings.js';
+import { Session } from './session.js';
+import { type Env, type GlobalFlags, resolveSettings, type Settings } from './settings.js';
 
 export interface Context extends Terminal {
   env: Env;
@@ -32,4 +33,54 @@ export interface Context extends Terminal {
    * taking work and save its state) instead of ending the process; a second one ends it.
    */
   trapInterrupt(): AbortSignal;
+  /**
+   * The run's settings (flags > environment > profile > defaults), resolved on first use, once (below).
+   * A command reads them through here, never from commander.
+   */
+  settings(): Promise<Settings>;
+  /** The run's Session (credentials, tokens, transport, client), built on first use, once per process. */
+  session(): Promise<Session>;
+}
+
+// The run's settings and Session, made on first use and once per process (gh's Factory): `--help`, usage
+// errors and commands that fail validation never read the config file, the keychain or the network, and
+// every part of a command shares one Session (one token provider, one transport). session.ts and
+// settings.ts are on the hot path of the build anyway (dist/cli.js, esbuild.config.mjs).
+
+export type RunSession = Pick<Context, 'settings' | 'session'>;
+
+/** A Context made whole with its run's settings and Session (`load` runs on first use). */
+export function withRunSession(
+  base: Omit<Context, keyof RunSession>,
+  load: () => Promise<Settings>,
+): Context {
+  const ctx = base as Context;
+  return Object.assign(ctx, memoisedSession(ctx, load));
+}
+
+/** Settings resolved from these global flags (with the environment and the profile), and their Session. */
+export function lazyRunSession(ctx: Context, flags: GlobalFlags): RunSession {
+  return memoisedSession(ctx, () => resolveSettings(flags, ctx.env, ctx.paths.configDir));
+}
+
+/** The run's settings before a command is chosen: the environment and the profile, no flags. */
+export function settingsWithoutFlags(ctx: Pick<Context, 'env' | 'paths'>): () => Promise<Settings> {
+  return () => resolveSettings({}, ctx.env, ctx.paths.configDir);
+}
+
+/** `load` runs once, on the first call of either; the Session is built once, from its settings. */
+export function memoisedSession(ctx: Context, load: () => Promise<Settings>): RunSession {
+  let settings: Promise<Settings> | undefined;
+  let session: Promise<Session> | undefined;
+  const settingsOnce = () => {
+    settings ??= load();
+    return settings;
+  };
+  return {
+    settings: settingsOnce,
+    session: () => {
+      session ??= settingsOnce().then((resolved) => new Session(ctx, resolved));
+      return session;
+    },
+  };
 }

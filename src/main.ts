@@ -1,9 +1,10 @@
 // Builds the program and is the one place that turns errors into exit codes.
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Help, Option } from 'commander';
-import type { Context } from './context.js';
+import { type Context, lazyRunSession } from './context.js';
 import { CancelledError, exitCodeFor, RosterError } from './errors.js';
 import { displayLines } from './output/safe-text.js';
+import type { GlobalFlags } from './settings.js';
 import { VERSION } from './version.js';
 
 type Register = (program: Command, ctx: Context) => void;
@@ -99,10 +100,12 @@ function baseProgram(ctx: Context): Command {
       outputError: (text, write) => write(displayLines(ctx.secrets.redact(text))),
     })
     .hook('preAction', (_program, action) => {
-      const flags = action.optsWithGlobals() as { debug?: boolean; color?: boolean; input?: boolean };
+      const flags = action.optsWithGlobals() as GlobalFlags & { color?: boolean; input?: boolean };
       ctx.log.debugEnabled = Boolean(flags.debug);
       if (flags.color === false) ctx.color = false;
       if (flags.input === false) ctx.interactive = false;
+      // The command's settings and Session come from its own flags, made when it first asks.
+      Object.assign(ctx, lazyRunSession(ctx, flags));
     })
     .addHelpText(
       'after',

@@ -7,13 +7,14 @@ import type { CachedToken } from './api/access-token.js';
 import { ApiClient, type Authenticator } from './api/client.js';
 import { requestToken, TOKEN_ENDPOINTS } from './api/oauth.js';
 import { createGotTransport, type Transport } from './api/transport.js';
-import { loadCredentials } from './auth/credentials.js';
+import { type CredentialsContext, loadCredentials } from './auth/credentials.js';
 import { TokenCache } from './auth/token-cache.js';
 import { TokenProvider, type TokenSource } from './auth/token-provider.js';
 import type { TokenPurpose } from './config-file.js';
-import type { Context } from './context.js';
 import { AuthError, UsageError } from './errors.js';
-import { requireBaseUrl, type Settings } from './settings.js';
+import type { Logger } from './output/log.js';
+import type { Paths } from './paths.js';
+import { type Env, requireBaseUrl, type Settings } from './settings.js';
 import { printable } from './values.js';
 import { VERSION } from './version.js';
 
@@ -30,6 +31,15 @@ export interface TokenChoice {
   scope?: string;
 }
 
+/** What a Session needs of the run's Context (context.ts's Context, which hands out the Session, has it all). */
+export interface SessionContext extends CredentialsContext {
+  env: Env;
+  paths: Paths;
+  now(): number;
+  sleep(ms: number): Promise<void>;
+  log: Logger;
+}
+
 export class Session implements Authenticator {
   readonly baseUrl: string;
   readonly tokens: TokenProvider;
@@ -37,7 +47,7 @@ export class Session implements Authenticator {
   private apiInstance?: ApiClient;
 
   constructor(
-    readonly ctx: Context,
+    readonly ctx: SessionContext,
     readonly settings: Settings,
   ) {
     this.baseUrl = requireBaseUrl(settings);

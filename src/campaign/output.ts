@@ -5,7 +5,7 @@ import { csvLine } from '../invite/csv.js';
 import { formulaSafe } from '../output/csv.js';
 import { type Column, tableText } from '../output/render.js';
 import { displayText } from '../output/safe-text.js';
-import type { Plan } from './planner.js';
+import type { CampaignPlan, PlannedInvitation } from './planner.js';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
@@ -15,7 +15,7 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
  * goes through formulaSafe, and `invite send --file` takes the leading ' off again (invite-file.ts), so
  * the address sent is the true one.
  */
-export function planCsv(plan: Plan, schoolYearId: string | undefined): string {
+export function planCsv(plan: CampaignPlan, schoolYearId: string | undefined): string {
   const header = ['email', 'schoolId', 'studentCount', ...(schoolYearId ? ['schoolYearId'] : [])];
   const lines = [csvLine([...header, 'guardianNames', 'studentIds'])];
   for (const i of plan.invitations) {
@@ -36,7 +36,7 @@ export function planCsv(plan: Plan, schoolYearId: string | undefined): string {
 }
 
 /** The students left out, with their reasons, for the office to fix in the SIS (never a live formula). */
-export function uncoveredCsv(plan: Plan): string {
+export function uncoveredCsv(plan: CampaignPlan): string {
   return [
     csvLine(['sourcedId', 'name', 'reason']),
     ...plan.uncovered.map((u) => csvLine([u.sourcedId, u.name, u.reason].map(formulaSafe))),
@@ -48,7 +48,7 @@ export interface Sources {
   alreadyInvited: string;
 }
 
-export function planJson(plan: Plan, sources: Sources) {
+export function planJson(plan: CampaignPlan, sources: Sources) {
   const total = (key: 'inScope' | 'students' | 'alreadyInvited' | 'refused' | 'tooManyChildren') =>
     plan.schools.reduce((sum, s) => sum + s[key], 0);
   return {
@@ -75,7 +75,7 @@ export function planJson(plan: Plan, sources: Sources) {
  * scope: 583 covered by 412 invitations, 15 without a guardian e-mail; 3 already invited". Students reached
  * only by invitations already sent (left out of the plan) are counted apart.
  */
-export function summaryLines(plan: Plan, includeInvited: boolean): string[] {
+export function summaryLines(plan: CampaignPlan, includeInvited: boolean): string[] {
   return plan.schools.map((s) => {
     const earlier = s.inScope - s.students - s.uncovered;
     const scope = [
@@ -99,7 +99,7 @@ export function summaryLines(plan: Plan, includeInvited: boolean): string[] {
  * The warning about e-mails linked to more children than --max-children at one school (a staff address,
  * a teacher entered as a guardian): each named with its count, the first `shown` of them.
  */
-export function crowdedWarning(plan: Plan, max: number, shown = 20): string | undefined {
+export function crowdedWarning(plan: CampaignPlan, max: number, shown = 20): string | undefined {
   const n = plan.crowded.length;
   if (n === 0) return undefined;
   const names = new Map(plan.schools.map((s) => [s.schoolId, s.name]));
@@ -118,16 +118,15 @@ export function crowdedWarning(plan: Plan, max: number, shown = 20): string | un
  * when the plan spans several. The names give way to a narrow terminal, never an address or a school id.
  */
 export async function previewTable(
-  plan: Plan,
+  plan: CampaignPlan,
   terminal: { width: number; color: boolean },
   rows = 15,
 ): Promise<string> {
-  type Invitation = Plan['invitations'][number];
   const names = (people: { name: string; sourcedId: string }[]) =>
     people.map((p) => p.name || p.sourcedId).join('; ');
-  const columns: Column<Invitation>[] = [
+  const columns: Column<PlannedInvitation>[] = [
     { header: 'e-mail', value: (i) => i.email + (i.invitedBefore ? ' (invited before)' : '') },
-    ...(plan.schools.length > 1 ? [{ header: 'school', value: (i: Invitation) => i.schoolId }] : []),
+    ...(plan.schools.length > 1 ? [{ header: 'school', value: (i: PlannedInvitation) => i.schoolId }] : []),
     { header: 'students', value: (i) => i.studentCount },
     { header: 'guardians', value: (i) => names(i.guardians), shrink: 'end' },
     { header: 'children', value: (i) => names(i.students), shrink: 'end' },

@@ -3,7 +3,7 @@
 // side (the standard asks for both, servers often fill one). Then one invitation per (e-mail, school, school
 // year): the e-mail trimmed and compared case-insensitively, its children the union over everyone sharing
 // it. Everything left out is listed with its reason.
-import { validateInvitation } from '../invite/invitation.js';
+import { emailProblem } from '../invite/invitation.js';
 import { inGrades } from './grades.js';
 import { holds, orgsAs, type Person } from './people.js';
 
@@ -32,7 +32,8 @@ export interface Named {
 /** Where an earlier invitation of the same identity was found. */
 export type InvitedBy = 'roster' | 'server';
 
-export interface Invitation {
+/** One invitation of the plan (not yet sent): an e-mail at a school, and the children it counts. */
+export interface PlannedInvitation {
   email: string;
   schoolId: string;
   schoolYearId?: string;
@@ -77,8 +78,8 @@ export interface Crowded {
   children: number;
 }
 
-export interface Plan {
-  invitations: Invitation[];
+export interface CampaignPlan {
+  invitations: PlannedInvitation[];
   uncovered: Uncovered[];
   skipped: Skipped[];
   crowded: Crowded[];
@@ -126,16 +127,15 @@ interface Agent extends Named {
 /** The identity of an invitation (as roster's record of sent invitations keys it). */
 export type Identity = (email: string, schoolId: string, schoolYearId?: string) => string;
 
-/** Why `invite send` would refuse this address, or undefined when it would take it. */
-export function emailProblem(email: string): string | undefined {
-  const checked = validateInvitation({
-    email,
-    schoolId: 'x',
-    scopes: 'fillEnrollment',
-    studentCount: '1',
-    sentByUserId: 'x',
-  });
-  return checked.ok ? undefined : checked.problems.find((p) => p.field === 'email')?.reason;
+/** Why `invite send` would refuse this address (invitation.ts's own check), or undefined when it would take it. */
+export { emailProblem };
+
+/** How the plan decides whether an invitation was sent before. */
+interface PlanHistory {
+  identity: Identity;
+  invitedBy: (identity: string) => InvitedBy | undefined;
+  /** --include-invited: invitations sent before stay in the plan, marked. */
+  includeInvited: boolean;
 }
 
 export class CampaignPlanner {
@@ -200,12 +200,30 @@ export class CampaignPlanner {
     });
   }
 
-  plan(
-    identity: Identity,
-    invitedBy: (identity: string) => InvitedBy | undefined,
-    includeInvited: boolean,
-  ): Plan {
-    const { scope } = this;
+  /**
+   * The plan, in three steps: the guardians' e-mails grouped per identity (e-mail, school, school year);
+   * each group an invitation or a reason it is left out; then every student in scope no invitation reaches,
+   * with why.
+   */
+  plan(identity: Identity, invitedBy: PlanHistory['invitedBy'], includeInvited: boolean): CampaignPlan {
+    const history: PlanHistory = { identity, invitedBy, includeInvited };
+    const tally = new SchoolTally(this.scope.schools);
+    const { groups, refused } = this.groupByIdentity(identity);
+    for (const r of refused) tally.of(r.schoolId).refused++;
+    const decided = this.invitationsOf(groups, history, tally);
+    const uncovered = this.uncoveredStudents(decided.covered, decided.crowded, identity, tally);
+    return {
+      invitations: decided.invitations,
+      uncovered,
+      skipped: [...refused, ...decided.skipped],
+      crowded: decided.crowded,
+      schools: tally.summaries(),
+    };
+  }
+
+  /** Step 1: the active guardians' children in scope, grouped by identity; refused e-mails set apart. */
+  private groupByIdentity(identity: Identity): { groups: Group[]; refused: Skipped[] } {
+    const { schoolYearId } = this.scope;
     const groups = new Map<string, Group>();
     const refused = new Map<string, Skipped>();
     const agents = [...this.agents.values()].sort((a, b) => compare(a.sourcedId, b.sourcedId));
@@ -215,7 +233,7 @@ export class CampaignPlanner {
       for (const [schoolId, children] of this.childrenBySchool(agent)) {
         const inScope = children.filter((id) => this.students.get(id)?.inScope);
         if (inScope.length === 0) continue;
-        const key = identity(agent.email, schoolId, scope.schoolYearId);
+        const key = identity(agent.email, schoolId, schoolYearId);
         if (problem !== undefined) {
           if (!refused.has(key))
             refused.set(key, { email: agent.email, schoolId, reason: `e-mail refused: ${problem}` });
@@ -223,14 +241,7 @@ export class CampaignPlanner {
         }
         let group = groups.get(key);
         if (!group) {
-          group = {
-            key,
-            email: agent.email,
-            schoolId,
-            guardians: [],
-            inScope: [],
-            atSchool: [],
-          };
+          group = { key, email: agent.email, schoolId, guardians: [], inScope: [], atSchool: [] };
           groups.set(key, group);
         }
         group.guardians.push(agent);
@@ -242,81 +253,89 @@ export class CampaignPlanner {
         addNew(group.atSchool, children, group.seen?.atSchool);
       }
     }
+    const sorted = [...groups.values()].sort(bySchoolThenKey(this.scope.schools));
+    return { groups: sorted, refused: [...refused.values()] };
+  }
 
-    const invitations: Invitation[] = [];
-    const skipped: Skipped[] = [...refused.values()];
+  /**
+   * Step 2: each group an invitation, or left out: more children than --max-children (crowded), or sent
+   * before (without --include-invited). `covered` are the students in scope some invitation reaches.
+   */
+  private invitationsOf(
+    groups: readonly Group[],
+    { invitedBy, includeInvited }: PlanHistory,
+    tally: SchoolTally,
+  ): { invitations: PlannedInvitation[]; skipped: Skipped[]; crowded: Crowded[]; covered: Set<string> } {
+    const { scope } = this;
+    const invitations: PlannedInvitation[] = [];
+    const skipped: Skipped[] = [];
     const crowded: Crowded[] = [];
     const covered = new Set<string>();
-    const tally = new Map<string, SchoolSummary>(
-      [...scope.schools].map(([schoolId, name]) => [
-        schoolId,
-        {
-          schoolId,
-          name,
-          inScope: 0,
-          invitations: 0,
-          students: 0,
-          uncovered: 0,
-          alreadyInvited: 0,
-          refused: 0,
-          tooManyChildren: 0,
-        },
-      ]),
-    );
     const reached = new Map<string, Set<string>>();
-    for (const r of refused.values()) tallyOf(tally, r.schoolId).refused++;
-    for (const group of [...groups.values()].sort(bySchoolThenKey(scope.schools))) {
+    for (const group of groups) {
+      const { email, schoolId } = group;
       // A staff address on every student, or a teacher entered as a guardian: not a family.
       if (group.atSchool.length > scope.maxChildren) {
         const children = group.atSchool.length;
-        crowded.push({ email: group.email, schoolId: group.schoolId, children });
-        skipped.push({
-          email: group.email,
-          schoolId: group.schoolId,
-          reason: tooManyChildren(children, scope.maxChildren),
-        });
-        tallyOf(tally, group.schoolId).tooManyChildren++;
+        crowded.push({ email, schoolId, children });
+        skipped.push({ email, schoolId, reason: tooManyChildren(children, scope.maxChildren) });
+        tally.of(schoolId).tooManyChildren++;
         continue;
       }
       for (const id of group.inScope) covered.add(id);
       const by = invitedBy(group.key);
-      if (by !== undefined) tallyOf(tally, group.schoolId).alreadyInvited++;
+      if (by !== undefined) tally.of(schoolId).alreadyInvited++;
       if (by !== undefined && !includeInvited) {
-        skipped.push({ email: group.email, schoolId: group.schoolId, reason: alreadyInvited(by) });
+        skipped.push({ email, schoolId, reason: alreadyInvited(by) });
         continue;
       }
       const counted = [...(scope.count === 'school' ? group.atSchool : group.inScope)].sort(compare);
       invitations.push({
-        email: group.email,
-        schoolId: group.schoolId,
+        email,
+        schoolId,
         ...(scope.schoolYearId !== undefined && { schoolYearId: scope.schoolYearId }),
         studentCount: counted.length,
         guardians: group.guardians.map(named),
-        students: counted.map((id) => named(this.students.get(id) as Student)),
+        students: counted.map((id) => named(this.student(id))),
         ...(by !== undefined && { invitedBefore: by }),
       });
-      tallyOf(tally, group.schoolId).invitations++;
-      const set = reached.get(group.schoolId) ?? new Set();
+      tally.of(schoolId).invitations++;
+      const set = reached.get(schoolId) ?? new Set();
       for (const id of group.inScope) set.add(id);
-      reached.set(group.schoolId, set);
+      reached.set(schoolId, set);
     }
-    for (const [schoolId, set] of reached) tallyOf(tally, schoolId).students = set.size;
+    for (const [schoolId, set] of reached) tally.of(schoolId).students = set.size;
+    return { invitations, skipped, crowded, covered };
+  }
 
+  /** Step 3: every student in scope that no invitation reaches, with the reasons of its linked people. */
+  private uncoveredStudents(
+    covered: ReadonlySet<string>,
+    crowded: readonly Crowded[],
+    identity: Identity,
+    tally: SchoolTally,
+  ): Uncovered[] {
+    const { schoolYearId } = this.scope;
     const uncovered: Uncovered[] = [];
     const byStudent = this.guardianSideLinks();
-    const crowdedKeys = new Set(crowded.map((c) => identity(c.email, c.schoolId, scope.schoolYearId)));
+    const crowdedKeys = new Set(crowded.map((c) => identity(c.email, c.schoolId, schoolYearId)));
     const isCrowded = (agent: Agent, student: Student) =>
-      student.schools.some((schoolId) =>
-        crowdedKeys.has(identity(agent.email, schoolId, scope.schoolYearId)),
-      );
+      student.schools.some((schoolId) => crowdedKeys.has(identity(agent.email, schoolId, schoolYearId)));
     for (const student of [...this.students.values()].sort((a, b) => compare(a.sourcedId, b.sourcedId))) {
       if (!student.inScope) continue;
-      for (const schoolId of student.schools) tallyOf(tally, schoolId).inScope++;
+      for (const schoolId of student.schools) tally.of(schoolId).inScope++;
       if (covered.has(student.sourcedId)) continue;
       uncovered.push({ ...named(student), reason: this.reasonFor(student, byStudent, isCrowded) });
-      for (const schoolId of student.schools) tallyOf(tally, schoolId).uncovered++;
+      for (const schoolId of student.schools) tally.of(schoolId).uncovered++;
     }
-    return { invitations, uncovered, skipped, crowded, schools: [...tally.values()] };
+    return uncovered;
+  }
+
+  /** A student kept by addStudent (every id a group or agent holds is one). */
+  private student(id: string): Student {
+    const student = this.students.get(id);
+    if (!student) throw new Error(`planner: student ${id} was never added`);
+    return student;
   }
 
   /** An agent's children, by the campaign's school they attend. */
@@ -407,6 +426,37 @@ function bySchoolThenKey(schools: ReadonlyMap<string, string>) {
     (rank.get(a.schoolId) ?? 0) - (rank.get(b.schoolId) ?? 0) || compare(a.key, b.key);
 }
 
-function tallyOf(tally: Map<string, SchoolSummary>, schoolId: string): SchoolSummary {
-  return tally.get(schoolId) as SchoolSummary;
+/** Each campaign school's summary, in the campaign's order, counted as the plan is made. */
+class SchoolTally {
+  private readonly bySchool: Map<string, SchoolSummary>;
+
+  constructor(schools: ReadonlyMap<string, string>) {
+    this.bySchool = new Map(
+      [...schools].map(([schoolId, name]) => [
+        schoolId,
+        {
+          schoolId,
+          name,
+          inScope: 0,
+          invitations: 0,
+          students: 0,
+          uncovered: 0,
+          alreadyInvited: 0,
+          refused: 0,
+          tooManyChildren: 0,
+        },
+      ]),
+    );
+  }
+
+  /** The summary of a campaign school (every school the planner keeps a student at is one). */
+  of(schoolId: string): SchoolSummary {
+    const summary = this.bySchool.get(schoolId);
+    if (!summary) throw new Error(`planner: ${schoolId} is not a school of the campaign`);
+    return summary;
+  }
+
+  summaries(): SchoolSummary[] {
+    return [...this.bySchool.values()];
+  }
 }

@@ -1,33 +1,39 @@
-// What every command's register() shares: reading the global flags and building Settings / Session.
+// What every command's register() shares: the global flags, flag parsers and the help's examples.
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { Session } from '../session.js';
-import { type GlobalFlags, resolveSettings, type Settings } from '../settings.js';
+import type { Session } from '../session.js';
+import type { GlobalFlags, Settings } from '../settings.js';
+import { printable } from '../values.js';
 
 export function globalFlags(command: Command): GlobalFlags {
   return command.optsWithGlobals() as GlobalFlags;
 }
 
-export function loadSettings(ctx: Context, command: Command): Promise<Settings> {
-  return resolveSettings(globalFlags(command), ctx.env, ctx.paths.configDir);
+/** @deprecated The run's settings are `ctx.settings()` (made once per process); kept for the invite commands. */
+export function loadSettings(ctx: Context, _command?: Command): Promise<Settings> {
+  return ctx.settings();
 }
 
-export async function openSession(ctx: Context, command: Command): Promise<Session> {
-  return new Session(ctx, await loadSettings(ctx, command));
+/** @deprecated The run's Session is `ctx.session()` (made once per process); kept for the invite commands. */
+export function openSession(ctx: Context, _command?: Command): Promise<Session> {
+  return ctx.session();
 }
 
 /** commander's argParser for a flag that may be given more than once: every value, in order. */
 export const repeatable = (value: string, previous: string[] = []): string[] => [...previous, value];
 
-/** commander's argParser for one of a fixed set of values, failing as a usage error. */
+/**
+ * commander's argParser for one of a fixed set of values, failing as a usage error before anything runs.
+ * It carries `choices`, so shell completion offers them (completion/model.ts).
+ */
 export function choice<T extends string>(flag: string, allowed: readonly T[]) {
-  return (value: string): T => {
+  const parse = (value: string): T => {
     if ((allowed as readonly string[]).includes(value)) return value as T;
-    throw new UsageError(
-      `Invalid value "${value.slice(0, 40)}" for ${flag}: expected ${allowed.join(', ')}.`,
-    );
+    const expected = `${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)}`;
+    throw new UsageError(`Invalid ${flag} "${printable(value, 40)}": expected ${expected}.`);
   };
+  return Object.assign(parse, { choices: allowed });
 }
 
 /** Adds an "Examples:" section to a command's --help. */

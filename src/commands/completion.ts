@@ -13,6 +13,36 @@ import { profileNames } from './profiles.js';
 const SHELLS = ['bash', 'zsh', 'fish', 'powershell'] as const;
 type Shell = (typeof SHELLS)[number];
 
+export interface CompletionOptions {
+  shell: Shell;
+  /** The program the script completes: this very one, whole. */
+  program: Command;
+}
+
+/** `roster completion SHELL`: the script, generated from the program. */
+export function run({ shell, program }: CompletionOptions, _ctx: Context): Promise<string> {
+  return completionScript(program, shell);
+}
+
+export interface CompleteOptions {
+  /** profiles, schools or line (anything else: nothing). */
+  kind: string;
+  /** The words typed so far (schools: the profile they name picks the cached list). */
+  words: string[];
+  program: Command;
+}
+
+/** `roster __complete KIND`: the lines to offer at TAB time; none on any problem. */
+export async function runComplete(
+  { kind, words, program }: CompleteOptions,
+  ctx: Context,
+): Promise<string[]> {
+  if (kind === 'profiles') return profileNames(ctx);
+  if (kind === 'schools') return (await import('../completion/schools.js')).schoolCompletions(ctx, words);
+  if (kind === 'line') return lineCompletions(program, ctx);
+  return [];
+}
+
 export async function completionScript(program: Command, shell: Shell): Promise<string> {
   const spec = await programSpec(program);
   if (shell === 'bash') return (await import('../completion/bash.js')).bashScript(spec);
@@ -70,7 +100,7 @@ export function register(program: Command, ctx: Context): void {
     )
     .addArgument(program.createArgument('<shell>', 'bash, zsh, fish or powershell').choices(SHELLS))
     .action(async (shell: Shell) => {
-      ctx.io.stdout.write(await completionScript(program, shell));
+      ctx.io.stdout.write(await run({ shell, program }, ctx));
     })
     .addHelpText(
       'after',
@@ -99,14 +129,7 @@ Then start a new shell. Regenerate after upgrading roster.`,
     .argument('<kind>')
     .argument('[words...]')
     .action(async (kind: string, words: string[]) => {
-      const lines =
-        kind === 'profiles'
-          ? await profileNames(ctx)
-          : kind === 'schools'
-            ? await (await import('../completion/schools.js')).schoolCompletions(ctx, words)
-            : kind === 'line'
-              ? await lineCompletions(program, ctx)
-              : [];
+      const lines = await runComplete({ kind, words, program }, ctx);
       if (lines.length > 0) ctx.io.stdout.write(`${lines.join('\n')}\n`);
     });
 }

@@ -27,10 +27,21 @@ interface Target {
   profile: Profile;
 }
 
+/** Every config subcommand acts on one profile. */
+export interface ConfigOptions {
+  /** --profile (else ROSTER_PROFILE, else the default). */
+  profile?: string;
+}
+
+export interface KeyOptions extends ConfigOptions {
+  /** A key of PROFILE_KEYS, as typed. */
+  key: string;
+}
+
 /** The profile the command acts on (--profile, ROSTER_PROFILE, the default): it must be saved. */
-async function target(ctx: Context, cmd: Command): Promise<Target> {
+async function target(options: ConfigOptions, ctx: Context): Promise<Target> {
   const config = await loadConfig(ctx.paths.configDir);
-  const { name } = activeProfile(globalFlags(cmd), ctx.env, config);
+  const { name } = activeProfile(options, ctx.env, config);
   const profile = Object.hasOwn(config.profiles, name) ? config.profiles[name] : undefined;
   if (!profile) {
     const known = Object.keys(config.profiles).sort();
@@ -49,27 +60,37 @@ function settingOf(key: ProfileKey, name: string, profile: Profile): ConfigValue
   return { profile: name, key: key.name, value: saved ?? key.fallback ?? null, saved: saved !== undefined };
 }
 
-export async function getValue(ctx: Context, cmd: Command, keyName: string): Promise<ConfigValue> {
-  const key = profileKey(keyName);
-  const { name, profile } = await target(ctx, cmd);
+/** `roster config get KEY`. */
+export async function getValue(options: KeyOptions, ctx: Context): Promise<ConfigValue> {
+  const key = profileKey(options.key);
+  const { name, profile } = await target(options, ctx);
   return settingOf(key, name, profile);
 }
 
-export async function listValues(ctx: Context, cmd: Command): Promise<ConfigValue[]> {
-  const { name, profile } = await target(ctx, cmd);
+/** `roster config list`. */
+export async function listValues(options: ConfigOptions, ctx: Context): Promise<ConfigValue[]> {
+  const { name, profile } = await target(options, ctx);
   return PROFILE_KEYS.map((key) => settingOf(key, name, profile));
 }
 
-/** Sets (value) or removes (undefined) a key of the profile; returns the key and whether anything changed. */
-export async function change(
-  ctx: Context,
-  cmd: Command,
-  keyName: string,
-  raw: string | undefined,
-): Promise<{ key: ProfileKey; profile: string; changed: boolean; loggedIn: boolean }> {
-  const key = profileKey(keyName);
+export interface ChangeOptions extends KeyOptions {
+  /** The new value (`set`), or undefined to remove the key (`unset`). */
+  value: string | undefined;
+}
+
+export interface ConfigChange {
+  key: ProfileKey;
+  profile: string;
+  changed: boolean;
+  loggedIn: boolean;
+}
+
+/** `roster config set|unset`: sets or removes a key of the profile; says whether anything changed. */
+export async function change(options: ChangeOptions, ctx: Context): Promise<ConfigChange> {
+  const key = profileKey(options.key);
+  const raw = options.value;
   const value = raw === undefined ? undefined : key.check(raw, `roster config set ${key.name}`);
-  const { config, name, profile } = await target(ctx, cmd);
+  const { config, name, profile } = await target(options, ctx);
   const result = { key, profile: name, loggedIn: profile.clientId !== undefined };
   if (key.get(profile) === value) return { ...result, changed: false };
   const updated = { ...config, profiles: { ...config.profiles, [name]: key.with(profile, value) } };
@@ -84,6 +105,8 @@ const line = (value: string | null) => `${value === null ? '' : showControls(val
 function overriddenBy(ctx: Context, key: ProfileKey): string | undefined {
   return key.env && ctx.env[key.env] ? key.env : undefined;
 }
+
+const profileFlag = (cmd: Command): ConfigOptions => ({ profile: globalFlags(cmd).profile });
 
 export function register(program: Command, ctx: Context): void {
   const config = program
@@ -110,7 +133,7 @@ export function register(program: Command, ctx: Context): void {
     .summary('print a profile setting (its default when the profile has none; empty when nothing is sent)')
     .option('--json', 'print profile, key, value and whether it is saved, as JSON')
     .action(async (keyName: string, options: { json?: boolean }, cmd: Command) => {
-      const value = await getValue(ctx, cmd, keyName);
+      const value = await getValue({ ...profileFlag(cmd), key: keyName }, ctx);
       if (options.json) return printJson(ctx, value);
       ctx.io.stdout.write(line(value.value));
       const env = overriddenBy(ctx, profileKey(keyName));
@@ -124,7 +147,7 @@ export function register(program: Command, ctx: Context): void {
     .argument('<value>', 'the value, checked as roster login checks it')
     .summary('save a profile setting')
     .action(async (keyName: string, value: string, _options: unknown, cmd: Command) => {
-      const result = await change(ctx, cmd, keyName, value);
+      const result = await change({ ...profileFlag(cmd), key: keyName, value }, ctx);
       ctx.log.info(
         result.changed
           ? `Saved ${result.key.name} of profile "${result.profile}".`
@@ -150,7 +173,7 @@ export function register(program: Command, ctx: Context): void {
     .argument('<key>', 'a config key (roster config --help lists them)')
     .summary('remove a profile setting (its default applies again)')
     .action(async (keyName: string, _options: unknown, cmd: Command) => {
-      const result = await change(ctx, cmd, keyName, undefined);
+      const result = await change({ ...profileFlag(cmd), key: keyName, value: undefined }, ctx);
       ctx.log.info(
         result.changed
           ? `Removed ${result.key.name} from profile "${result.profile}".`
@@ -164,7 +187,7 @@ export function register(program: Command, ctx: Context): void {
     .summary('print every setting of a profile as key=value')
     .option('--json', 'print the settings as JSON')
     .action(async (options: { json?: boolean }, cmd: Command) => {
-      const values = await listValues(ctx, cmd);
+      const values = await listValues(profileFlag(cmd), ctx);
       if (options.json) return printJson(ctx, values);
       ctx.io.stdout.write(values.map((v) => `${v.key}=${line(v.value)}`).join(''));
     });

@@ -3,9 +3,10 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { CHECK_IDS } from '../doctor/ids.js';
+import type { DoctorReport } from '../doctor/run.js';
 import { type ErrorCode, RosterError, UsageError } from '../errors.js';
 import { printJson } from '../output/render.js';
-import { examples, loadSettings } from './common.js';
+import { examples } from './common.js';
 
 export interface DoctorOptions {
   json?: boolean;
@@ -32,6 +33,12 @@ function checkList(flag: string) {
   return Object.assign(parse, { choices: CHECK_IDS });
 }
 
+/** The checks selected by --only and --skip, run against the run's profile. */
+export async function run(options: DoctorOptions, ctx: Context): Promise<DoctorReport> {
+  const { runDoctor } = await import('../doctor/run.js');
+  return runDoctor(ctx, { only: options.only, skip: options.skip });
+}
+
 const EXIT_ERROR: Record<number, ErrorCode> = { 1: 'failure', 3: 'forbidden', 4: 'auth' };
 
 export function register(program: Command, ctx: Context): void {
@@ -49,13 +56,11 @@ export function register(program: Command, ctx: Context): void {
       checkList('--only'),
     )
     .option('--skip <checks>', 'do not run these checks (comma-separated ids)', checkList('--skip'))
-    .action(async (options: DoctorOptions, cmd: Command) => {
-      const settings = await loadSettings(ctx, cmd);
-      const [{ runDoctor }, { printReport, summary }] = await Promise.all([
-        import('../doctor/run.js'),
+    .action(async (options: DoctorOptions) => {
+      const [report, { printReport, summary }] = await Promise.all([
+        run(options, ctx),
         import('../doctor/render.js'),
       ]);
-      const report = await runDoctor(settings, ctx, { only: options.only, skip: options.skip });
       if (options.json) printJson(ctx, report);
       else await printReport(ctx, report);
       if (report.exitCode === 0) {

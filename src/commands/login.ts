@@ -15,7 +15,7 @@ import { consent, type Prompter } from '../prompter.js';
 import { Session, scopeHint } from '../session.js';
 import { checkScope, type Settings } from '../settings.js';
 import { hiddenCharacter, printable } from '../values.js';
-import { examples, loadSettings } from './common.js';
+import { examples } from './common.js';
 import { checkUserId } from './config-keys.js';
 
 export interface LoginOptions {
@@ -38,7 +38,8 @@ export interface LoginResult {
   replaced?: { baseUrl: string; clientId: string };
 }
 
-export async function run(options: LoginOptions, settings: Settings, ctx: Context): Promise<LoginResult> {
+export async function run(options: LoginOptions, ctx: Context): Promise<LoginResult> {
+  const settings = await ctx.settings();
   if (settings.envCredentials) {
     throw new UsageError(
       'ROSTER_CLIENT_ID and ROSTER_CLIENT_SECRET are set: commands already use them, and nothing needs saving.',
@@ -287,9 +288,8 @@ export function register(program: Command, ctx: Context): void {
     )
     .option('--sent-by-user-id <id>', 'default sentByUserId for invitations')
     .option('--insecure-storage', 'store the secret in a 0600 file instead of the keychain')
-    .action(async (options: LoginOptions, cmd: Command) => {
-      const settings = await loadSettings(ctx, cmd);
-      const result = await run(options, settings, ctx);
+    .action(async (options: LoginOptions) => {
+      const result = await run(options, ctx);
       ctx.log.info(
         `Logged in to ${result.baseUrl} as ${result.clientId} (profile "${result.profile}").\n` +
           (result.replaced

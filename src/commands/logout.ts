@@ -6,8 +6,7 @@ import { KeychainUnavailableError } from '../auth/secret-store.js';
 import { TokenCache } from '../auth/token-cache.js';
 import type { Context } from '../context.js';
 import { RosterError, UsageError } from '../errors.js';
-import type { Settings } from '../settings.js';
-import { examples, loadSettings } from './common.js';
+import { examples } from './common.js';
 
 export interface LogoutResult {
   profile: string;
@@ -15,7 +14,11 @@ export interface LogoutResult {
   tokensRemoved: number;
 }
 
-export async function run(settings: Settings, ctx: Context): Promise<LogoutResult> {
+/** No options: the profile is the run's (--profile, ROSTER_PROFILE, the default). */
+export type LogoutOptions = Record<string, never>;
+
+export async function run(_options: LogoutOptions, ctx: Context): Promise<LogoutResult> {
+  const settings = await ctx.settings();
   const { clientId, baseUrl } = settings.profile;
   const account = profileAccount(settings);
   if (!account || !clientId || !baseUrl) {
@@ -47,8 +50,8 @@ export function register(program: Command, ctx: Context): void {
   const command = program
     .command('logout')
     .summary('remove the stored client secret and cached tokens of a profile')
-    .action(async (_options: unknown, cmd: Command) => {
-      const result = await run(await loadSettings(ctx, cmd), ctx);
+    .action(async () => {
+      const result = await run({}, ctx);
       ctx.log.info(
         `${result.secretRemovedFrom ? `Removed the client secret from ${result.secretRemovedFrom}` : 'No stored client secret was found'} ` +
           `and ${result.tokensRemoved} cached token(s) of profile "${result.profile}".\n` +

@@ -46,7 +46,24 @@ export function listProfiles(
   return { active: active.name, activeFrom: active.source, profiles };
 }
 
-export async function useProfile(ctx: Context, name: string): Promise<ConfigFile> {
+export interface ProfilesOptions {
+  /** --profile: which profile this run would use, marked active. */
+  profile?: string;
+}
+
+/** `roster profiles`: every saved profile, the active one marked. */
+export async function run(options: ProfilesOptions, ctx: Context): Promise<ProfilesReport> {
+  const config = await loadConfig(ctx.paths.configDir);
+  return listProfiles(config, activeProfile(options, ctx.env, config));
+}
+
+export interface UseProfileOptions {
+  /** The saved profile to make the default. */
+  name: string;
+}
+
+/** `roster profiles use NAME`: NAME becomes config.defaultProfile. */
+export async function useProfile({ name }: UseProfileOptions, ctx: Context): Promise<ConfigFile> {
   const config = await loadConfig(ctx.paths.configDir);
   if (!Object.hasOwn(config.profiles, name)) {
     const known = Object.keys(config.profiles).sort();
@@ -77,8 +94,7 @@ export function register(program: Command, ctx: Context): void {
     .summary('list the saved district profiles, marking the active one')
     .option('--json', 'print the profiles as JSON')
     .action(async (options: { json?: boolean }, cmd: Command) => {
-      const config = await loadConfig(ctx.paths.configDir);
-      const report = listProfiles(config, activeProfile(globalFlags(cmd), ctx.env, config));
+      const report = await run({ profile: globalFlags(cmd).profile }, ctx);
       if (options.json) return printJson(ctx, report);
       if (report.profiles.length === 0) {
         ctx.log.info('No profile is saved yet. Run `roster login` to save one.');
@@ -116,7 +132,7 @@ export function register(program: Command, ctx: Context): void {
     .argument('<profile>', 'name of a saved profile')
     .summary('make a saved profile the default')
     .action(async (name: string) => {
-      await useProfile(ctx, name);
+      await useProfile({ name }, ctx);
       ctx.log.info(`The default profile is now "${name}".`);
       const override = ctx.env.ROSTER_PROFILE;
       if (override && override !== name) {

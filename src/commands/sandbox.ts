@@ -3,16 +3,23 @@ import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { isLoopbackHost } from '../sandbox/http.js';
+import type { LinkStyle } from '../sandbox/oneroster/paging.js';
+import type { AgentsSide } from '../sandbox/oneroster/records.js';
 import { parseQuirks, QUIRK_DOCS, type Quirks } from '../sandbox/quirks.js';
+import type { Sandbox } from '../sandbox/server.js';
 import { printable } from '../values.js';
-import { examples } from './common.js';
+import { choice, examples } from './common.js';
+
+// Spelled here, not imported: the sandbox's modules load only when it runs.
+const AGENT_SIDES: readonly AgentsSide[] = ['both', 'students', 'guardians'];
+const LINK_STYLES: readonly LinkStyle[] = ['angle', 'bare', 'none'];
 
 export interface SandboxCommandOptions {
   port: string;
   host: string;
   students?: string;
   schools?: string;
-  agents?: string;
+  agents?: AgentsSide;
   refuse?: string;
   tokenTtl?: string;
   latency?: string;
@@ -22,7 +29,7 @@ export interface SandboxCommandOptions {
   dropRate?: string;
   rateLimit?: string;
   pageCap?: string;
-  link?: string;
+  link?: LinkStyle;
   outbox?: string;
   churn?: string;
   quirks?: string;
@@ -57,14 +64,6 @@ export function sandboxOptions(o: SandboxCommandOptions) {
       'To reach it from another machine, tunnel to it (e.g. ssh -L 4010:127.0.0.1:4010).',
     );
   }
-  if (o.link !== undefined && !['angle', 'bare', 'none'].includes(o.link)) {
-    throw new UsageError(`Invalid --link "${o.link.slice(0, 20)}": expected angle, bare or none.`);
-  }
-  if (o.agents !== undefined && !['both', 'students', 'guardians'].includes(o.agents)) {
-    throw new UsageError(
-      `Invalid --agents "${o.agents.slice(0, 20)}": expected both, students or guardians.`,
-    );
-  }
   const refused = o.refuse === undefined ? [] : o.refuse.split(',').map((s) => s.trim());
   const unknown = refused.find((r) => r !== 'fields');
   if (unknown !== undefined) {
@@ -92,14 +91,25 @@ export function sandboxOptions(o: SandboxCommandOptions) {
     oneroster: {
       students: number('--students', o.students, 0, 200_000),
       schools: number('--schools', o.schools, 1, 100),
-      agents: o.agents as 'both' | 'students' | 'guardians' | undefined,
+      agents: o.agents,
       ...(refused.includes('fields') ? { refuseFields: true } : {}),
       pageCap: number('--page-cap', o.pageCap, 1, 100_000),
-      link: o.link as 'angle' | 'bare' | 'none' | undefined,
+      link: o.link,
       ...(o.defects ? { defects: true } : {}),
       ...(o.familyTraps ? { familyTraps: true } : {}),
     },
   };
+}
+
+/** `roster sandbox`: the sandbox started and listening (the caller closes it). */
+export async function run(options: SandboxCommandOptions, ctx: Context): Promise<Sandbox> {
+  const parsed = sandboxOptions(options);
+  const { startSandbox } = await import('../sandbox/server.js');
+  return startSandbox({
+    ...parsed,
+    record: false,
+    log: options.quiet ? undefined : (line) => ctx.log.info(line),
+  });
 }
 
 export function register(program: Command, ctx: Context): void {
@@ -119,6 +129,7 @@ export function register(program: Command, ctx: Context): void {
     .option(
       '--agents <side>',
       'OneRoster: which records carry student-guardian agents: both (default), students or guardians',
+      choice('--agents', AGENT_SIDES),
     )
     .option(
       '--refuse <what>',
@@ -132,7 +143,11 @@ export function register(program: Command, ctx: Context): void {
     .option('--drop-rate <p>', 'close this fraction of connections mid-response')
     .option('--rate-limit <n/s>', 'requests per second per client before 429')
     .option('--page-cap <n>', 'OneRoster: silently clamp limit to this many rows')
-    .option('--link <style>', 'OneRoster Link header: angle (default), bare or none')
+    .option(
+      '--link <style>',
+      'OneRoster Link header: angle (default), bare or none',
+      choice('--link', LINK_STYLES),
+    )
     .option('--outbox <dir>', 'also write invitation e-mails as .eml files here')
     .option(
       '--churn <n>',
@@ -152,13 +167,7 @@ export function register(program: Command, ctx: Context): void {
     )
     .option('--quiet', 'do not log requests')
     .action(async (options: SandboxCommandOptions) => {
-      const parsed = sandboxOptions(options);
-      const { startSandbox } = await import('../sandbox/server.js');
-      const sandbox = await startSandbox({
-        ...parsed,
-        record: false,
-        log: options.quiet ? undefined : (line) => ctx.log.info(line),
-      });
+      const sandbox = await run(options, ctx);
       const lines = [
         `Sandbox listening on ${sandbox.baseUrl}`,
         '',

@@ -7,9 +7,8 @@ import type { Context } from '../context.js';
 import { AuthError, RosterError } from '../errors.js';
 import { printFields, printJson } from '../output/render.js';
 import { localTime } from '../output/time.js';
-import { Session } from '../session.js';
 import type { Settings } from '../settings.js';
-import { examples, loadSettings } from './common.js';
+import { examples } from './common.js';
 
 export interface StatusReport {
   profile: string;
@@ -31,7 +30,11 @@ export interface StatusResult {
   problem?: RosterError;
 }
 
-export async function run(settings: Settings, ctx: Context): Promise<StatusResult> {
+/** No options: the report is of the run's profile; --json only changes how it is printed. */
+export type StatusOptions = Record<string, never>;
+
+export async function run(_options: StatusOptions, ctx: Context): Promise<StatusResult> {
+  const settings = await ctx.settings();
   const secret = await secretSource(settings, ctx);
   const report: StatusReport = {
     profile: settings.profileName,
@@ -45,7 +48,7 @@ export async function run(settings: Settings, ctx: Context): Promise<StatusResul
     token: { endpoint: '', valid: false, expiresAt: null },
   };
   if (settings.baseUrl && report.clientId) {
-    const session = new Session(ctx, settings);
+    const session = await ctx.session();
     const source = session.tokenSource('general');
     const cached = await session.tokens.peek(source);
     report.token = {
@@ -93,8 +96,8 @@ export function register(program: Command, ctx: Context): void {
     .command('status')
     .summary('show the active profile, where its secret comes from, and the cached token')
     .option('--json', 'print the report as JSON')
-    .action(async (options: { json?: boolean }, cmd: Command) => {
-      const { report, problem } = await run(await loadSettings(ctx, cmd), ctx);
+    .action(async (options: { json?: boolean }) => {
+      const { report, problem } = await run({}, ctx);
       if (options.json) printJson(ctx, report);
       else
         printFields(ctx, [

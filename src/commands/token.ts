@@ -4,8 +4,7 @@ import type { Command } from 'commander';
 import type { TokenPurpose } from '../config-file.js';
 import type { Context } from '../context.js';
 import { jsonText } from '../output/safe-text.js';
-import type { Session } from '../session.js';
-import { examples, openSession } from './common.js';
+import { examples } from './common.js';
 
 export interface TokenOptions {
   endpoint?: string;
@@ -24,7 +23,8 @@ export interface TokenOutput {
 
 const PURPOSE_OF_ENDPOINT: Record<string, TokenPurpose> = { v1p1: 'oneroster-1.1', v1p2: 'oneroster-1.2' };
 
-export async function run(options: TokenOptions, session: Session, ctx: Context): Promise<TokenOutput> {
+export async function run(options: TokenOptions, ctx: Context): Promise<TokenOutput> {
+  const session = await ctx.session();
   const purpose = (options.endpoint && PURPOSE_OF_ENDPOINT[options.endpoint]) || 'general';
   const token = await session.accessToken(
     purpose,
@@ -49,8 +49,8 @@ export function register(program: Command, ctx: Context): void {
     .option('--scope <scope>', 'scope to request')
     .option('--refresh', 'get a new token even if the cached one is valid')
     .option('--json', 'print access_token, token_type, expires_in, scope and expires_at as JSON')
-    .action(async (options: TokenOptions, cmd: Command) => {
-      const output = await run(options, await openSession(ctx, cmd), ctx);
+    .action(async (options: TokenOptions) => {
+      const output = await run(options, ctx);
       // The token itself is a printable b64token (checked where token answers are parsed and cached). The
       // one output that is a secret on purpose: stdout unredacted.
       (ctx.io.tokenOut ?? ctx.io.stdout).write(

@@ -1,7 +1,6 @@
 // Runs the selected checks in order, times each, and decides which count for the exit code.
 import type { Context } from '../context.js';
 import { type ErrorCode, RosterError } from '../errors.js';
-import type { Settings } from '../settings.js';
 import { CHECKS, type CheckDefinition } from './checks.js';
 import { DoctorState, Skipped } from './state.js';
 
@@ -35,12 +34,10 @@ export interface Selection {
   skip?: string[];
 }
 
-export async function runDoctor(
-  settings: Settings,
-  ctx: Context,
-  selection: Selection = {},
-): Promise<DoctorReport> {
-  const state = new DoctorState(ctx, settings);
+/** The checklist of the run's profile (ctx.settings()), with the run's Session when it has a base URL. */
+export async function runDoctor(ctx: Context, selection: Selection = {}): Promise<DoctorReport> {
+  const settings = await ctx.settings();
+  const state = new DoctorState(ctx, settings, settings.baseUrl ? await ctx.session() : undefined);
   const checks: CheckResult[] = [];
   for (const check of CHECKS) {
     const result = await runOne(check, state, selection);

@@ -9,7 +9,7 @@ import type { HttpResponse, Transport } from '../api/transport.js';
 import { loadCredentials, type ResolvedCredentials } from '../auth/credentials.js';
 import type { ClientAuth, TokenPurpose } from '../config-file.js';
 import type { Context } from '../context.js';
-import { Session, type TokenChoice } from '../session.js';
+import type { Session, TokenChoice } from '../session.js';
 import type { Settings } from '../settings.js';
 
 /** The first answer that carried a Date header, with our clock before and after it. */
@@ -32,11 +32,13 @@ export class DoctorState {
   private transportInstance?: Transport;
   private apiInstance?: ApiClient;
 
+  /** `session` is the run's (ctx.session()), absent when no base URL is configured. */
   constructor(
     readonly ctx: Context,
     readonly settings: Settings,
+    session?: Session,
   ) {
-    if (settings.baseUrl) this.session = new Session(ctx, settings);
+    this.session = session;
   }
 
   requireSession(): Session {

@@ -55,6 +55,21 @@ export function isValidEmail(value: string): boolean {
   return value.length <= 254 && at > 0 && at <= 64 && EMAIL.test(value);
 }
 
+/**
+ * Why an invitation's e-mail would be refused, or undefined when it is taken. Spaces around it are trimmed;
+ * checked before trimming, a line end or an invisible character is a mistake to show, not to mend silently.
+ */
+export function emailProblem(raw: string): string | undefined {
+  const email = raw.trim();
+  const hidden = hiddenCharacter(raw);
+  if (email === '') return 'is required';
+  if (hidden?.startsWith('a control'))
+    return `"${printable(email, 60)}" contains a control character (a line break?)`;
+  if (hidden) return `"${printable(email, 60)}" contains ${hidden}`;
+  if (!isValidEmail(email)) return `"${printable(email, 60)}" is not a valid e-mail address`;
+  return undefined;
+}
+
 /** Scopes as written: one or more values separated by commas, semicolons or spaces. */
 export function splitScopes(text: string): string[] {
   return [...new Set(text.split(/[\s,;]+/).filter(Boolean))];
@@ -77,12 +92,8 @@ export function validateInvitation(draft: InvitationDraft): Validation {
   const hidden = (field: FieldName) => hiddenCharacter(draft[field] ?? '');
 
   const email = text('email');
-  const emailHidden = hidden('email');
-  if (email === undefined) problem('email', 'is required');
-  else if (emailHidden?.startsWith('a control'))
-    problem('email', `"${printable(email, 60)}" contains a control character (a line break?)`);
-  else if (emailHidden) problem('email', `"${printable(email, 60)}" contains ${emailHidden}`);
-  else if (!isValidEmail(email)) problem('email', `"${printable(email, 60)}" is not a valid e-mail address`);
+  const emailRefused = emailProblem(draft.email ?? '');
+  if (emailRefused !== undefined) problem('email', emailRefused);
 
   const ids: Partial<Record<FieldName, string>> = {};
   for (const field of [

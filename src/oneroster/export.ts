@@ -146,7 +146,7 @@ async function exportAll(
       continue;
     }
     const step = `${index + 1}/${tasks.length}`;
-    results.push(...(await exportTask(service, task, options, hooks, state, leftOut, step)));
+    results.push(...(await exportTask({ service, task, options, hooks, state, leftOut, step })));
   }
 
   if (options.since) {
@@ -313,16 +313,59 @@ interface Output {
   leftOut: string[];
 }
 
-async function exportTask(
-  service: OneRosterService,
-  task: ExportTask,
-  options: ExportOptions,
-  hooks: ExportHooks,
-  state: ExportState,
-  leftOut: Set<string>,
-  step: string,
-): Promise<FileResult[]> {
-  const { collection } = task;
+/** What exporting one task (a collection and the files made from it) needs. */
+interface TaskExport {
+  service: OneRosterService;
+  task: ExportTask;
+  options: ExportOptions;
+  hooks: ExportHooks;
+  state: ExportState;
+  /** Ids of records left out of a bulk export so far (rows that refer to them follow them out). */
+  leftOut: Set<string>;
+  /** "3/7", for the progress line. */
+  step: string;
+}
+
+/** The collection's read: where it starts (--since), the query, and the pager over every page. */
+interface TaskRead {
+  start?: StartWindow;
+  tracker?: ChangeTracker;
+  filter?: string;
+  path: string;
+  query: ReadQuery;
+  pager: Pager;
+}
+
+/**
+ * One task: its collection read page by page into each file's .partial (one page in memory at a time),
+ * then each renamed to its name and noted in the state, so a resumed export keeps it.
+ */
+async function exportTask(job: TaskExport): Promise<FileResult[]> {
+  const read = taskRead(job);
+  const outputs: Output[] = job.task.files.map((file) => ({
+    file,
+    partial: join(job.options.dir, `${file.name}.partial`),
+    rows: 0,
+    omitted: 0,
+    leftOut: [],
+  }));
+  try {
+    await writePages(job, read, outputs);
+  } catch (error) {
+    await discard(outputs);
+    const absent = await leaveOutForbidden(job, error);
+    if (absent) return absent;
+    throw refused(error, job.task.collection.name, read.filter, read.start?.since); // runExport adds how to resume
+  }
+  report(read.pager, job.task.collection.path, job.hooks);
+  if (read.tracker) {
+    warnStamps(read.tracker, job.task.collection.path, job.hooks);
+    noteWindow(job, read.tracker);
+  }
+  return completeFiles(job, read, outputs);
+}
+
+function taskRead({ service, task: { collection }, options, hooks }: TaskExport): TaskRead {
   const start = options.since?.starts.get(collection.name);
   const tracker = start && new ChangeTracker(start);
   const filter = start?.since === undefined ? undefined : deltaFilter(start.since);
@@ -351,73 +394,108 @@ async function exportTask(
     warn: hooks.warn,
     debug: hooks.debug,
   });
-  const outputs: Output[] = task.files.map((file) => ({
-    file,
-    partial: join(options.dir, `${file.name}.partial`),
-    rows: 0,
-    omitted: 0,
-    leftOut: [],
-  }));
-  const names = task.files.map((f) => f.name).join(' and ');
-  const bulk = options.mode === 'bulk';
-  try {
-    for (const out of outputs) out.handle = await createFresh(out.partial);
-    for (const out of outputs) await put(out, csvLine(out.file.header));
-    hooks.progress(`${step} ${names}: reading ${collection.path}…`);
-    for await (const page of pager.pages()) {
-      const records = tracker ? page.records.filter((record) => tracker.admit(record)) : page.records;
-      for (const out of outputs) {
-        const lines: string[] = [];
-        for (const record of records) {
-          if (bulk && isToBeDeleted(record)) {
-            // Left out of every file of the task; rows of later files that refer to it follow it.
-            if (out === outputs[0]) {
-              out.omitted++;
-              remember(record, out, leftOut);
-            } else out.omitted += out.file.rows(record).length;
-            continue;
-          }
-          for (const row of out.file.rows(record)) {
-            if (bulk && out.file.requires.some((i) => leftOut.has(row[i] ?? ''))) {
-              out.omitted++;
-              if (out === outputs[0]) remember(record, out, leftOut);
-              continue;
-            }
-            lines.push(csvLine(row));
-            out.rows++;
-          }
-        }
-        if (lines.length > 0) await put(out, lines.join(''));
-      }
-      const first = outputs[0];
-      const total = pager.total === undefined ? '' : ` of ${pager.total}`;
-      hooks.progress(
-        `${step} ${names}: ${pager.delivered}${total} ${collection.path} read, ${first?.rows ?? 0} rows written`,
-      );
-      if (hooks.signal.aborted) throw interrupted(state);
-    }
-    await Promise.all(outputs.map((out) => close(out)));
-  } catch (error) {
-    await discard(outputs);
-    if (task.optional && error instanceof ApiError && (error.status === 401 || error.status === 403)) {
-      hooks.warn(
-        `${task.files.map((f) => f.name).join(', ')} left out: this client may not read ${collection.path} (HTTP ${error.status}); the manifest lists it as absent.`,
-      );
-      await Promise.all(task.files.map((f) => rm(join(options.dir, f.name), { force: true })));
-      return task.files.map((f) => ({ name: f.name, rows: 0, status: 'absent', omitted: 0, total: null }));
-    }
-    throw refused(error, collection.name, filter, start?.since); // runExport adds how to resume
-  }
-  report(pager, collection.path, hooks);
-  if (tracker) warnStamps(tracker, collection.path, hooks);
-  if (tracker && options.since?.keyOf) {
-    if (!tracker.clockSet) tracker.setClock(hooks.now(), 'local');
-    // Nothing to save (nothing stamped read on a first run): the next export reads everything again.
-    const { [collection.name]: _, ...others } = state.windows ?? {};
-    const window = tracker.saved(options.since.keyOf(collection.name), hooks.now());
-    state.windows = window ? { ...others, [collection.name]: window } : others;
-  }
+  return {
+    ...(start && { start }),
+    ...(tracker && { tracker }),
+    ...(filter !== undefined && { filter }),
+    path,
+    query,
+    pager,
+  };
+}
 
+/** Every page into the files' .partial, with the progress line; stops at Ctrl-C with the state saved. */
+async function writePages(
+  { task, options, hooks, state, leftOut, step }: TaskExport,
+  read: TaskRead,
+  outputs: Output[],
+): Promise<void> {
+  const { collection } = task;
+  const { pager, tracker } = read;
+  const names = task.files.map((f) => f.name).join(' and ');
+  for (const out of outputs) out.handle = await createFresh(out.partial);
+  for (const out of outputs) await put(out, csvLine(out.file.header));
+  hooks.progress(`${step} ${names}: reading ${collection.path}…`);
+  for await (const page of pager.pages()) {
+    const records = tracker ? page.records.filter((record) => tracker.admit(record)) : page.records;
+    for (const out of outputs) {
+      const lines = rowLines(records, out, out === outputs[0], options.mode === 'bulk', leftOut);
+      if (lines.length > 0) await put(out, lines.join(''));
+    }
+    const total = pager.total === undefined ? '' : ` of ${pager.total}`;
+    hooks.progress(
+      `${step} ${names}: ${pager.delivered}${total} ${collection.path} read, ${outputs[0]?.rows ?? 0} rows written`,
+    );
+    if (hooks.signal.aborted) throw interrupted(state);
+  }
+  await Promise.all(outputs.map((out) => close(out)));
+}
+
+/**
+ * One file's CSV lines of a page, counted. A bulk file leaves out records to be deleted, and rows that
+ * refer to one left out; the task's first file remembers what it left out for the files after it.
+ */
+function rowLines(
+  records: readonly unknown[],
+  out: Output,
+  first: boolean,
+  bulk: boolean,
+  leftOut: Set<string>,
+): string[] {
+  const lines: string[] = [];
+  for (const record of records) {
+    if (bulk && isToBeDeleted(record)) {
+      // Left out of every file of the task; rows of later files that refer to it follow it.
+      if (first) {
+        out.omitted++;
+        remember(record, out, leftOut);
+      } else out.omitted += out.file.rows(record).length;
+      continue;
+    }
+    for (const row of out.file.rows(record)) {
+      if (bulk && out.file.requires.some((i) => leftOut.has(row[i] ?? ''))) {
+        out.omitted++;
+        if (first) remember(record, out, leftOut);
+        continue;
+      }
+      lines.push(csvLine(row));
+      out.rows++;
+    }
+  }
+  return lines;
+}
+
+/** An optional collection this client may not read (HTTP 401/403): its files absent, not a failure. */
+async function leaveOutForbidden(
+  { task, options, hooks }: TaskExport,
+  error: unknown,
+): Promise<FileResult[] | undefined> {
+  if (!task.optional || !(error instanceof ApiError) || (error.status !== 401 && error.status !== 403))
+    return undefined;
+  hooks.warn(
+    `${task.files.map((f) => f.name).join(', ')} left out: this client may not read ${task.collection.path} (HTTP ${error.status}); the manifest lists it as absent.`,
+  );
+  await Promise.all(task.files.map((f) => rm(join(options.dir, f.name), { force: true })));
+  return task.files.map((f) => ({ name: f.name, rows: 0, status: 'absent', omitted: 0, total: null }));
+}
+
+/** --since last: the moment the next export of this collection starts, saved with the package. */
+function noteWindow({ task, options, hooks, state }: TaskExport, tracker: ChangeTracker): void {
+  if (!options.since?.keyOf) return;
+  const { name } = task.collection;
+  if (!tracker.clockSet) tracker.setClock(hooks.now(), 'local');
+  // Nothing to save (nothing stamped read on a first run): the next export reads everything again.
+  const { [name]: _, ...others } = state.windows ?? {};
+  const window = tracker.saved(options.since.keyOf(name), hooks.now());
+  state.windows = window ? { ...others, [name]: window } : others;
+}
+
+/** Each .partial renamed to its file and noted complete in the state. */
+async function completeFiles(
+  { options, hooks, state }: TaskExport,
+  { pager, path, query }: TaskRead,
+  outputs: Output[],
+): Promise<FileResult[]> {
   const completedAt = new Date(hooks.now()).toISOString();
   const firstQuery = buildQuery(query);
   for (const out of outputs) {

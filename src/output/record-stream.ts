@@ -38,6 +38,28 @@ export interface RecordWriter {
   end(): Promise<void>;
 }
 
+/** A page of records as it arrives, with the records' own JSON texts when the reader kept them. */
+export interface RecordPage {
+  records: readonly unknown[];
+  texts?: readonly string[];
+}
+
+/**
+ * The one renderer of record lists: each page written as it arrives (with backpressure), then the end. A
+ * read that returns its pages lazily streams through here at flat memory, however long the list.
+ */
+export async function writeRecords(
+  ctx: Terminal,
+  format: RecordFormat,
+  columns: RecordColumn[],
+  pages: AsyncIterable<RecordPage> | Iterable<RecordPage>,
+  options: RecordWriterOptions = {},
+): Promise<void> {
+  const writer = createRecordWriter(ctx, format, columns, options);
+  for await (const page of pages) await writer.writePage(page.records, page.texts);
+  await writer.end();
+}
+
 export interface RecordWriterOptions {
   /** csv: a leading ' on cells a spreadsheet would take for a formula (--escape-formulas). */
   escapeFormulas?: boolean;

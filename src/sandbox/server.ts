@@ -1,7 +1,13 @@
 // The local, spec-faithful stand-in for the Rostering and Enrollment API, on loopback only. This module
 // wires sockets to the route modules and applies faults; the behaviour of each endpoint lives in its module.
 import { randomInt } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -134,134 +140,215 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       `The sandbox only listens on loopback (127.0.0.1, ::1, localhost); refusing host ${host}`,
     );
   }
-  const now = options.now ?? Date.now;
-  // The server's own clock (quirk clock): its Date header and the dateLastModified churn stamps. Tokens,
-  // rate limits and invitations keep `now`: a token's lifetime is relative, whatever the clock says.
-  const clockOffsetMs = options.quirks?.clockOffsetMs ?? 0;
-  const serverClock = () => now() + clockOffsetMs;
-  const seed = options.seed ?? randomInt(2 ** 31);
-  let ttlSeconds = checkTtl(options.tokenTtlSeconds ?? 3600);
-  const faults = new Faults(
-    {
-      latencyMs: options.latencyMs,
-      jitterMs: options.jitterMs,
-      failRate: options.failRate,
-      failStatus: options.failStatus,
-      dropRate: options.dropRate,
-      rateLimit: options.rateLimit,
-    },
-    seed,
-  );
-  // --quirks gateway-503: a load balancer that loses some of the API's answers to invitations it sent.
-  const gateway = options.quirks?.gateway503 ? createGateway(options.quirks.gateway503, seed) : undefined;
-  const clients = demoClients();
-  const tokens = new TokenStore(now);
-  const invitations = new InvitationStore();
-  const outbox = new Outbox(options.outboxDir);
-  const requests: RecordedRequest[] = [];
-  const record = options.record ?? true;
-  let origin = '';
-
-  // Tried in order; each answers the paths it owns. OneRoster comes from its own module.
-  // The district's school year is the one containing today by the server's own clock.
-  const oneroster = createOneRosterService(
-    { today: isoDay(serverClock()), ...options.oneroster },
-    options.quirks,
-  );
-  const routes: ResourceRoute[] = [
-    createAttendanceRoute(clients),
-    createInvitationsRoute({
-      store: invitations,
-      outbox,
-      now,
-      origin: () => origin,
-      endlessPages: options.quirks?.endlessPages,
-    }),
-    oneroster.route,
-  ];
-  const churn = (n: number): ChurnChange[] => {
-    const changes = oneroster.churn.apply(n, serverClock());
-    for (const c of changes) options.log?.(`churn: ${c.change} ${c.collection} ${c.sourcedId}`);
-    return changes;
+  const sandbox = new SandboxServer(options);
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
+    sandbox.handle(req, res).catch(() => res.destroy());
   };
-  // --churn N: about N changes a minute, made once a second (fractions carried over).
-  let carried = 0;
-  const churnTimer =
-    options.churnPerMinute && options.churnPerMinute > 0
-      ? setInterval(() => {
-          carried += (options.churnPerMinute ?? 0) / 60;
-          const n = Math.floor(carried);
-          carried -= n;
-          if (n > 0) churn(n);
-        }, 1000)
-      : undefined;
-  churnTimer?.unref();
+  // TLS for rehearsing a district's HTTPS set-up (custom CA, proxies); plain HTTP otherwise.
+  const server = options.tls ? createHttpsServer(options.tls, listener) : createServer(listener);
+  // Long keep-alive so clients (bulk sends, paged exports) reuse their sockets.
+  server.keepAliveTimeout = 30_000;
+  server.headersTimeout = 35_000;
+  const address = await listen(server, options.port ?? 0, host);
+  const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  sandbox.origin = `${options.tls ? 'https' : 'http'}://${hostPart}:${address.port}`;
+  return sandbox.handleFor(server);
+}
 
-  function admin(method: string, path: string, rawQuery: string): SandboxResponse {
+function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+/**
+ * One sandbox's state and its request handling: the demo clients, tokens, invitations, the OneRoster
+ * district and the faults, and the path every request takes (admin, enrolment page, token endpoints,
+ * resource routes).
+ */
+class SandboxServer {
+  /** e.g. http://127.0.0.1:43123, known once the server listens. */
+  origin = '';
+  readonly seed: number;
+  readonly clients = demoClients();
+  readonly tokens: TokenStore;
+  readonly invitations = new InvitationStore();
+  readonly outbox: Outbox;
+  readonly requests: RecordedRequest[] = [];
+  readonly faults: Faults;
+  ttlSeconds: number;
+  private readonly now: () => number;
+  /**
+   * The server's own clock (quirk clock): its Date header and the dateLastModified churn stamps. Tokens,
+   * rate limits and invitations keep `now`: a token's lifetime is relative, whatever the clock says.
+   */
+  private readonly serverClock: () => number;
+  private readonly record: boolean;
+  /** --quirks gateway-503: a load balancer that loses some of the API's answers to invitations it sent. */
+  private readonly gateway?: (response: SandboxResponse) => SandboxResponse;
+  private readonly oneroster: ReturnType<typeof createOneRosterService>;
+  /** Tried in order; each answers the paths it owns. */
+  private readonly routes: ResourceRoute[];
+  private readonly churnTimer?: NodeJS.Timeout;
+  private readonly delays = new Delays();
+  private readonly connections = new ConnectionIds();
+  private closed = false;
+
+  constructor(private readonly options: SandboxOptions) {
+    this.now = options.now ?? Date.now;
+    const clockOffsetMs = options.quirks?.clockOffsetMs ?? 0;
+    this.serverClock = () => this.now() + clockOffsetMs;
+    this.seed = options.seed ?? randomInt(2 ** 31);
+    this.ttlSeconds = checkTtl(options.tokenTtlSeconds ?? 3600);
+    this.faults = new Faults(
+      {
+        latencyMs: options.latencyMs,
+        jitterMs: options.jitterMs,
+        failRate: options.failRate,
+        failStatus: options.failStatus,
+        dropRate: options.dropRate,
+        rateLimit: options.rateLimit,
+      },
+      this.seed,
+    );
+    if (options.quirks?.gateway503) this.gateway = createGateway(options.quirks.gateway503, this.seed);
+    this.tokens = new TokenStore(this.now);
+    this.outbox = new Outbox(options.outboxDir);
+    this.record = options.record ?? true;
+    // The district's school year is the one containing today by the server's own clock.
+    this.oneroster = createOneRosterService(
+      { today: isoDay(this.serverClock()), ...options.oneroster },
+      options.quirks,
+    );
+    this.routes = [
+      createAttendanceRoute(this.clients),
+      createInvitationsRoute({
+        store: this.invitations,
+        outbox: this.outbox,
+        now: this.now,
+        origin: () => this.origin,
+        endlessPages: options.quirks?.endlessPages,
+      }),
+      this.oneroster.route,
+    ];
+    this.churnTimer = this.startChurn(options.churnPerMinute);
+  }
+
+  /** Makes n OneRoster changes at once, stamped by the server's clock. */
+  churn(n: number): ChurnChange[] {
+    const changes = this.oneroster.churn.apply(n, this.serverClock());
+    for (const c of changes) this.options.log?.(`churn: ${c.change} ${c.collection} ${c.sourcedId}`);
+    return changes;
+  }
+
+  /** --churn N: about N changes a minute, made once a second (fractions carried over). */
+  private startChurn(perMinute: number | undefined): NodeJS.Timeout | undefined {
+    if (!perMinute || perMinute <= 0) return undefined;
+    let carried = 0;
+    const timer = setInterval(() => {
+      carried += perMinute / 60;
+      const n = Math.floor(carried);
+      carried -= n;
+      if (n > 0) this.churn(n);
+    }, 1000);
+    timer.unref();
+    return timer;
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    const method = req.method ?? 'GET';
+    const { path, rawQuery } = splitTarget(req.url);
+    const isAdmin = path.startsWith('/__sandbox/');
+    const entry: RecordedRequest = {
+      method,
+      path,
+      rawQuery,
+      headers: req.headers,
+      body: '',
+      status: 0,
+      connection: this.connections.of(req.socket),
+    };
+    if (this.record && !isAdmin) this.requests.push(entry);
+    const outcome = await this.answer(req, entry, isAdmin);
+    if (!isAdmin) await this.delays.sleep(this.faults.delayMs());
+    if (this.closed) return;
+    entry.status = outcome.response.status;
+    // The server's clock, which also stamps churned records' dateLastModified.
+    outcome.response.headers = {
+      Date: new Date(this.serverClock()).toUTCString(),
+      ...outcome.response.headers,
+    };
+    if (outcome.clientId !== undefined) entry.clientId = outcome.clientId;
+    if (outcome.drop) {
+      entry.dropped = true;
+      sendTruncated(res, outcome.response);
+    } else {
+      sendResponse(res, outcome.response);
+    }
+    const ms = Math.round(performance.now() - started);
+    this.options.log?.(
+      `${method} ${path} ${entry.status} ${ms}ms ${outcome.clientId ?? '-'}${outcome.drop ? ' (connection dropped)' : ''}`,
+    );
+  }
+
+  /** The answer to a request, by its path: admin, the enrolment page, or the API under /v1. */
+  private async answer(req: IncomingMessage, entry: RecordedRequest, isAdmin: boolean): Promise<Outcome> {
+    const { method, path, rawQuery } = entry;
+    try {
+      const body = await readBody(req);
+      entry.body = body.toString('utf8');
+      if (isAdmin) return { response: this.admin(method, path, rawQuery) };
+      if (path === '/enroll') {
+        const query = new URLSearchParams(rawQuery);
+        return { response: enrollmentPage(this.invitations, method, query, this.now()) };
+      }
+      if (path === '/v1' || path.startsWith('/v1/')) {
+        const sreq: SandboxRequest = {
+          method,
+          path: path.slice(3) || '/',
+          rawQuery,
+          query: new URLSearchParams(rawQuery),
+          headers: req.headers,
+          body,
+        };
+        return await this.dispatch(sreq, req.socket.remoteAddress ?? 'unknown');
+      }
+      return { response: json(404, `No such endpoint: ${path} (the API is served under /v1)`) };
+    } catch (err) {
+      if (err instanceof BodyTooLarge)
+        return { response: json(413, 'The request body is too large', { Connection: 'close' }) };
+      this.options.log?.(`sandbox error: ${(err as Error).message}`);
+      return { response: json(500, 'Internal sandbox error') };
+    }
+  }
+
+  private admin(method: string, path: string, rawQuery: string): SandboxResponse {
     const only = (allowed: string, body: () => unknown): SandboxResponse =>
       method === allowed
         ? { status: 200, body: body() }
         : json(405, `Use ${allowed} for ${path}`, { Allow: allowed });
-    if (path === '/__sandbox/outbox') return only('GET', () => outbox.sent);
-    if (path === '/__sandbox/invitations') return only('GET', () => invitations.records);
-    if (path === '/__sandbox/revoke-tokens') return only('POST', () => ({ revoked: tokens.revokeAll() }));
+    if (path === '/__sandbox/outbox') return only('GET', () => this.outbox.sent);
+    if (path === '/__sandbox/invitations') return only('GET', () => this.invitations.records);
+    if (path === '/__sandbox/revoke-tokens')
+      return only('POST', () => ({ revoked: this.tokens.revokeAll() }));
     if (path === '/__sandbox/churn') {
       const n = new URLSearchParams(rawQuery).get('n') ?? '1';
       if (!/^\d{1,5}$/.test(n) || Number(n) < 1 || Number(n) > 10_000) {
         return json(400, `n must be a whole number from 1 to 10000 (got "${n.slice(0, 20)}")`);
       }
-      return only('POST', () => ({ changes: churn(Number(n)) }));
+      return only('POST', () => ({ changes: this.churn(Number(n)) }));
     }
     return json(404, `No sandbox admin endpoint ${path}`);
   }
 
-  async function resource(sreq: SandboxRequest, remote: string, drop: boolean): Promise<Outcome> {
-    const auth = authenticateBearer(sreq, tokens);
-    const caller: Caller | undefined = 'caller' in auth ? auth.caller : undefined;
-    // Throttling and random failures happen "in front of" the service, before any processing.
-    const retryAfter = faults.rateLimited(caller ? `client:${caller.clientId}` : `addr:${remote}`, now());
-    if (retryAfter !== undefined) {
-      const limit = faults.settings.rateLimit;
-      return {
-        response: json(429, `Rate limit exceeded: at most ${limit} requests per second`, {
-          'Retry-After': String(retryAfter),
-        }),
-        ...(caller ? { clientId: caller.clientId } : {}),
-      };
-    }
-    const roll = faults.rollResource();
-    if (roll.fail) {
-      const status = faults.settings.failStatus;
-      const headers: Record<string, string> = status === 503 || status === 429 ? { 'Retry-After': '1' } : {};
-      return {
-        response: json(status, 'The service is temporarily unavailable (injected failure)', headers),
-        ...(caller ? { clientId: caller.clientId } : {}),
-      };
-    }
-    if ('response' in auth) return { response: auth.response };
-    return routeRequest(sreq, auth.caller, drop || roll.drop);
-  }
-
-  /** Tries each resource route in order; the first that owns the path answers. */
-  async function routeRequest(sreq: SandboxRequest, caller: Caller, drop: boolean): Promise<Outcome> {
-    for (const handler of routes) {
-      const response = await handler(sreq, caller);
-      if (!response) continue;
-      const invitation = sreq.method === 'POST' && sreq.path === '/enrollment/invitations';
-      return {
-        response: gateway && invitation ? gateway(response) : response,
-        clientId: caller.clientId,
-        drop,
-      };
-    }
-    return {
-      response: json(404, `No such endpoint: ${sreq.method} /v1${sreq.path}`),
-      clientId: caller.clientId,
-    };
-  }
-
-  async function dispatch(sreq: SandboxRequest, remote: string): Promise<Outcome> {
-    const scripted = faults.takeScripted(sreq);
+  /** A scripted fault first; then the token endpoints, else the resources. */
+  private async dispatch(sreq: SandboxRequest, remote: string): Promise<Outcome> {
+    const scripted = this.faults.takeScripted(sreq);
     if (scripted && !scripted.drop) {
       const response: SandboxResponse = {
         status: scripted.status ?? 503,
@@ -273,151 +360,131 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const drop = scripted?.drop === true;
     if (TOKEN_ENDPOINTS.includes(sreq.path)) {
       const result = handleTokenRequest(sreq, sreq.path, {
-        clients,
-        store: tokens,
-        ttlSeconds,
-        requiredScope: options.quirks?.requiredScope,
+        clients: this.clients,
+        store: this.tokens,
+        ttlSeconds: this.ttlSeconds,
+        requiredScope: this.options.quirks?.requiredScope,
       });
       return { ...result, drop };
     }
-    return resource(sreq, remote, drop);
+    return this.resource(sreq, remote, drop);
   }
 
-  let closed = false;
-  const pendingDelays = new Set<() => void>();
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
+  private async resource(sreq: SandboxRequest, remote: string, drop: boolean): Promise<Outcome> {
+    const auth = authenticateBearer(sreq, this.tokens);
+    const caller: Caller | undefined = 'caller' in auth ? auth.caller : undefined;
+    // Throttling and random failures happen "in front of" the service, before any processing.
+    const retryAfter = this.faults.rateLimited(
+      caller ? `client:${caller.clientId}` : `addr:${remote}`,
+      this.now(),
+    );
+    if (retryAfter !== undefined) {
+      const limit = this.faults.settings.rateLimit;
+      return {
+        response: json(429, `Rate limit exceeded: at most ${limit} requests per second`, {
+          'Retry-After': String(retryAfter),
+        }),
+        ...(caller ? { clientId: caller.clientId } : {}),
+      };
+    }
+    const roll = this.faults.rollResource();
+    if (roll.fail) {
+      const status = this.faults.settings.failStatus;
+      const headers: Record<string, string> = status === 503 || status === 429 ? { 'Retry-After': '1' } : {};
+      return {
+        response: json(status, 'The service is temporarily unavailable (injected failure)', headers),
+        ...(caller ? { clientId: caller.clientId } : {}),
+      };
+    }
+    if ('response' in auth) return { response: auth.response };
+    return this.routeRequest(sreq, auth.caller, drop || roll.drop);
+  }
+
+  /** Tries each resource route in order; the first that owns the path answers. */
+  private async routeRequest(sreq: SandboxRequest, caller: Caller, drop: boolean): Promise<Outcome> {
+    for (const handler of this.routes) {
+      const response = await handler(sreq, caller);
+      if (!response) continue;
+      const invitation = sreq.method === 'POST' && sreq.path === '/enrollment/invitations';
+      return {
+        response: this.gateway && invitation ? this.gateway(response) : response,
+        clientId: caller.clientId,
+        drop,
+      };
+    }
+    return {
+      response: json(404, `No such endpoint: ${sreq.method} /v1${sreq.path}`),
+      clientId: caller.clientId,
+    };
+  }
+
+  /** What tests and `roster sandbox` hold: the addresses, the records kept, and the controls. */
+  handleFor(server: Server): Sandbox {
+    const { origin, faults, invitations, tokens } = this;
+    return {
+      baseUrl: `${origin}/v1`,
+      origin,
+      seed: this.seed,
+      clients: this.clients.map((c) => ({ ...c })),
+      requests: this.requests,
+      outbox: this.outbox.sent,
+      invitations: () => invitations.records.map((r) => ({ ...r, scopes: [...r.scopes] })),
+      revokeAllTokens: () => {
+        tokens.revokeAll();
+      },
+      churn: (n) => this.churn(n),
+      injectFault: (fault) => faults.inject(fault),
+      clearFaults: () => faults.clearScripted(),
+      setOptions: (patch) => {
+        const { tokenTtlSeconds, ...faultPatch } = patch;
+        if (tokenTtlSeconds !== undefined) this.ttlSeconds = checkTtl(tokenTtlSeconds);
+        faults.update(faultPatch);
+      },
+      close: () =>
+        new Promise<void>((resolve) => {
+          this.closed = true;
+          if (this.churnTimer) clearInterval(this.churnTimer);
+          this.delays.endAll();
+          server.close(() => resolve());
+          server.closeAllConnections();
+        }),
+    };
+  }
+}
+
+/** Response delays (--latency, --jitter) that closing the sandbox ends at once. */
+class Delays {
+  private readonly pending = new Set<() => void>();
+
+  sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
       if (ms <= 0) return resolve();
       const done = () => {
         clearTimeout(timer);
-        pendingDelays.delete(done);
+        this.pending.delete(done);
         resolve();
       };
       const timer = setTimeout(done, ms);
-      pendingDelays.add(done);
+      this.pending.add(done);
     });
-
-  const connections = new WeakMap<object, number>();
-  let connectionCount = 0;
-  const connectionOf = (socket: object) => {
-    let id = connections.get(socket);
-    if (id === undefined) {
-      id = ++connectionCount;
-      connections.set(socket, id);
-    }
-    return id;
-  };
-
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const started = performance.now();
-    const method = req.method ?? 'GET';
-    const { path, rawQuery } = splitTarget(req.url);
-    const isAdmin = path.startsWith('/__sandbox/');
-    const connection = connectionOf(req.socket);
-    const entry: RecordedRequest = {
-      method,
-      path,
-      rawQuery,
-      headers: req.headers,
-      body: '',
-      status: 0,
-      connection,
-    };
-    if (record && !isAdmin) requests.push(entry);
-
-    let outcome: Outcome;
-    try {
-      const body = await readBody(req);
-      entry.body = body.toString('utf8');
-      if (isAdmin) {
-        outcome = { response: admin(method, path, rawQuery) };
-      } else if (path === '/enroll') {
-        outcome = { response: enrollmentPage(invitations, method, new URLSearchParams(rawQuery), now()) };
-      } else if (path === '/v1' || path.startsWith('/v1/')) {
-        const sreq: SandboxRequest = {
-          method,
-          path: path.slice(3) || '/',
-          rawQuery,
-          query: new URLSearchParams(rawQuery),
-          headers: req.headers,
-          body,
-        };
-        outcome = await dispatch(sreq, req.socket.remoteAddress ?? 'unknown');
-      } else {
-        outcome = { response: json(404, `No such endpoint: ${path} (the API is served under /v1)`) };
-      }
-    } catch (err) {
-      outcome =
-        err instanceof BodyTooLarge
-          ? { response: json(413, 'The request body is too large', { Connection: 'close' }) }
-          : { response: json(500, 'Internal sandbox error') };
-      if (!(err instanceof BodyTooLarge)) options.log?.(`sandbox error: ${(err as Error).message}`);
-    }
-
-    if (!isAdmin) await sleep(faults.delayMs());
-    if (closed) return;
-    entry.status = outcome.response.status;
-    // The server's clock, which also stamps churned records' dateLastModified.
-    outcome.response.headers = { Date: new Date(serverClock()).toUTCString(), ...outcome.response.headers };
-    if (outcome.clientId !== undefined) entry.clientId = outcome.clientId;
-    if (outcome.drop) {
-      entry.dropped = true;
-      sendTruncated(res, outcome.response);
-    } else {
-      sendResponse(res, outcome.response);
-    }
-    const ms = Math.round(performance.now() - started);
-    options.log?.(
-      `${method} ${path} ${entry.status} ${ms}ms ${outcome.clientId ?? '-'}${outcome.drop ? ' (connection dropped)' : ''}`,
-    );
   }
 
-  const listener = (req: IncomingMessage, res: ServerResponse) => {
-    handle(req, res).catch(() => res.destroy());
-  };
-  // TLS for rehearsing a district's HTTPS set-up (custom CA, proxies); plain HTTP otherwise.
-  const server = options.tls ? createHttpsServer(options.tls, listener) : createServer(listener);
-  // Long keep-alive so clients (bulk sends, paged exports) reuse their sockets.
-  server.keepAliveTimeout = 30_000;
-  server.headersTimeout = 35_000;
+  endAll(): void {
+    for (const done of [...this.pending]) done();
+  }
+}
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  origin = `${options.tls ? 'https' : 'http'}://${hostPart}:${address.port}`;
+/** Which TCP connection carried a request (1, 2, … in order of first use): tests count keep-alive reuse. */
+class ConnectionIds {
+  private readonly ids = new WeakMap<object, number>();
+  private count = 0;
 
-  return {
-    baseUrl: `${origin}/v1`,
-    origin,
-    seed,
-    clients: clients.map((c) => ({ ...c })),
-    requests,
-    outbox: outbox.sent,
-    invitations: () => invitations.records.map((r) => ({ ...r, scopes: [...r.scopes] })),
-    revokeAllTokens: () => {
-      tokens.revokeAll();
-    },
-    churn,
-    injectFault: (fault) => faults.inject(fault),
-    clearFaults: () => faults.clearScripted(),
-    setOptions: (patch) => {
-      const { tokenTtlSeconds, ...faultPatch } = patch;
-      if (tokenTtlSeconds !== undefined) ttlSeconds = checkTtl(tokenTtlSeconds);
-      faults.update(faultPatch);
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        closed = true;
-        if (churnTimer) clearInterval(churnTimer);
-        for (const done of [...pendingDelays]) done();
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  of(socket: object): number {
+    let id = this.ids.get(socket);
+    if (id === undefined) {
+      id = ++this.count;
+      this.ids.set(socket, id);
+    }
+    return id;
+  }
 }

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { planCsv, planJson, previewTable, summaryLines, uncoveredCsv } from '../../src/campaign/output.js';
-import type { Plan } from '../../src/campaign/planner.js';
+import type { CampaignPlan } from '../../src/campaign/planner.js';
 import { parseCsv } from '../../src/invite/csv.js';
 import { readInviteFile } from '../../src/invite/invite-file.js';
 
-const plan: Plan = {
+const plan: CampaignPlan = {
   invitations: [
     {
       email: 'family@example.org',
@@ -126,7 +126,7 @@ describe('the plan as files', () => {
   });
 
   it('the preview and the summary show what the server sent, never its escape sequences', async () => {
-    const hostile: Plan = {
+    const hostile: CampaignPlan = {
       ...plan,
       invitations: [
         {

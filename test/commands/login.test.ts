@@ -8,9 +8,8 @@ import { type LoginOptions, run } from '../../src/commands/login.js';
 import { run as runToken } from '../../src/commands/token.js';
 import type { Prompter } from '../../src/prompter.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { Session } from '../../src/session.js';
 import { type GlobalFlags, resolveSettings } from '../../src/settings.js';
-import { type FakeContext, fakeContext } from '../helpers/context.js';
+import { type FakeContext, fakeContext, withSettings } from '../helpers/context.js';
 import { failure } from '../helpers/errors.js';
 
 let sandbox: Sandbox;
@@ -27,7 +26,7 @@ beforeEach(() => {
 
 async function login(f: FakeContext, options: LoginOptions, flags: GlobalFlags = {}) {
   const settings = await resolveSettings(flags, f.ctx.env, f.ctx.paths.configDir);
-  const result = await run(options, settings, f.ctx);
+  const result = await run(options, withSettings(f.ctx, settings));
   if (!result) throw new Error('login was declined');
   return result;
 }
@@ -109,8 +108,10 @@ describe('login on a terminal', () => {
     expect(tokenRequests()).toHaveLength(1);
 
     // The verified token is cached: the next command needs no token request.
-    const settings = await resolveSettings({}, f.ctx.env, f.ctx.paths.configDir);
-    const token = await runToken({}, new Session(f.ctx, settings), f.ctx);
+    const token = await runToken(
+      {},
+      withSettings(f.ctx, await resolveSettings({}, f.ctx.env, f.ctx.paths.configDir)),
+    );
     expect(token.access_token).toMatch(/\S{16,}/);
     expect(tokenRequests()).toHaveLength(1);
     expect(f.stdout()).toBe('');
@@ -228,8 +229,10 @@ describe('login verification', () => {
     );
     expect(JSON.parse(configText(f)).profiles.default.scope).toBe('attendance');
     expect(new URLSearchParams(tokenRequests()[0]?.body).get('scope')).toBe('attendance');
-    const settings = await resolveSettings({}, f.ctx.env, f.ctx.paths.configDir);
-    const token = await runToken({}, new Session(f.ctx, settings), f.ctx);
+    const token = await runToken(
+      {},
+      withSettings(f.ctx, await resolveSettings({}, f.ctx.env, f.ctx.paths.configDir)),
+    );
     expect(token.scope).toBe('attendance');
     expect(tokenRequests()).toHaveLength(1);
   });
@@ -309,7 +312,10 @@ describe('login again on a saved profile', () => {
     );
     const stdin = fakeContext({ stdin: secretOf(clientId) }).ctx.io.stdin;
     const io = { ...f.ctx.io, stdin, stdinIsTTY: false, stdoutIsTTY: false };
-    return run({ clientId, clientSecretStdin: true }, settings, { ...f.ctx, io, interactive: false });
+    return run(
+      { clientId, clientSecretStdin: true },
+      withSettings({ ...f.ctx, io, interactive: false }, settings),
+    );
   }
   async function savedProfile(f: FakeContext) {
     await scripted(f, 'demo-allowed');
@@ -338,7 +344,7 @@ describe('login again on a saved profile', () => {
     await savedProfile(f);
     const before = configText(f);
     const settings = await resolveSettings({}, f.ctx.env, f.ctx.paths.configDir);
-    await expect(run({}, settings, f.ctx)).rejects.toMatchObject({
+    await expect(run({}, withSettings(f.ctx, settings))).rejects.toMatchObject({
       code: 'interrupted',
       message: 'Cancelled; nothing was saved.',
     });

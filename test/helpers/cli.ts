@@ -13,6 +13,9 @@ export interface CliResult {
 export interface CliOptions {
   env?: Record<string, string | undefined>;
   input?: string;
+  /** Leave stdin open (nothing written, never ended): a run that waits for input then waits until killed. */
+  stdinOpen?: boolean;
+  /** Kill the process (SIGKILL; its code is then null) after this long (default 20 s). */
   timeoutMs?: number;
   /** Working directory of the process (default: the test's). */
   cwd?: string;
@@ -64,7 +67,7 @@ export function startCli(
       resolve({ code, stdout, stderr });
     });
   });
-  child.stdin?.end(options.input ?? '');
+  if (!options.stdinOpen) child.stdin?.end(options.input ?? '');
   return { child, done };
 }
 

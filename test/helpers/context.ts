@@ -1,14 +1,14 @@
 // A Context for behaviour tests: in-memory streams, temporary directories, an in-memory keychain.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { type KeychainStore, KeychainUnavailableError } from '../../src/auth/secret-store.js';
-import type { Context } from '../../src/context.js';
+import { type Context, settingsWithoutFlags, withRunSession } from '../../src/context.js';
 import type { IO } from '../../src/io.js';
 import { createLogger } from '../../src/output/log.js';
 import type { Prompter } from '../../src/prompter.js';
 import { Redactor } from '../../src/redact.js';
+import type { Settings } from '../../src/settings.js';
+import { tempDir } from './temp.js';
 
 export class MemoryKeychain implements KeychainStore {
   readonly description = 'the test keychain';
@@ -41,9 +41,7 @@ export interface FakeContext {
   home: string;
 }
 
-export function tempDir(prefix = 'roster-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
-}
+export { tempDir } from './temp.js';
 
 export function fakeContext(
   options: {
@@ -52,6 +50,8 @@ export function fakeContext(
     tty?: boolean;
     prompter?: Prompter;
     debug?: boolean;
+    /** The run's settings (else resolved from `env` and the config in the temporary home). */
+    settings?: Settings;
   } = {},
 ): FakeContext {
   const home = tempDir();
@@ -80,7 +80,7 @@ export function fakeContext(
   };
   const secrets = new Redactor();
   const keychain = new MemoryKeychain();
-  const ctx: Context = {
+  const base: Omit<Context, 'settings' | 'session'> = {
     io,
     env: { HOME: home, ...options.env },
     paths: { configDir: join(home, 'config'), cacheDir: join(home, 'cache'), stateDir: join(home, 'state') },
@@ -97,5 +97,12 @@ export function fakeContext(
     },
     trapInterrupt: () => new AbortController().signal,
   };
+  const { settings } = options;
+  const ctx = withRunSession(base, settings ? async () => settings : settingsWithoutFlags(base));
   return { ctx, stdout: () => out, stderr: () => err, keychain, home };
+}
+
+/** The context with these settings as the run's (and a Session of its own built from them). */
+export function withSettings(ctx: Context, settings: Settings): Context {
+  return withRunSession({ ...ctx }, async () => settings);
 }

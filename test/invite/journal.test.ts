@@ -274,6 +274,17 @@ describe('the journal lock', () => {
     Promise.allSettled(Array.from({ length: n }, () => Journal.open(path, header(), new Date(at))));
   const held = (results: PromiseSettledResult<Journal>[]) =>
     results.filter((r): r is PromiseFulfilledResult<Journal> => r.status === 'fulfilled').map((r) => r.value);
+  /** The stale lock at `path` is replaced by ours (our pid, a new token) while open, and gone once closed. */
+  async function expectTakenOver(path: string): Promise<void> {
+    const stale = JSON.parse(readFileSync(`${path}.lock`, 'utf8'));
+    const journal = await Journal.open(path, header(), new Date(at));
+    const lock = JSON.parse(readFileSync(`${path}.lock`, 'utf8'));
+    expect(lock).toMatchObject({ pid: process.pid, host: hostname() });
+    expect(lock.token).toMatch(/^[0-9a-f]{16}$/);
+    expect(lock.token).not.toBe(stale.token);
+    await journal.close();
+    expect(readdirSync(join(path, '..'))).toEqual(['j.jsonl']);
+  }
 
   it('is taken by exactly one of many opens at once, fresh or over a dead owner, and the rest are told why', async () => {
     for (const stale of [undefined, owner({ pid: 999999999 }), '999999999']) {
@@ -300,15 +311,14 @@ describe('the journal lock', () => {
     async () => {
       const path = join(tempDir(), 'j.jsonl');
       writeFileSync(`${path}.lock`, owner({ started: '1' }));
-      const journal = await Journal.open(path, header(), new Date(at));
-      await journal.close();
+      await expectTakenOver(path);
     },
   );
 
   it('takes over a lock left by an earlier process that had our pid', async () => {
     const path = join(tempDir(), 'j.jsonl');
     writeFileSync(`${path}.lock`, owner({ pid: process.pid }));
-    await (await Journal.open(path, header(), new Date(at))).close();
+    await expectTakenOver(path);
   });
 
   it('refuses a lock held on another host (it cannot be checked from here), naming the file to delete', async () => {

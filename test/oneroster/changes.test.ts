@@ -1,7 +1,7 @@
 // `roster roster changes` run() against a fake OneRoster service: the table a terminal shows, the summary,
 // and what it does with servers that send no Date header or ignore the filter.
 import { describe, expect, it } from 'vitest';
-import { parseChangesOptions, run, summaryLines } from '../../src/commands/roster/changes.js';
+import { parseChangesOptions, readChangesTo, summaryLines } from '../../src/commands/roster/changes.js';
 import type { PageResponse } from '../../src/oneroster/pager.js';
 import type { OneRosterService } from '../../src/oneroster/service.js';
 import type { Settings } from '../../src/settings.js';
@@ -79,7 +79,7 @@ describe('roster roster changes on a terminal', () => {
     const tz = process.env.TZ;
     process.env.TZ = 'America/Chicago'; // the terminal shows local time
     try {
-      const results = await run(options, service(SERVER_DATE), settings, ctx);
+      const results = await readChangesTo(options, service(SERVER_DATE), settings, ctx);
       expect(stdout()).toBe(
         [
           'collection  sourcedId  status       dateLastModified      name',
@@ -114,7 +114,7 @@ describe('roster roster changes on a terminal', () => {
       false,
       NOW,
     );
-    await run(options, service(SERVER_DATE), settings, ctx);
+    await readChangesTo(options, service(SERVER_DATE), settings, ctx);
     const parsed = JSON.parse(stdout()) as { collection: string; record: { sourcedId: string } }[];
     expect(parsed.map((p) => `${p.collection}/${p.record.sourcedId}`)).toEqual([
       'enrollments/enr-1',
@@ -127,7 +127,7 @@ describe('roster roster changes on a terminal', () => {
   it('prints no table when nothing changed: the summary says so', async () => {
     const { ctx, stdout } = fakeContext({ tty: true });
     const options = parseChangesOptions(['classes'], { since: '1h' }, true, NOW);
-    const results = await run(options, service(SERVER_DATE), settings, ctx);
+    const results = await readChangesTo(options, service(SERVER_DATE), settings, ctx);
     expect(stdout()).toBe('');
     expect(summaryLines(results, options.since).at(-1)).toBe('classes: 0 changed, 0 to be deleted');
   });
@@ -136,11 +136,11 @@ describe('roster roster changes on a terminal', () => {
     const { ctx, stderr } = fakeContext();
     const queries: string[] = [];
     const options = parseChangesOptions(['users'], { since: 'last' }, false, NOW);
-    await run(options, service(undefined, queries), settings, ctx);
+    await readChangesTo(options, service(undefined, queries), settings, ctx);
     expect(stderr()).toContain(
       "the server sent no Date header reading users: this machine's clock stands in for the server's (the next --since last starts from the newest dateLastModified read or this machine's clock, whichever is earlier, less 5 minutes)",
     );
-    await run(options, service(undefined, queries), settings, ctx);
+    await readChangesTo(options, service(undefined, queries), settings, ctx);
     expect(decodeURIComponent(queries.at(-1) ?? '')).toContain("dateLastModified>'2026-11-23T08:15:00Z'");
   });
 
@@ -151,7 +151,7 @@ describe('roster roster changes on a terminal', () => {
     ]) {
       const { ctx, stderr } = fakeContext();
       const options = parseChangesOptions(['users'], { since: 'last' }, false, NOW);
-      await run(options, service(date), settings, ctx);
+      await readChangesTo(options, service(date), settings, ctx);
       expect(stderr()).toContain(`the server sent ${said} reading users: this machine's clock stands in`);
     }
   });
@@ -161,20 +161,25 @@ describe('roster roster changes on a terminal', () => {
     const queries: string[] = [];
     const options = parseChangesOptions(['users'], { since: 'last' }, false, NOW);
     // Behind the records it serves: its clock, the earlier, is the moment; the records ahead of it are named.
-    await run(options, service('Mon, 01 Jan 2024 00:00:00 GMT', queries), settings, ctx);
+    await readChangesTo(options, service('Mon, 01 Jan 2024 00:00:00 GMT', queries), settings, ctx);
     expect(stderr()).toMatch(/the server's clock is \d+ days behind this machine's \(reading users\)/);
     expect(stderr()).toContain(
       'the server sent users stamped 2026-11-23T08:20:00Z, after its own clock: the next --since last starts from its clock',
     );
-    await run(options, service(SERVER_DATE, queries), settings, ctx);
+    await readChangesTo(options, service(SERVER_DATE, queries), settings, ctx);
     expect(decodeURIComponent(queries.at(-1) ?? '')).toContain("dateLastModified>'2023-12-31T23:55:00Z'");
 
     // Ahead (in 2099): the newest record read, the earlier, is the moment, and the changes are still reported.
     const ahead = fakeContext();
-    const first = await run(options, service('Thu, 01 Jan 2099 00:00:00 GMT', queries), settings, ahead.ctx);
+    const first = await readChangesTo(
+      options,
+      service('Thu, 01 Jan 2099 00:00:00 GMT', queries),
+      settings,
+      ahead.ctx,
+    );
     expect(ahead.stderr()).toMatch(/the server's clock is \d+ days ahead of this machine's/);
     expect(first[0]?.changed).toBeGreaterThan(0);
-    await run(options, service('Thu, 01 Jan 2099 00:00:00 GMT', queries), settings, ahead.ctx);
+    await readChangesTo(options, service('Thu, 01 Jan 2099 00:00:00 GMT', queries), settings, ahead.ctx);
     expect(decodeURIComponent(queries.at(-1) ?? '')).toContain("dateLastModified>'2026-11-23T08:15:00Z'");
   });
 });

@@ -1,13 +1,24 @@
 // `roster roster <collection>`: flags to options, and run() against a fake OneRoster service.
 import { describe, expect, it } from 'vitest';
 import { errorFromResponse } from '../../src/api/errors.js';
-import { parseReadOptions, type ReadFlags, run } from '../../src/commands/roster/read.js';
+import {
+  parseReadOptions,
+  type ReadFlags,
+  type ReadOptions,
+  readFrom,
+  showRead,
+} from '../../src/commands/roster/read.js';
+import type { Context } from '../../src/context.js';
 import { UsageError } from '../../src/errors.js';
 import { COLLECTIONS } from '../../src/oneroster/collections.js';
 import type { PageResponse } from '../../src/oneroster/pager.js';
 import type { OneRosterService } from '../../src/oneroster/service.js';
 import { fakeContext } from '../helpers/context.js';
 import { BASE, fakeServer } from './fake-server.js';
+
+/** The read as the command does it: the result read through the service, then rendered. */
+const readVia = async (options: ReadOptions, svc: OneRosterService, ctx: Context) =>
+  showRead(ctx, options, await readFrom(options, svc, ctx));
 
 const collection = (name: string) => {
   const found = COLLECTIONS.find((c) => c.name === name);
@@ -107,8 +118,7 @@ describe('run', () => {
     const fake = fakeServer(250, { cap: 40 });
     const paths: string[] = [];
     const { ctx, stdout, stderr } = fakeContext();
-    const summary = await run(
-      students,
+    const summary = await readVia(
       parse({ all: true, ndjson: true, school: "sch 1/'x'" }),
       service((path, query) => {
         paths.push(path);
@@ -130,7 +140,7 @@ describe('run', () => {
   it('tells on a terminal that there are more pages', async () => {
     const fake = fakeServer(250);
     const { ctx, stdout, stderr } = fakeContext({ tty: true });
-    await run(students, parse({ limit: '2' }, undefined, true), service(fake.send), ctx);
+    await readVia(parse({ limit: '2' }, undefined, true), service(fake.send), ctx);
     expect(stdout()).toBe(
       'sourcedId  givenName  familyName  grades  email  status\nstu-0      N0\nstu-1      N1\n',
     );
@@ -152,7 +162,7 @@ describe('run', () => {
       }
       return answer(200, { user: { sourcedId: 'stu-1', givenName: 'Zoë', orgs: [{ sourcedId: 'o1' }] } });
     });
-    await run(students, parse({ json: true, fields: 'sourcedId,givenName' }, 'stu-1'), svc, ctx);
+    await readVia(parse({ json: true, fields: 'sourcedId,givenName' }, 'stu-1'), svc, ctx);
     expect(JSON.parse(stdout())).toEqual({
       sourcedId: 'stu-1',
       givenName: 'Zoë',
@@ -162,15 +172,14 @@ describe('run', () => {
       '/ims/oneroster/v1p1/students/stu-1?fields=sourcedId%2CgivenName (Reading student "stu-1")',
     );
 
-    const error = await run(students, parse({}, 'nobody'), svc, ctx).catch((e) => e);
+    const error = await readVia(parse({}, 'nobody'), svc, ctx).catch((e) => e);
     expect(error.status).toBe(404);
     expect(error.message).toBe('Student "nobody" not found (HTTP 404: Student \'nobody\' not found)');
   });
 
   it('a single read without its wrapper key is an error', async () => {
     const { ctx } = fakeContext();
-    const error = await run(
-      students,
+    const error = await readVia(
       parse({}, 'stu-1'),
       service(async () => answer(200, { users: [] })),
       ctx,
@@ -194,7 +203,7 @@ describe('run', () => {
         what,
       );
     });
-    const error = await run(students, parse({ filter: "nope='x'" }), svc, ctx).catch((e) => e);
+    const error = await readVia(parse({ filter: "nope='x'" }), svc, ctx).catch((e) => e);
     expect(error.code).toBe('api');
     expect(error.message).toBe("Reading students failed (HTTP 400): Invalid filter field: 'nope'");
     expect(error.hint).toMatch(/Check --filter/);

@@ -1,7 +1,9 @@
 // Behaviour under faults, as an admin meets them: the built CLI in a real process against the sandbox with
 // seeded random failures, dropped connections, short-lived and revoked tokens, and a server that never
 // answers. Each test prints the figures it checks (pages fetched / repeated / missing; rows sent / failed /
-// in doubt / duplicated) and asserts them.
+// in doubt / duplicated) and asserts them. Counts and outcomes only: how long a run takes depends on how busy
+// the machine is, so no test here holds one to a duration (how fast is `npm run bench`'s question). A wait
+// roster must make is checked as a lower bound, which a busy machine cannot break.
 import { readFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -55,6 +57,18 @@ beforeEach(() => {
   });
 });
 
+/** When each request for `path` (under /v1) reached the sandbox: a spy first in line, never a fault. */
+function arrivalsOf(path: string): number[] {
+  const arrivals: number[] = [];
+  sandbox.injectFault({
+    match: (req) => {
+      if (req.path === path) arrivals.push(performance.now());
+      return false;
+    },
+  });
+  return arrivals;
+}
+
 const isTokenRequest = (r: RecordedRequest) => r.path.endsWith('/token');
 const studentPages = () => sandbox.requests.filter((r) => r.path.endsWith('/students'));
 const offsetOf = (r: RecordedRequest) => Number(new URLSearchParams(r.rawQuery).get('offset') ?? 0);
@@ -101,7 +115,6 @@ describe('(a) an export under 10% failures and expiring tokens', () => {
       status: 503,
       headers: { 'Retry-After': '1' },
     });
-    const started = Date.now();
     const result = await roster([
       'roster',
       'students',
@@ -112,14 +125,12 @@ describe('(a) an export under 10% failures and expiring tokens', () => {
       '--concurrency',
       '2',
     ]);
-    const elapsed = Date.now() - started;
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const pages = pageFigures();
     const records = recordFigures(result.stdout);
-    figures('export, failRate 0.1 + token TTL 1 s', { ms: elapsed, ...pages, ...records });
-    // The export outlived several tokens, and met injected failures.
-    expect(elapsed).toBeGreaterThan(2000);
+    figures('export, failRate 0.1 + token TTL 1 s', { ...pages, ...records });
+    // The export outlived its first token (a fresh one was asked for), and met injected failures.
     expect(pages.failedAnswers).toBeGreaterThan(0);
     expect(pages.tokenRequests).toBeGreaterThan(1);
     expect(pages).toMatchObject({ expected: 24, fetched: 24, repeated: 0, missing: 0 });
@@ -298,43 +309,38 @@ describe('(b) a bulk send under 10% failures and 10% drops', () => {
 describe('(c) GET retries', () => {
   it('give up after 4 tries with a clear message when every answer is a 503', async () => {
     sandbox.setOptions({ failRate: 1 });
-    const started = Date.now();
+    const arrivals = arrivalsOf('/attendance/status');
     const result = await roster(['attendance', 'check']);
-    const elapsed = Date.now() - started;
     const gets = sandbox.requests.filter((r) => r.path === '/v1/attendance/status');
-    figures('attendance check at failRate 1', { tries: gets.length, ms: elapsed });
+    const gaps = arrivals.slice(1).map((at, i) => at - (arrivals[i] ?? 0));
+    figures('attendance check at failRate 1', { tries: gets.length });
     expect(result.code).toBe(1);
     expect(gets.map((r) => r.status)).toEqual([503, 503, 503, 503]);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toMatch(/Attendance check failed \(HTTP 503\).*\(after 4 tries\)/);
     expect(result.stderr).not.toMatch(/\n\s+at /);
-    // Three waits of Retry-After: 1 s each.
-    expect(elapsed).toBeGreaterThanOrEqual(3000);
-    expect(elapsed).toBeLessThan(8000);
+    // Three waits of Retry-After: 1 s each, at least (a busy machine only makes them longer).
+    expect(gaps).toHaveLength(3);
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(990);
   });
 
   it('wait as long as Retry-After asks before the next try', async () => {
-    const arrivals: number[] = [];
-    sandbox.injectFault({
-      match: (req) => {
-        if (req.path === '/attendance/status') arrivals.push(performance.now());
-        return false;
-      },
-    });
+    const arrivals = arrivalsOf('/attendance/status');
     sandbox.injectFault({
       match: (req) => req.path === '/attendance/status',
       status: 429,
       headers: { 'Retry-After': '2' },
       body: { message: 'Slow down' },
     });
-    // The spy is first in line, so it sees both tries; the 429 answers the first.
-    const result = await roster(['attendance', 'check']);
+    // The spy is first in line, so it sees both tries; the 429 answers the first. --debug names the wait
+    // roster chose: exactly what Retry-After asked, no backoff added; the arrivals show it was waited.
+    const result = await roster(['--debug', 'attendance', 'check']);
     expect(result.code).toBe(0);
     expect(arrivals).toHaveLength(2);
+    expect(result.stderr).toContain('HTTP 429; retry 1/3 in 2000 ms');
     const waited = (arrivals[1] ?? 0) - (arrivals[0] ?? 0);
     figures('Retry-After: 2', { waitedMs: Math.round(waited) });
     expect(waited).toBeGreaterThanOrEqual(1950);
-    expect(waited).toBeLessThan(3500);
   });
 
   it('a Retry-After longer than a minute is reported at once, not waited', async () => {
@@ -344,10 +350,9 @@ describe('(c) GET retries', () => {
       headers: { 'Retry-After': '3600' },
       body: { message: 'Down for maintenance' },
     });
-    const started = Date.now();
-    const result = await roster(['attendance', 'check']);
+    // Had it waited the hour, the helper would have killed it after 20 s (exit code null, not 1).
+    const result = await roster(['attendance', 'check'], { timeoutMs: 20_000 });
     expect(result.code).toBe(1);
-    expect(Date.now() - started).toBeLessThan(3000);
     expect(result.stderr).toMatch(/HTTP 503.*Down for maintenance/);
     expect(sandbox.requests.filter((r) => r.path === '/v1/attendance/status')).toHaveLength(1);
   });
@@ -409,21 +414,22 @@ describe('(e) --timeout bounds a server that accepts and never answers', () => {
     await new Promise<void>((resolve) => hung.close(() => resolve()));
   });
 
+  // Each test is bounded: a run that ignored the timeout would be killed by the helper (exit code null).
   it('a GET: 4 tries of 0.5 s plus the backoff between them, then a clear message, exit 1', async () => {
     const started = Date.now();
     const result = await runCli(['--timeout', '0.5', 'attendance', 'check'], home, {
       env: { ROSTER_BASE_URL: base, ROSTER_TOKEN: 'a-ready-token-for-the-hung-server' },
     });
     const elapsed = Date.now() - started;
-    figures('GET to a hung server, --timeout 0.5', { ms: elapsed, connections });
+    figures('GET to a hung server, --timeout 0.5', { connections });
     expect(result.code).toBe(1);
     expect(result.stderr.trim()).toMatch(
       /^Error: No answer from http:\/\/127\.0\.0\.1:\d+\/v1\/attendance\/status within 0\.5 s \(gave up after 4 tries\)\./,
     );
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
-    // 4 × 0.5 s of timeouts + at most 0.5 + 1 + 2 s of backoff + start-up slack.
+    // Four tries, each on a new connection (a timed-out one is closed), each waited out: 4 × 0.5 s at least.
+    expect(connections).toBe(4);
     expect(elapsed).toBeGreaterThanOrEqual(2000);
-    expect(elapsed).toBeLessThan(4 * 500 + 3500 + 2500);
   });
 
   it('a token request (a POST, never replayed): one try of 0.5 s, then a clear message, exit 1', async () => {
@@ -432,13 +438,12 @@ describe('(e) --timeout bounds a server that accepts and never answers', () => {
       env: { ROSTER_BASE_URL: base, ROSTER_CLIENT_ID: 'id', ROSTER_CLIENT_SECRET: 'secret-for-hung-server' },
     });
     const elapsed = Date.now() - started;
-    figures('token request to a hung server, --timeout 0.5', { ms: elapsed, connections });
+    figures('token request to a hung server, --timeout 0.5', { connections });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/No answer from http:\/\/127\.0\.0\.1:\d+\/v1\/oauth\/token within 0\.5 s/);
     expect(connections).toBe(1);
     expect(elapsed).toBeGreaterThanOrEqual(500);
-    expect(elapsed).toBeLessThan(500 + 2500);
   });
 
   it('ROSTER_TIMEOUT does the same for an invitation: outcome unknown after one try, never replayed', async () => {
@@ -446,7 +451,6 @@ describe('(e) --timeout bounds a server that accepts and never answers', () => {
     const key = { profile: 'default', baseUrl: base, clientId: '', oneroster: '1.1' };
     const schools = [{ sourcedId: 'org-sch-1', name: 'Alder', identifier: '', status: 'active' }];
     await writeSchoolsCache(join(home, '.cache', 'roster'), key, { readAt: Date.now(), schools });
-    const started = Date.now();
     const result = await runCli(
       [
         'invite',
@@ -467,11 +471,9 @@ describe('(e) --timeout bounds a server that accepts and never answers', () => {
         },
       },
     );
-    const elapsed = Date.now() - started;
-    figures('POST to a hung server, ROSTER_TIMEOUT 0.4', { ms: elapsed, connections });
+    figures('POST to a hung server, ROSTER_TIMEOUT 0.4', { connections });
     expect(result.code).toBe(5);
     expect(result.stderr).toMatch(/outcome is unknown.*No answer .* within 0\.4 s/);
     expect(connections).toBe(1);
-    expect(elapsed).toBeLessThan(400 + 2500);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createPrng, Faults } from '../../src/sandbox/faults.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/server.js';
+import { until } from '../helpers/cli.js';
 import { bearer, getToken } from './helpers.js';
 
 async function withSandbox(options: SandboxOptions, body: (sb: Sandbox, token: string) => Promise<void>) {
@@ -47,6 +48,13 @@ describe('PRNG and fault rolls', () => {
     expect(fails(one)).toEqual(fails(two));
   });
 
+  it('delays by the latency plus a share of the jitter, never more', () => {
+    const f = new Faults({ latencyMs: 60, jitterMs: 20 }, 5);
+    const delays = Array.from({ length: 200 }, () => f.delayMs());
+    expect(delays.every((ms) => ms >= 60 && ms <= 80)).toBe(true);
+    expect(new Set(delays).size).toBeGreaterThan(1);
+  });
+
   it('token bucket: capacity one second, refills at the rate', () => {
     const f = new Faults({ rateLimit: 2 }, 1);
     expect(f.rateLimited('a', 0)).toBeUndefined();
@@ -59,6 +67,8 @@ describe('PRNG and fault rolls', () => {
 });
 
 describe('fault options over HTTP', () => {
+  // A lower bound only: a busy machine makes a response later, never sooner. How much jitter is added is the
+  // Faults unit tests' question (delayMs), not a stopwatch's.
   it('latencyMs and jitterMs delay every response, token responses included', async () => {
     await withSandbox({ latencyMs: 60, jitterMs: 20 }, async (sb, token) => {
       let started = performance.now();
@@ -66,9 +76,7 @@ describe('fault options over HTTP', () => {
       expect(performance.now() - started).toBeGreaterThanOrEqual(55);
       started = performance.now();
       await (await attendance(sb, token)).text();
-      const took = performance.now() - started;
-      expect(took).toBeGreaterThanOrEqual(55);
-      expect(took).toBeLessThan(500);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(55);
     });
   });
 
@@ -199,12 +207,16 @@ describe('injectFault', () => {
   });
 });
 
-it('close() ends promptly even with keep-alive sockets and a response held by latency', async () => {
-  const sb = await startSandbox({ latencyMs: 5_000 });
+it('close() does not wait for a response held by latency, nor for keep-alive sockets', async () => {
+  // The response is held for a minute: a close() that waited for it would lose the race below by far.
+  const sb = await startSandbox({ latencyMs: 60_000 });
   const pending = fetch(`${sb.baseUrl}/attendance/status`).catch((err: unknown) => err);
-  await new Promise((r) => setTimeout(r, 50));
-  const started = performance.now();
-  await sb.close();
-  expect(performance.now() - started).toBeLessThan(1_000);
+  await until(() => sb.requests.length === 1);
+  let timer: NodeJS.Timeout | undefined;
+  const held = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve('still open after 20 s'), 20_000);
+  });
+  expect(await Promise.race([sb.close().then(() => 'closed'), held])).toBe('closed');
+  clearTimeout(timer);
   expect(await pending).toBeInstanceOf(Error);
 });

@@ -69,12 +69,15 @@ describe('bearer authentication on resource endpoints', () => {
   });
 
   it('tokens expire after tokenTtlSeconds', async () => {
-    const short = await startSandbox({ tokenTtlSeconds: 1 });
+    // On the sandbox's injected clock: a second passes without waiting one.
+    let clock = 5_000_000;
+    const short = await startSandbox({ tokenTtlSeconds: 1, now: () => clock });
     try {
       const token = await getToken(short, 'demo-allowed');
+      clock += 999;
       const ok = await fetch(`${short.baseUrl}/attendance/status`, { headers: bearer(token) });
       expect(ok.status).toBe(200);
-      await new Promise((r) => setTimeout(r, 1050));
+      clock += 1;
       const late = await fetch(`${short.baseUrl}/attendance/status`, { headers: bearer(token) });
       expect(late.status).toBe(401);
       expect(late.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');

@@ -5,11 +5,13 @@ import type { Command } from 'commander';
 import { type AttendanceStatus, attendanceStatus } from '../../api/attendance.js';
 import type { Context } from '../../context.js';
 import { printDone, printJson } from '../../output/render.js';
-import type { Session } from '../../session.js';
-import { examples, openSession } from '../common.js';
+import { examples } from '../common.js';
 
-export async function run(session: Session): Promise<AttendanceStatus> {
-  return attendanceStatus(session.api);
+/** No options: the check is the same for every run. */
+export type AttendanceCheckOptions = Record<string, never>;
+
+export async function run(_options: AttendanceCheckOptions, ctx: Context): Promise<AttendanceStatus> {
+  return attendanceStatus((await ctx.session()).api);
 }
 
 export function register(program: Command, ctx: Context): void {
@@ -18,8 +20,8 @@ export function register(program: Command, ctx: Context): void {
     .command('check')
     .summary('check that API token authentication works for attendance-daily')
     .option('--json', "print the server's answer as JSON")
-    .action(async (options: { json?: boolean }, cmd: Command) => {
-      const status = await run(await openSession(ctx, cmd));
+    .action(async (options: { json?: boolean }) => {
+      const status = await run({}, ctx);
       if (options.json) return printJson(ctx, status);
       printDone(
         ctx,

@@ -17,7 +17,7 @@ import {
   uncoveredCsv,
 } from '../../campaign/output.js';
 import { personOf } from '../../campaign/people.js';
-import { CampaignPlanner, type Plan, type PlanScope } from '../../campaign/planner.js';
+import { type CampaignPlan, CampaignPlanner, type PlanScope } from '../../campaign/planner.js';
 import { streamList } from '../../campaign/read.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
@@ -140,7 +140,7 @@ export async function makePlan(
   request: PlanRequest,
   includeInvited: boolean,
   refreshSchools: boolean,
-): Promise<{ plan: Plan; source: string }> {
+): Promise<{ plan: CampaignPlan; source: string }> {
   const { SchoolDirectory } = await import('../../schools/directory.js');
   const schools = await new SchoolDirectory(ctx, session, refreshSchools).selection(request.schools);
   const service = onerosterService(session);
@@ -281,7 +281,7 @@ async function run(flags: PlanFlags, ctx: Context, settings: Settings): Promise<
 }
 
 /** A plan sent from the terminal without --out is kept in roster's state folder, beside the journals. */
-async function savePlan(ctx: Context, plan: Plan, schoolYearId: string | undefined): Promise<string> {
+async function savePlan(ctx: Context, plan: CampaignPlan, schoolYearId: string | undefined): Promise<string> {
   const folder = `${ctx.paths.stateDir}/plans`;
   await privateFolder(folder, ctx.paths.stateDir);
   const stamp = new Date(ctx.now()).toISOString().replace(/[-:]/g, '').replace(/\..*/, 'Z');

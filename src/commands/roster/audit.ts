@@ -6,14 +6,23 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { AuditResult } from '../../audit/audit.js';
 import { AUDIT_CHECKS, SEVERITIES } from '../../audit/checks.js';
-import { type AuditFlags, FAIL_ON, parseAuditFlags } from '../../audit/request.js';
+import type { ReportMeta } from '../../audit/output.js';
+import { type AuditFlags, type AuditRequest, FAIL_ON, parseAuditFlags } from '../../audit/request.js';
 import { DEFAULT_MAX_CHILDREN_PER_EMAIL } from '../../campaign/limits.js';
 import type { Context } from '../../context.js';
 import { RosterError } from '../../errors.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_PAGE_SIZE, MAX_CONCURRENCY } from '../../oneroster/read-limits.js';
-import { examples, openSession, repeatable } from '../common.js';
+import { choice, examples, repeatable } from '../common.js';
 
-async function run(flags: AuditFlags, ctx: Context, cmd: Command): Promise<void> {
+export interface AuditOutcome {
+  request: AuditRequest;
+  /** The findings of the selected schools (and district-wide ones), worst first. */
+  result: AuditResult;
+  meta: ReportMeta;
+}
+
+/** Reads the district once and audits it; nothing is printed or written here. */
+export async function run(flags: AuditFlags, ctx: Context): Promise<AuditOutcome> {
   const request = parseAuditFlags(flags, ctx.now());
   // The folders written to are checked before any request, by the rule of every file roster writes.
   if (request.csvDir || request.html) {
@@ -22,13 +31,12 @@ async function run(flags: AuditFlags, ctx: Context, cmd: Command): Promise<void>
     if (request.csvDir) await outputFolder(request.csvDir, warn, 'the CSV files');
     if (request.html) await outputFileFolder(request.html, warn);
   }
-  const session = await openSession(ctx, cmd);
-  const [{ runAudit, forSchools, sorted, fails }, { onerosterService }, { startProgress }] =
-    await Promise.all([
-      import('../../audit/run.js'),
-      import('../../oneroster/service.js'),
-      import('../../output/progress.js'),
-    ]);
+  const session = await ctx.session();
+  const [{ runAudit, forSchools, sorted }, { onerosterService }, { startProgress }] = await Promise.all([
+    import('../../audit/run.js'),
+    import('../../oneroster/service.js'),
+    import('../../output/progress.js'),
+  ]);
   let selected: Map<string, string> | undefined;
   if (request.schools !== 'all') {
     const { SchoolDirectory } = await import('../../schools/directory.js');
@@ -56,6 +64,11 @@ async function run(flags: AuditFlags, ctx: Context, cmd: Command): Promise<void>
     schools: selected ? [...selected.keys()] : null,
     failOn: request.failOn,
   };
+  return { request, result, meta };
+}
+
+/** The files asked for (a CSV per check with findings, the HTML page), then stdout and the summary. */
+async function report({ request, result, meta }: AuditOutcome, json: boolean, ctx: Context): Promise<void> {
   const { auditJson, findingCsv } = await import('../../audit/output.js');
   if (request.csvDir) {
     const { writePrivateFile } = await import('../../files.js');
@@ -70,7 +83,7 @@ async function run(flags: AuditFlags, ctx: Context, cmd: Command): Promise<void>
     await writePrivateFile(request.html, auditHtml(auditJson(result, meta)));
   }
   const { printJson } = await import('../../output/render.js');
-  if (flags.json) printJson(ctx, auditJson(result, meta));
+  if (json) printJson(ctx, auditJson(result, meta));
   else {
     const { printReport } = await import('../../audit/terminal.js');
     await printReport(ctx, result);
@@ -79,21 +92,27 @@ async function run(flags: AuditFlags, ctx: Context, cmd: Command): Promise<void>
   const total = found.reduce((n, f) => n + f.count, 0);
   ctx.log.info(
     total === 0
-      ? `Audit of OneRoster ${service.version}: no finding (${request.checks.size} checks).`
-      : `Audit of OneRoster ${service.version}: ${total} record${total === 1 ? '' : 's'} to look at in ${found.length} check${found.length === 1 ? '' : 's'}.`,
+      ? `Audit of OneRoster ${meta.version}: no finding (${request.checks.size} checks).`
+      : `Audit of OneRoster ${meta.version}: ${total} record${total === 1 ? '' : 's'} to look at in ${found.length} check${found.length === 1 ? '' : 's'}.`,
   );
   if (request.csvDir) ctx.log.info(`CSV files written to ${request.csvDir}.`);
   if (request.html) ctx.log.info(`HTML report written to ${request.html}.`);
-  if (fails(result, request.failOn)) {
-    const worst = found.filter(
-      (f) =>
-        request.failOn !== 'never' && SEVERITIES.indexOf(f.severity) <= SEVERITIES.indexOf(request.failOn),
-    );
-    throw new RosterError(
-      'failure',
-      `The audit found problems at or above --fail-on ${request.failOn}: ${worst.map((f) => `${f.check} (${f.count})`).join(', ')}`,
-    );
-  }
+}
+
+/** Exit 1 when a finding is at or above --fail-on. */
+async function failOnFindings({ request, result }: AuditOutcome): Promise<void> {
+  const { fails } = await import('../../audit/run.js');
+  if (!fails(result, request.failOn)) return;
+  const worst = result.findings.filter(
+    (f) =>
+      f.count > 0 &&
+      request.failOn !== 'never' &&
+      SEVERITIES.indexOf(f.severity) <= SEVERITIES.indexOf(request.failOn),
+  );
+  throw new RosterError(
+    'failure',
+    `The audit found problems at or above --fail-on ${request.failOn}: ${worst.map((f) => `${f.check} (${f.count})`).join(', ')}`,
+  );
 }
 
 export function register(group: Command, ctx: Context): void {
@@ -121,6 +140,7 @@ export function register(group: Command, ctx: Context): void {
     .option(
       '--fail-on <severity>',
       `exit 1 when a finding is at or above: ${FAIL_ON.join(', ')} (default error)`,
+      choice('--fail-on', FAIL_ON),
     )
     .option('--json', 'the report as JSON on stdout, every record')
     .option('--csv-dir <dir>', 'write one CSV per check with findings: the records to fix')
@@ -136,7 +156,11 @@ export function register(group: Command, ctx: Context): void {
     .option('--page-size <n>', `records per request (default ${DEFAULT_PAGE_SIZE})`)
     .option('--concurrency <n>', `pages in flight (default ${DEFAULT_CONCURRENCY}, max ${MAX_CONCURRENCY})`)
     .option('--refresh-schools', "read the district's schools again instead of using the day-old cache")
-    .action(async (flags: AuditFlags, cmd: Command) => run(flags, ctx, cmd));
+    .action(async (flags: AuditFlags) => {
+      const outcome = await run(flags, ctx);
+      await report(outcome, Boolean(flags.json), ctx);
+      await failOnFindings(outcome);
+    });
   examples(command, [
     'roster roster audit',
     'roster roster audit --school "Alder Elementary School" --html audit.html',

@@ -2,14 +2,11 @@
 // delta reads, oneroster/changes.ts), as one table or stream across collections, or one CSV file per
 // collection. `--since last` continues from the moment the previous successful `--since last` run saved
 // (oneroster/change-window.ts); a run that fails saves nothing.
-import type { WriteStream } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { isRecord } from '../../api/errors.js';
 import type { Context } from '../../context.js';
 import { ApiError, UsageError } from '../../errors.js';
-import { createFresh, outputFolder } from '../../files.js';
+import { outputFolder } from '../../files.js';
 import {
   loadWindow,
   type SavedWindow,
@@ -27,15 +24,13 @@ import {
   MAX_CONCURRENCY,
   MAX_PAGE_SIZE,
 } from '../../oneroster/read-limits.js';
-import { columnReader, sourcedIdOf } from '../../oneroster/records.js';
 import { type OneRosterService, onerosterService } from '../../oneroster/service.js';
 import { combineFilters, deltaFilter, isoUtc, parseSince, type Since } from '../../oneroster/since.js';
-import { createRecordWriter, type RecordColumn, type RecordWriter } from '../../output/record-stream.js';
-import { fieldShrink } from '../../output/table.js';
 import { localTime } from '../../output/time.js';
 import type { Settings } from '../../settings.js';
 import { parseCount, printable } from '../../values.js';
-import { examples, openSession } from '../common.js';
+import { examples } from '../common.js';
+import { CHANGE_FILES, type ChangesFormat, type ChangesOutput, openOutput } from './changes-output.js';
 
 /** Every rostering collection of the version, as an export reads them (demographics when permitted). */
 export const DEFAULT_COLLECTIONS = [
@@ -59,8 +54,6 @@ interface ChangesFlags {
   csv?: boolean;
   out?: string;
 }
-
-export type ChangesFormat = 'table' | 'tsv' | 'json' | 'ndjson' | 'csv';
 
 export interface ChangesOptions {
   collections: Collection[];
@@ -149,67 +142,36 @@ export function windowKey(
   };
 }
 
-export async function run(
+/** `roster roster changes`: the run's OneRoster service and profile, through readChangesTo. */
+export async function run(options: ChangesOptions, ctx: Context): Promise<CollectionChanges[]> {
+  const session = await ctx.session();
+  return readChangesTo(options, onerosterService(session), session.settings, ctx);
+}
+
+/**
+ * Reads each collection's changes into the output of the format, then saves the --since last moments:
+ * only once every collection is read and written, so a failed run saves nothing and the next repeats it.
+ */
+export async function readChangesTo(
   options: ChangesOptions,
   service: OneRosterService,
   settings: Settings,
   ctx: Context,
 ): Promise<CollectionChanges[]> {
-  // Every saved moment is read before the first request: an unreadable one stops the run early.
-  const starts = new Map<Collection, StartWindow>();
-  for (const collection of options.collections) {
-    if (options.since.kind === 'time') {
-      starts.set(collection, { since: options.since.at, seen: new Map() });
-      continue;
-    }
-    const key = windowKey(settings, service, collection, options.filter);
-    const saved = await loadWindow(ctx.paths.stateDir, key);
-    starts.set(collection, startOf(saved));
-  }
-  const firstRuns = options.collections.filter((c) => starts.get(c)?.since === undefined);
-  if (options.since.kind === 'last' && firstRuns.length > 0) {
-    ctx.log.info(
-      `No saved moment for ${firstRuns.map((c) => c.name).join(', ')}: this first --since last run reads every record (a first sync is a full one).`,
-    );
-  }
-
+  const starts = await startWindows(options, service, settings, ctx);
   // The --csv folder before the first request, by the rule of every file roster writes.
   if (options.format === 'csv')
     await outputFolder(options.out as string, (l) => ctx.log.warn(l), CHANGE_FILES);
-  const output = openOutput(ctx, options, service);
+  const output = openOutput(ctx, options.format, options.out, service);
   const results: CollectionChanges[] = [];
   const toSave: SavedWindow[] = [];
   try {
     for (const collection of options.collections) {
-      const sink = await output.start(collection);
-      let read: ChangeReadResult;
-      try {
-        read = await readChanges(
-          service,
-          collection,
-          {
-            start: starts.get(collection) as StartWindow,
-            ...(options.filter === undefined ? {} : { filter: options.filter }),
-            pageSize: options.pageSize,
-            concurrency: options.concurrency,
-            withTexts: options.format === 'json' || options.format === 'ndjson',
-          },
-          { warn: (line) => ctx.log.warn(line), debug: (line) => ctx.log.debug(line), now: ctx.now },
-          sink,
-        );
-      } catch (error) {
-        await output.abandon(collection);
-        if (
-          !options.named &&
-          OPTIONAL.has(collection.name) &&
-          error instanceof ApiError &&
-          (error.status === 401 || error.status === 403)
-        ) {
-          ctx.log.warn(`${collection.name} left out: this client may not read them (HTTP ${error.status}).`);
-          results.push({ collection: collection.name, changed: 0, toBeDeleted: 0, absent: true });
-          continue;
-        }
-        throw error;
+      const start = starts.get(collection) as StartWindow;
+      const read = await readCollection(collection, start, options, service, output, ctx);
+      if (!read) {
+        results.push({ collection: collection.name, changed: 0, toBeDeleted: 0, absent: true });
+        continue;
       }
       const file = await output.finish(collection);
       results.push({
@@ -218,14 +180,12 @@ export async function run(
         toBeDeleted: read.toBeDeleted,
         ...(read.filter === undefined ? {} : { filter: read.filter }),
         ...(file === undefined ? {} : { file }),
-        ...(starts.get(collection)?.since === undefined ? { full: true } : {}),
+        ...(start.since === undefined ? { full: true } : {}),
       });
       if (options.since.kind === 'last') {
         // Nothing to save (nothing stamped read on a first run): the next run reads everything again.
-        const window = read.tracker.saved(
-          windowKey(settings, service, collection, options.filter),
-          ctx.now(),
-        );
+        const key = windowKey(settings, service, collection, options.filter);
+        const window = read.tracker.saved(key, ctx.now());
         if (window) toSave.push(window);
       }
     }
@@ -234,9 +194,71 @@ export async function run(
     await output.abandonAll();
     throw error;
   }
-  // Only now, with every collection read and written: a failed run saves nothing, the next repeats it.
   for (const window of toSave) await saveWindow(ctx.paths.stateDir, window);
   return results;
+}
+
+/** Where each collection starts. Every saved moment is read before the first request: an unreadable one stops the run early. */
+async function startWindows(
+  options: ChangesOptions,
+  service: OneRosterService,
+  settings: Settings,
+  ctx: Context,
+): Promise<Map<Collection, StartWindow>> {
+  const starts = new Map<Collection, StartWindow>();
+  for (const collection of options.collections) {
+    if (options.since.kind === 'time') {
+      starts.set(collection, { since: options.since.at, seen: new Map() });
+      continue;
+    }
+    const key = windowKey(settings, service, collection, options.filter);
+    starts.set(collection, startOf(await loadWindow(ctx.paths.stateDir, key)));
+  }
+  const firstRuns = options.collections.filter((c) => starts.get(c)?.since === undefined);
+  if (options.since.kind === 'last' && firstRuns.length > 0) {
+    ctx.log.info(
+      `No saved moment for ${firstRuns.map((c) => c.name).join(', ')}: this first --since last run reads every record (a first sync is a full one).`,
+    );
+  }
+  return starts;
+}
+
+/**
+ * One collection's changes into the output. Undefined when an optional collection nobody named is not
+ * permitted (HTTP 401/403): it is left out with a warning, not a failure.
+ */
+async function readCollection(
+  collection: Collection,
+  start: StartWindow,
+  options: ChangesOptions,
+  service: OneRosterService,
+  output: ChangesOutput,
+  ctx: Context,
+): Promise<ChangeReadResult | undefined> {
+  const sink = await output.start(collection);
+  try {
+    return await readChanges(
+      service,
+      collection,
+      {
+        start,
+        ...(options.filter === undefined ? {} : { filter: options.filter }),
+        pageSize: options.pageSize,
+        concurrency: options.concurrency,
+        withTexts: options.format === 'json' || options.format === 'ndjson',
+      },
+      { warn: (line) => ctx.log.warn(line), debug: (line) => ctx.log.debug(line), now: ctx.now },
+      sink,
+    );
+  } catch (error) {
+    await output.abandon(collection);
+    const forbidden = error instanceof ApiError && (error.status === 401 || error.status === 403);
+    if (!options.named && OPTIONAL.has(collection.name) && forbidden) {
+      ctx.log.warn(`${collection.name} left out: this client may not read them (HTTP ${error.status}).`);
+      return undefined;
+    }
+    throw error;
+  }
 }
 
 /**
@@ -253,155 +275,6 @@ export function summaryLines(results: CollectionChanges[], since: Since, termina
     lines.unshift(`Changed since ${terminal ? localTime(since.at) : isoUtc(since.at)}:`);
   }
   return lines;
-}
-
-/** One record of a table or stream: the collection it came from and the record. */
-interface Row {
-  collection: string;
-  record: unknown;
-}
-
-const NAME: Record<string, (record: Record<string, unknown>) => string> = {
-  users: (r) => [r.givenName, r.familyName].filter((x) => typeof x === 'string').join(' '),
-  orgs: (r) => text(r.name),
-  academicSessions: (r) => text(r.title),
-  courses: (r) => text(r.title),
-  classes: (r) => text(r.title),
-  enrollments: (r) =>
-    [text(r.role), sourcedIdOf(r.user), sourcedIdOf(r.class) && `in ${sourcedIdOf(r.class)}`]
-      .filter(Boolean)
-      .join(' '),
-};
-const text = (value: unknown) => (typeof value === 'string' ? value : '');
-
-function nameOf(collection: Collection, record: unknown): string {
-  const name = NAME[collection.listKey];
-  return name && isRecord(record) ? name(record) : '';
-}
-
-const ROW_COLUMNS: RecordColumn[] = [
-  { header: 'collection', values: (row) => [(row as Row).collection] },
-  ...['sourcedId', 'status', 'dateLastModified'].map((name) => {
-    const read = columnReader(name);
-    return { header: name, values: (row: unknown) => read((row as Row).record), shrink: fieldShrink(name) };
-  }),
-  { header: 'name', values: (row) => [(row as Row & { name: string }).name], shrink: 'end' },
-];
-
-interface Output {
-  start(collection: Collection): Promise<(records: unknown[], texts?: string[]) => Promise<void>>;
-  finish(collection: Collection): Promise<string | undefined>;
-  abandon(collection: Collection): Promise<void>;
-  abandonAll(): Promise<void>;
-  end(): Promise<void>;
-}
-
-function openOutput(ctx: Context, options: ChangesOptions, service: OneRosterService): Output {
-  if (options.format === 'csv') return csvOutput(ctx, options.out as string, service);
-  if (options.format === 'table') return tableOutput(ctx);
-  const writer = createRecordWriter(ctx, options.format, ROW_COLUMNS);
-  const json = options.format === 'json' || options.format === 'ndjson';
-  return {
-    start: async (collection) => async (records, texts) => {
-      const tag = JSON.stringify(collection.name);
-      await writer.writePage(
-        records.map((record) =>
-          json
-            ? { collection: collection.name, record }
-            : { collection: collection.name, record, name: nameOf(collection, record) },
-        ),
-        texts?.map((text) => `{"collection":${tag},"record":${text}}`),
-      );
-    },
-    finish: async () => undefined,
-    abandon: async () => {},
-    abandonAll: async () => {},
-    end: () => writer.end(),
-  };
-}
-
-/**
- * On a terminal, a table per collection that has changes: a streaming table fixes its widths on its first
- * page, and users' widths would cut enrollments' longer ids.
- */
-function tableOutput(ctx: Context): Output {
-  let writer: RecordWriter | undefined;
-  let tables = 0;
-  return {
-    start: async (collection) => {
-      writer = undefined;
-      return async (records) => {
-        if (!writer) {
-          if (tables++ > 0) ctx.io.stdout.write('\n');
-          writer = createRecordWriter(ctx, 'table', ROW_COLUMNS);
-        }
-        await writer.writePage(
-          records.map((record) => ({
-            collection: collection.name,
-            record,
-            name: nameOf(collection, record),
-          })),
-        );
-      };
-    },
-    finish: async () => {
-      await writer?.end();
-      writer = undefined;
-      return undefined;
-    },
-    abandon: async () => {},
-    abandonAll: async () => {},
-    end: async () => {},
-  };
-}
-
-const CHANGE_FILES = 'the change files';
-
-/** One CSV file per collection in DIR, with the binding's columns; <name>.csv.partial until complete. */
-function csvOutput(ctx: Context, dir: string, service: OneRosterService): Output {
-  const files = new Map<Collection, { stream: WriteStream; partial: string; writer: RecordWriter }>();
-  const closeStream = (stream: WriteStream) =>
-    new Promise<void>((done, fail) => {
-      stream.once('error', fail);
-      stream.end(() => done());
-    });
-  const abandon = async (collection: Collection) => {
-    const file = files.get(collection);
-    if (!file) return;
-    files.delete(collection);
-    file.stream.destroy();
-    await rm(file.partial, { force: true });
-  };
-  return {
-    async start(collection) {
-      await outputFolder(dir, (line) => ctx.log.warn(line), CHANGE_FILES);
-      const partial = join(dir, `${collection.name}.csv.partial`);
-      // A leftover (or planted) .partial is removed, never written through (files.ts).
-      const stream = (await createFresh(partial)).createWriteStream();
-      const columns = collection.csv[service.version].map((name) => ({
-        header: name,
-        values: columnReader(name),
-      }));
-      const writer = createRecordWriter({ ...ctx, io: { ...ctx.io, stdout: stream } }, 'csv', columns);
-      files.set(collection, { stream, partial, writer });
-      return (records) => writer.writePage(records);
-    },
-    async finish(collection) {
-      const file = files.get(collection);
-      if (!file) return undefined;
-      await file.writer.end();
-      await closeStream(file.stream);
-      files.delete(collection);
-      const target = join(dir, `${collection.name}.csv`);
-      await rename(file.partial, target);
-      return target;
-    },
-    abandon,
-    abandonAll: async () => {
-      for (const collection of [...files.keys()]) await abandon(collection);
-    },
-    end: async () => {},
-  };
 }
 
 export function register(group: Command, ctx: Context): void {
@@ -425,10 +298,9 @@ export function register(group: Command, ctx: Context): void {
     .option('--ndjson', 'one {collection, record} object per line, streamed')
     .option('--csv', "one CSV file per collection (the binding's columns) into --out DIR")
     .option('--out <dir>', 'directory for --csv files')
-    .action(async (names: string[], flags: ChangesFlags, cmd: Command) => {
+    .action(async (names: string[], flags: ChangesFlags) => {
       const options = parseChangesOptions(names, flags, ctx.io.stdoutIsTTY, ctx.now());
-      const session = await openSession(ctx, cmd);
-      const results = await run(options, onerosterService(session), session.settings, ctx);
+      const results = await run(options, ctx);
       for (const line of summaryLines(results, options.since, ctx.io.stderrIsTTY)) ctx.log.info(line);
     });
   examples(command, [

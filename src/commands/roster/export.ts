@@ -20,7 +20,7 @@ import { startProgress } from '../../output/progress.js';
 import { printJson } from '../../output/render.js';
 import type { Settings } from '../../settings.js';
 import { parseCount } from '../../values.js';
-import { examples, openSession } from '../common.js';
+import { examples } from '../common.js';
 
 interface ExportFlags {
   out?: string;
@@ -31,6 +31,46 @@ interface ExportFlags {
   concurrency?: string;
   force?: boolean;
   json?: boolean;
+}
+
+/** `roster roster export`: the district's files written to --out (resumed when the directory holds a partial export). */
+export async function run(flags: ExportFlags, ctx: Context): Promise<ExportResult> {
+  if (flags.out === undefined || flags.out.trim() === '') {
+    throw new UsageError('roster roster export needs --out DIR.', 'e.g. roster roster export --out ./export');
+  }
+  const since = flags.since === undefined ? undefined : parseSince(flags.since, ctx.now());
+  const dir = resolve(flags.out);
+  const pageSize = parseCount('--page-size', flags.pageSize, 1, MAX_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE;
+  const concurrency =
+    parseCount('--concurrency', flags.concurrency, 1, MAX_CONCURRENCY) ?? DEFAULT_CONCURRENCY;
+  const session = await ctx.session();
+  const service = onerosterService(session);
+  const changesOnly = since && (await exportSince(ctx, since, dir, service, session.settings));
+  const progress = await startProgress(ctx, `Exporting OneRoster ${service.version}…`);
+  try {
+    return await runExport(
+      service,
+      {
+        dir,
+        mode: flags.delta || since ? 'delta' : 'bulk',
+        zip: Boolean(flags.zip),
+        pageSize,
+        concurrency,
+        force: Boolean(flags.force),
+        ...(changesOnly && { since: changesOnly }),
+      },
+      {
+        signal: ctx.trapInterrupt(),
+        progress: (text) => progress.update(text),
+        info: (line) => ctx.log.info(line),
+        warn: (line) => ctx.log.warn(line),
+        debug: (line) => ctx.log.debug(line),
+        now: ctx.now,
+      },
+    );
+  } finally {
+    progress.stop();
+  }
 }
 
 export function register(group: Command, ctx: Context): void {
@@ -57,47 +97,8 @@ export function register(group: Command, ctx: Context): void {
       '--json',
       'the summary as JSON on stdout: {dir, version, mode, files: [{name, rows, status}], zip}',
     )
-    .action(async (flags: ExportFlags, cmd: Command) => {
-      if (flags.out === undefined || flags.out.trim() === '') {
-        throw new UsageError(
-          'roster roster export needs --out DIR.',
-          'e.g. roster roster export --out ./export',
-        );
-      }
-      const since = flags.since === undefined ? undefined : parseSince(flags.since, ctx.now());
-      const dir = resolve(flags.out);
-      const pageSize = parseCount('--page-size', flags.pageSize, 1, MAX_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE;
-      const concurrency =
-        parseCount('--concurrency', flags.concurrency, 1, MAX_CONCURRENCY) ?? DEFAULT_CONCURRENCY;
-      const session = await openSession(ctx, cmd);
-      const service = onerosterService(session);
-      const changesOnly = since && (await exportSince(ctx, since, dir, service, session.settings));
-      const progress = await startProgress(ctx, `Exporting OneRoster ${service.version}…`);
-      let result: ExportResult;
-      try {
-        result = await runExport(
-          service,
-          {
-            dir,
-            mode: flags.delta || since ? 'delta' : 'bulk',
-            zip: Boolean(flags.zip),
-            pageSize,
-            concurrency,
-            force: Boolean(flags.force),
-            ...(changesOnly && { since: changesOnly }),
-          },
-          {
-            signal: ctx.trapInterrupt(),
-            progress: (text) => progress.update(text),
-            info: (line) => ctx.log.info(line),
-            warn: (line) => ctx.log.warn(line),
-            debug: (line) => ctx.log.debug(line),
-            now: ctx.now,
-          },
-        );
-      } finally {
-        progress.stop();
-      }
+    .action(async (flags: ExportFlags) => {
+      const result = await run(flags, ctx);
       for (const line of summary(result)) ctx.log.info(line);
       if (flags.json) printJson(ctx, result);
     });

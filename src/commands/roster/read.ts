@@ -24,14 +24,19 @@ import {
 } from '../../oneroster/read-limits.js';
 import { columnReader, columnValues } from '../../oneroster/records.js';
 import { type OneRosterService, onerosterService } from '../../oneroster/service.js';
-import { createRecordWriter, type RecordColumn, type RecordFormat } from '../../output/record-stream.js';
+import {
+  type RecordColumn,
+  type RecordFormat,
+  type RecordPage,
+  writeRecords,
+} from '../../output/record-stream.js';
 import { printFields, printJson } from '../../output/render.js';
 import { fieldShrink } from '../../output/table.js';
 import { hiddenCharacter, parseCount, printable } from '../../values.js';
-import { examples, openSession } from '../common.js';
+import { examples } from '../common.js';
 
 /** The standard bounds no sourcedId; a longer one is a pasted blob, and would make a URL servers refuse. */
-const MAX_ID_LENGTH = 1000;
+const MAX_SOURCED_ID_LENGTH = 1000;
 
 /** Flags as commander hands them over. */
 export interface ReadFlags {
@@ -59,6 +64,7 @@ export interface ReadFlags {
 }
 
 export interface ReadOptions {
+  collection: Collection;
   /** A single read of this record. */
   id?: string;
   parents: Partial<Record<ParentFlag, string>>;
@@ -139,6 +145,7 @@ export function parseReadOptions(
     }
   }
   return {
+    collection,
     ...(id === undefined ? {} : { id: checkId('the sourcedId', id) }),
     parents,
     query,
@@ -158,9 +165,9 @@ function checkId(what: string, id: string): string {
   }
   const hidden = hiddenCharacter(id);
   if (hidden) throw new UsageError(`Invalid ${what} "${printable(id, 40)}": it contains ${hidden}.`);
-  if (id.length > MAX_ID_LENGTH) {
+  if (id.length > MAX_SOURCED_ID_LENGTH) {
     throw new UsageError(
-      `Invalid ${what} "${printable(id, 40)}": too long (${id.length} characters; at most ${MAX_ID_LENGTH}).`,
+      `Invalid ${what} "${printable(id, 40)}": too long (${id.length} characters; at most ${MAX_SOURCED_ID_LENGTH}).`,
     );
   }
   return id;
@@ -178,15 +185,44 @@ export function columnsFor(
   return names.map((name) => ({ header: name, values: columnReader(name), shrink: fieldShrink(name) }));
 }
 
-export async function run(
-  collection: Collection,
+/** What a read hands to the renderer: one record, or the pages of a list as they arrive. */
+export type ReadResult =
+  | { kind: 'record'; record: Record<string, unknown>; columns: RecordColumn[] }
+  | {
+      kind: 'list';
+      columns: RecordColumn[];
+      /** Read while the renderer consumes them: one page in memory at a time, however long the list. */
+      pages: AsyncIterable<RecordPage>;
+      /** Once the pages are written: the read's warnings and notes on stderr, and its figures. */
+      finish(): ReadSummary;
+    };
+
+/**
+ * `roster roster <collection>`: the run's OneRoster service; a --school given by name or identifier is
+ * looked up first (as `invite send` and `invite plan` take it), then read below its sourcedId.
+ */
+export async function run(options: ReadOptions, ctx: Context): Promise<ReadResult> {
+  const session = await ctx.session();
+  if (options.parents.school !== undefined) {
+    const { SchoolDirectory } = await import('../../schools/directory.js');
+    const schools = new SchoolDirectory(ctx, session);
+    const school = await schools.sourcedIdFor('--school', options.parents.school);
+    options = { ...options, parents: { ...options.parents, school } };
+  }
+  return readFrom(options, onerosterService(session), ctx);
+}
+
+/** The read through this service: the record of a single read, or a list's pages (read lazily). */
+export async function readFrom(
   options: ReadOptions,
   service: OneRosterService,
   ctx: Context,
-): Promise<ReadSummary> {
+): Promise<ReadResult> {
+  const { collection } = options;
+  const columns = columnsFor(collection, options, service.version);
   if (options.id !== undefined) {
-    await readOne(collection, options.id, options, service, ctx);
-    return { records: 1, pages: 1, repeats: 0 };
+    const record = await readOne(collection, options.id, options, service, ctx);
+    return { kind: 'record', record, columns };
   }
   const nested = nestedRead(collection, Object.keys(options.parents) as ParentFlag[]);
   const below = nested
@@ -204,23 +240,53 @@ export async function run(
     debug: (line) => ctx.log.debug(line),
     withTexts: options.format === 'ndjson' || options.format === 'json',
   });
-  const writer = createRecordWriter(ctx, options.format, columnsFor(collection, options, service.version), {
-    escapeFormulas: options.escapeFormulas,
-  });
-  const progress = progressLine(ctx, options, collection.name);
+  return {
+    kind: 'list',
+    columns,
+    pages: pagesWithProgress(pager, ctx, options),
+    finish: () => {
+      report(ctx, pager, collection, options);
+      return { records: pager.delivered, total: pager.total, pages: pager.pagesRead, repeats: pager.repeats };
+    },
+  };
+}
+
+/** The pager's pages, with the progress line updated after each is written and cleared at the end. */
+async function* pagesWithProgress(
+  pager: Pager,
+  ctx: Context,
+  options: ReadOptions,
+): AsyncIterable<RecordPage> {
+  const progress = progressLine(ctx, options, options.collection.name);
   try {
     for await (const page of pager.pages()) {
-      await writer.writePage(page.records, page.texts);
+      yield page;
       progress.update(pager.delivered, pager.total);
     }
   } catch (error) {
     progress.clear();
-    throw explain(error, collection, options);
+    throw explain(error, options.collection, options);
   }
   progress.clear();
-  await writer.end();
-  report(ctx, pager, collection, options);
-  return { records: pager.delivered, total: pager.total, pages: pager.pagesRead, repeats: pager.repeats };
+}
+
+/** The read as the format says: the renderers of output/ (a list streamed page by page). */
+export async function showRead(ctx: Context, options: ReadOptions, result: ReadResult): Promise<ReadSummary> {
+  const writerOptions = { escapeFormulas: options.escapeFormulas };
+  if (result.kind === 'list') {
+    await writeRecords(ctx, options.format, result.columns, result.pages, writerOptions);
+    return result.finish();
+  }
+  const { record } = result;
+  if (options.format === 'json') printJson(ctx, record);
+  else if (options.format === 'table' || options.format === 'tsv') {
+    const names = options.columns ?? Object.keys(record);
+    printFields(
+      ctx,
+      names.map((name) => [name, columnValues(record, name).join(', ')]),
+    );
+  } else await writeRecords(ctx, options.format, result.columns, [{ records: [record] }], writerOptions);
+  return { records: 1, pages: 1, repeats: 0 };
 }
 
 async function readOne(
@@ -229,11 +295,10 @@ async function readOne(
   options: ReadOptions,
   service: OneRosterService,
   ctx: Context,
-): Promise<void> {
+): Promise<Record<string, unknown>> {
   const query = buildQuery({ fields: options.query.fields });
-  let record: Record<string, unknown>;
   try {
-    ({ record } = await readRecord(service, collection, id, query, (line) => ctx.log.debug(line)));
+    return (await readRecord(service, collection, id, query, (line) => ctx.log.debug(line))).record;
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) {
       throw new ApiError(
@@ -245,19 +310,6 @@ async function readOne(
     }
     throw explain(error, collection, options);
   }
-  if (options.format === 'json') return printJson(ctx, record);
-  if (options.format === 'table' || options.format === 'tsv') {
-    const names = options.columns ?? Object.keys(record);
-    return printFields(
-      ctx,
-      names.map((name) => [name, columnValues(record, name).join(', ')]),
-    );
-  }
-  const writer = createRecordWriter(ctx, options.format, columnsFor(collection, options, service.version), {
-    escapeFormulas: options.escapeFormulas,
-  });
-  await writer.writePage([record]);
-  await writer.end();
 }
 
 /** Adds what the user can do about a list read's error answer. */
@@ -366,16 +418,9 @@ export function register(group: Command, ctx: Context, collection: Collection): 
     const what = parent === 'school' ? 'this school (sourcedId, name or identifier)' : `this ${parent}`;
     command.option(`--${parent} ${value}`, `read them below ${what}: ${paths.join(', ')}`);
   }
-  command.action(async (id: string | undefined, flags: ReadFlags, cmd: Command) => {
+  command.action(async (id: string | undefined, flags: ReadFlags) => {
     const options = parseReadOptions(collection, id, flags, ctx.io.stdoutIsTTY);
-    const session = await openSession(ctx, cmd);
-    if (options.parents.school !== undefined) {
-      // A school's name or identifier, as `invite send` and `invite plan` take it: its sourcedId is read below.
-      const { SchoolDirectory } = await import('../../schools/directory.js');
-      const schools = new SchoolDirectory(ctx, session);
-      options.parents.school = await schools.sourcedIdFor('--school', options.parents.school);
-    }
-    await run(collection, options, onerosterService(session), ctx);
+    await showRead(ctx, options, await run(options, ctx));
   });
   const first = parentFlagsOf(collection)[0];
   examples(command, [
