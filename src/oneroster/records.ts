@@ -18,14 +18,25 @@ export function columnReader(column: string): (record: unknown) => string[] {
   // The CSV binding's reference columns: parentSourcedId → parent.sourcedId, termSourcedIds → terms[].
   const many = /^(.+)SourcedIds$/.exec(column)?.[1];
   const one = /^(.+)SourcedId$/.exec(column)?.[1];
+  const own = pathOf(column);
+  const manyPaths =
+    many === undefined ? undefined : [pathOf(`${many}s.sourcedId`), pathOf(`${many}.sourcedId`)];
+  const onePath = one === undefined ? undefined : pathOf(`${one}.sourcedId`);
+  const dotted = column.includes('.');
   return (record) => {
     if (!isRecord(record)) return [];
-    if (column in record || column.includes('.')) return scalars(at(record, column));
-    if (many) return scalars(at(record, `${many}s.sourcedId`) ?? at(record, `${many}.sourcedId`));
-    if (one) return scalars(at(record, `${one}.sourcedId`));
+    if (dotted || column in record) return scalars(at(record, own));
+    if (manyPaths) return scalars(at(record, manyPaths[0] as Path) ?? at(record, manyPaths[1] as Path));
+    if (onePath) return scalars(at(record, onePath));
     return [];
   };
 }
+
+/** A dotted path split once, not at every cell. */
+type Path = readonly string[];
+const pathOf = (dotted: string): Path => dotted.split('.');
+const ORGS_IDS = pathOf('orgs.sourcedId');
+const ROLE_ORG_IDS = pathOf('roles.org.sourcedId');
 
 /** Columns the CSV binding defines that the REST records carry under another name or shape. */
 const DERIVED: Record<string, (record: Rec) => unknown> = {
@@ -35,7 +46,7 @@ const DERIVED: Record<string, (record: Rec) => unknown> = {
   // 1.1 has `role`; 1.2 has roles[] with one primary role.
   role: (r) => r.role ?? rolesOf(r).find((x) => x.roleType === 'primary')?.role ?? rolesOf(r)[0]?.role,
   // 1.1 has orgs[]; 1.2 has the orgs of its roles.
-  orgSourcedIds: (r) => (Array.isArray(r.orgs) ? at(r, 'orgs.sourcedId') : at(r, 'roles.org.sourcedId')),
+  orgSourcedIds: (r) => (Array.isArray(r.orgs) ? at(r, ORGS_IDS) : at(r, ROLE_ORG_IDS)),
   userIds: (r) =>
     Array.isArray(r.userIds)
       ? r.userIds.filter(isRecord).map((id) => `{${text(id.type)}:${text(id.identifier)}}`)
@@ -55,9 +66,9 @@ function rolesOf(record: Rec): Rec[] {
 }
 
 /** The value at a dotted path, mapping over lists on the way. */
-function at(value: unknown, path: string): unknown {
+function at(value: unknown, path: Path): unknown {
   let current: unknown = value;
-  for (const key of path.split('.')) {
+  for (const key of path) {
     if (Array.isArray(current)) current = current.flatMap((item) => (isRecord(item) ? item[key] : undefined));
     else if (isRecord(current)) current = current[key];
     else return undefined;
@@ -68,12 +79,20 @@ function at(value: unknown, path: string): unknown {
 /** Flattens a value into cell texts: references become their sourcedId, booleans "true"/"false". */
 function scalars(value: unknown): string[] {
   if (value === undefined || value === null) return [];
-  if (Array.isArray(value)) return value.flatMap(scalars);
-  if (isRecord(value)) {
-    if (typeof value.sourcedId === 'string') return [value.sourcedId];
-    return [JSON.stringify(value)];
-  }
-  return [text(value)];
+  // Most cells are one string: no list to flatten.
+  if (typeof value === 'string') return [value];
+  const out: string[] = [];
+  addScalars(value, out);
+  return out;
+}
+
+function addScalars(value: unknown, out: string[]): void {
+  if (value === undefined || value === null) return;
+  if (Array.isArray(value)) {
+    for (const item of value) addScalars(item, out);
+  } else if (isRecord(value)) {
+    out.push(typeof value.sourcedId === 'string' ? value.sourcedId : JSON.stringify(value));
+  } else out.push(text(value));
 }
 
 function text(value: unknown): string {

@@ -78,9 +78,7 @@ export function createRecordWriter(
     case 'ndjson':
       return {
         writePage: (records, texts) =>
-          records.length
-            ? write(jsonText(`${(texts ?? records.map((r) => JSON.stringify(r))).join('\n')}\n`))
-            : done,
+          records.length ? write(jsonText(lines(texts ?? records.map((r) => JSON.stringify(r))))) : done,
         end: () => done,
       };
     case 'csv': {
@@ -99,6 +97,16 @@ export function createRecordWriter(
 
 const done = Promise.resolve();
 type Write = (chunk: string) => Promise<void>;
+
+/**
+ * The texts as lines, built flat by one join: a page's text is large, and a newline added after the join
+ * would make a two-part string that is copied whole to flatten it on its way out.
+ */
+function lines(texts: readonly string[]): string {
+  const parts = texts.slice();
+  parts.push('');
+  return parts.join('\n');
+}
 
 function jsonArrayWriter(write: Write): RecordWriter {
   let started = false;

@@ -12,6 +12,8 @@ const BENCHMARKS = {
     'invite plan of one school of 2,000 in a district of 50,000 students: time and RSS beside the users read (~1–2 min)',
   audit:
     'roster roster audit of a district of 50,000 students: time and RSS beside roster roster export of it (~3–5 min)',
+  district:
+    'district scale: CPU µs per record of export and --all --ndjson reads, parallel pages against a curl loop, RSS at 200,000 students (~3–5 min)',
 };
 
 const names = process.argv.slice(2);

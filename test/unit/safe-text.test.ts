@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { displayLines, displayText, jsonText, showControls } from '../../src/output/safe-text.js';
+import {
+  displayLines,
+  displayText,
+  jsonText,
+  jsonUnsafe,
+  MAYBE_JSON_UNSAFE,
+  showControls,
+} from '../../src/output/safe-text.js';
 
 const ESC = '\u001b';
 
@@ -56,5 +63,16 @@ describe('text for a person', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+
+  it("jsonText's quick test misses no character it must escape: every code point checked", () => {
+    const missed: string[] = [];
+    for (let code = 0; code <= 0x10ffff; code++) {
+      const char = String.fromCodePoint(code);
+      const unsafe = jsonUnsafe();
+      unsafe.lastIndex = 0;
+      if (unsafe.test(char) && !MAYBE_JSON_UNSAFE().test(char)) missed.push(code.toString(16));
+    }
+    expect(missed).toEqual([]);
   });
 });

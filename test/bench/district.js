@@ -1,0 +1,215 @@
+// District-scale benchmark (issue 23): what a district's reads, export, sends and plans cost the client.
+//
+//   npm run bench -- district                  (builds first)
+//   node test/bench/district.js --students 50000 --schools 25 --rounds 3 --latency 20 --big 200000
+//   node test/bench/district.js --only cpu      (one part: cpu, curl or memory)
+//
+// Reads and export (this file's part):
+// 1. CPU per record: `roster roster export --out DIR` and `roster roster students --all --ndjson` of a
+//    district of 50,000 students (25 schools, the family traps, as docs/performance.md's figures), no added
+//    latency. CPU is the client process's own user + system time (process.cpuUsage() read at exit by a
+//    preloaded script: every thread, the garbage collector's included, start-up included), divided by the
+//    records read from the server (the export: rows written plus rows left out, over every file; the read:
+//    lines written). A busy machine stretches wall time, much less CPU time. Goal: ≤ 15 µs per record.
+// 2. Parallel pages: `roster roster students --all --ndjson` of 50,000 students at 20 ms sandbox latency,
+//    pages of 1,000, against a sequential curl loop over the same 50 pages (one curl process, keep-alive,
+//    output discarded), interleaved rounds, medians. Goal: ≤ 0.5× the curl loop.
+// 3. Memory: peak RSS of the read of 200,000 students (goal ≤ 150 MB), and of every run above.
+// The sandbox runs as its own process: its CPU and memory are not counted.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { demoEnv, numberFlag, ROSTER, requireBuild, row, startDistrictSandbox, startSandbox } from './lib.js';
+
+const STUDENTS = numberFlag('--students', 50_000);
+const SCHOOLS = numberFlag('--schools', 25);
+const ROUNDS = numberFlag('--rounds', 3);
+const LATENCY_MS = numberFlag('--latency', 20);
+const BIG = numberFlag('--big', 200_000);
+const PAGE_SIZE = 1000;
+const CPU_GOAL_US = 15;
+const CURL_GOAL = 0.5;
+const MEMORY_GOAL_MB = 150;
+
+requireBuild();
+
+/** Reports, at exit and on file descriptor 3, the process's CPU time (µs, every thread) and peak RSS (kB). */
+const USAGE_PRELOAD = `data:text/javascript,${encodeURIComponent(
+  "import{writeSync}from'node:fs';process.on('exit',()=>{try{const u=process.cpuUsage();writeSync(3,JSON.stringify({cpuUs:u.user+u.system,maxRssKb:process.resourceUsage().maxRSS}))}catch{}});",
+)}`;
+
+/**
+ * Runs roster; resolves with wall ms, CPU µs, peak RSS MB, the lines of stdout (counted, not kept) and
+ * stdout itself when `keep` (a --json summary).
+ */
+function measured(env, args, keep = false) {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(process.execPath, ['--import', USAGE_PRELOAD, ROSTER, ...args], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    });
+    let lines = 0;
+    let kept = '';
+    let stderr = '';
+    let usage = '';
+    child.stdout.on('data', (chunk) => {
+      if (keep) kept += chunk;
+      for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) lines++;
+    });
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.stdio[3].on('data', (chunk) => (usage += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      if (code !== 0)
+        return reject(new Error(`roster ${args.join(' ')} exited with ${code}: ${stderr.trim()}`));
+      const { cpuUs, maxRssKb } = JSON.parse(usage);
+      resolve({ ms, cpuUs, peakMb: maxRssKb / 1024, lines, stdout: kept });
+    });
+  });
+}
+
+const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
+const spread = (list, scale = (v) => v) =>
+  `${scale(Math.min(...list)).toFixed(1)}–${scale(Math.max(...list)).toFixed(1)}`;
+
+/** Records an export read: rows written plus rows left out, over its files (the manifest aside). */
+function exportRecords(summary) {
+  return JSON.parse(summary)
+    .files.filter((f) => f.name !== 'manifest.csv')
+    .reduce((sum, f) => sum + f.rows + f.omitted, 0);
+}
+
+async function cpuPerRecord() {
+  console.log(
+    `\n# CPU per record: a district of ${STUDENTS.toLocaleString('en')} students in ${SCHOOLS} schools, no added latency (node ${process.version})`,
+  );
+  const sandbox = await startDistrictSandbox(STUDENTS, SCHOOLS);
+  const dir = mkdtempSync(join(tmpdir(), 'roster-district-'));
+  try {
+    const env = demoEnv(sandbox.baseUrl);
+    const runs = {
+      'roster roster export --out DIR': {
+        args: ['roster', 'export', '--out', join(dir, 'export'), '--force', '--json'],
+        records: (result) => exportRecords(result.stdout),
+        keep: true,
+      },
+      'roster roster students --all --ndjson': {
+        args: ['roster', 'students', '--all', '--ndjson'],
+        records: (result) => result.lines,
+        keep: false,
+      },
+    };
+    // Warm-up: the token, the sandbox's pages rendered once.
+    for (const run of Object.values(runs)) await measured(env, run.args, run.keep);
+    const results = Object.fromEntries(Object.keys(runs).map((label) => [label, []]));
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [label, run] of Object.entries(runs)) {
+        const result = await measured(env, run.args, run.keep);
+        results[label].push({ ...result, records: run.records(result) });
+      }
+    }
+    console.log(`median of ${ROUNDS} interleaved rounds (CPU: user + system of the client, every thread)`);
+    for (const [label, list] of Object.entries(results)) {
+      const perRecord = list.map((r) => r.cpuUs / r.records);
+      const us = median(perRecord);
+      const verdict = us <= CPU_GOAL_US ? `goal ≤ ${CPU_GOAL_US} µs met` : `goal ≤ ${CPU_GOAL_US} µs NOT met`;
+      const records = list[0].records;
+      console.log(
+        `${label.padEnd(40)} ${records.toLocaleString('en').padStart(9)} records  ${us.toFixed(1).padStart(5)} µs CPU/record (${spread(perRecord)})  ${verdict}`,
+      );
+      console.log(
+        `${''.padEnd(40)} CPU ${(median(list.map((r) => r.cpuUs)) / 1e6).toFixed(2)} s, wall ${(median(list.map((r) => r.ms)) / 1000).toFixed(2)} s, peak RSS ${Math.max(...list.map((r) => r.peakMb)).toFixed(1)} MB`,
+      );
+    }
+  } finally {
+    sandbox.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function curlLoop(baseUrl, env, students) {
+  const token = spawnSync(process.execPath, [ROSTER, 'token', '--endpoint', 'v1p1'], {
+    env,
+    encoding: 'utf8',
+  });
+  if (token.status !== 0) throw new Error(`roster token failed: ${token.stderr}`);
+  const args = ['-sf', '-H', `Authorization: Bearer ${token.stdout.trim()}`];
+  for (let offset = 0; offset < students; offset += PAGE_SIZE) {
+    args.push(
+      `${baseUrl}/ims/oneroster/v1p1/students?limit=${PAGE_SIZE}&offset=${offset}`,
+      '-o',
+      '/dev/null',
+    );
+  }
+  const started = process.hrtime.bigint();
+  const result = spawnSync('curl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  if (result.status !== 0) throw new Error(`curl failed (${result.status}): ${result.stderr}`);
+  return ms;
+}
+
+async function againstCurl() {
+  if (spawnSync('curl', ['--version']).status !== 0) {
+    console.log('\n(curl not found: the comparison with a curl loop is skipped)');
+    return;
+  }
+  console.log(
+    `\n# Parallel pages: ${STUDENTS.toLocaleString('en')} students, pages of ${PAGE_SIZE}, sandbox latency ${LATENCY_MS} ms`,
+  );
+  const sandbox = await startSandbox([
+    ...['--students', String(STUDENTS), '--schools', String(SCHOOLS), '--family-traps'],
+    ...['--latency', String(LATENCY_MS)],
+  ]);
+  try {
+    const env = demoEnv(sandbox.baseUrl);
+    const read = ['roster', 'students', '--all', '--ndjson', '--page-size', String(PAGE_SIZE)];
+    await measured(env, read); // warm-up
+    const times = { curl: [], read: [] };
+    for (let round = 0; round < ROUNDS; round++) {
+      times.curl.push(curlLoop(sandbox.baseUrl, env, STUDENTS));
+      times.read.push((await measured(env, read)).ms);
+    }
+    const curl = median(times.curl);
+    console.log(`median of ${ROUNDS} interleaved rounds`);
+    console.log(row('sequential curl loop (baseline)', curl, curl));
+    console.log(
+      `${row('roster roster students --all --ndjson', median(times.read), curl, CURL_GOAL)}  (range ${spread(times.read, (ms) => ms / curl)}×)`,
+    );
+  } finally {
+    sandbox.stop();
+  }
+}
+
+async function bigRead() {
+  console.log(`\n# Memory: ${BIG.toLocaleString('en')} students, --all --ndjson, pages of ${PAGE_SIZE}`);
+  const sandbox = await startSandbox(['--students', String(BIG)]);
+  try {
+    const env = demoEnv(sandbox.baseUrl);
+    const read = ['roster', 'students', '--all', '--ndjson', '--page-size', String(PAGE_SIZE)];
+    await measured(env, read); // warm-up
+    const { lines, peakMb, cpuUs } = await measured(env, read);
+    if (lines !== BIG) throw new Error(`expected ${BIG} records, got ${lines}`);
+    const verdict =
+      peakMb <= MEMORY_GOAL_MB ? `goal ≤ ${MEMORY_GOAL_MB} MB met` : `goal ≤ ${MEMORY_GOAL_MB} MB NOT met`;
+    console.log(
+      `roster roster students --all --ndjson: peak RSS ${peakMb.toFixed(1)} MB  ${verdict}  (${(cpuUs / lines).toFixed(1)} µs CPU/record)`,
+    );
+  } finally {
+    sandbox.stop();
+  }
+}
+
+// Each part as it prints; send and plan figures (invite send, invite plan at district scale) are added
+// below by their own change, as further entries of this list.
+const PARTS = [
+  ['cpu', cpuPerRecord],
+  ['curl', againstCurl],
+  ['memory', bigRead],
+  // ['sends', …], ['plans', …]: room for the send and plan figures of issue 23.
+];
+
+const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
+for (const [part, measure] of PARTS) if (!only || only === part) await measure();
