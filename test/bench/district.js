@@ -15,12 +15,36 @@
 //    pages of 1,000, against a sequential curl loop over the same 50 pages (one curl process, keep-alive,
 //    output discarded), interleaved rounds, medians. Goal: ≤ 0.5× the curl loop.
 // 3. Memory: peak RSS of the read of 200,000 students (goal ≤ 150 MB), and of every run above.
+// 4. Sends (--only send): `roster invite send --file` of a district's --rows invitations (default 80,000) at
+//    --latency ms (20), --concurrency 8: wall time against the ideal rows × latency / concurrency (goal ≤
+//    1.2×), CPU per row (the child's user + system, goal ≤ 0.3 ms), peak RSS (goal ≤ 150 MB, whatever the
+//    row count). Then resume: a fresh file's run killed (SIGKILL) once 60% of its rows are journaled sent,
+//    and run again: how long until its first request leaves (its first in-flight entry in the journal,
+//    goal < 2 s) and its rate of rows after that against the first run's.
 // The sandbox runs as its own process: its CPU and memory are not counted.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import {
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { demoEnv, numberFlag, ROSTER, requireBuild, row, startDistrictSandbox, startSandbox } from './lib.js';
+import {
+  demoEnv,
+  followPeakRss,
+  numberFlag,
+  ROSTER,
+  requireBuild,
+  row,
+  startDistrictSandbox,
+  startSandbox,
+} from './lib.js';
 
 const STUDENTS = numberFlag('--students', 50_000);
 const SCHOOLS = numberFlag('--schools', 25);
@@ -31,6 +55,12 @@ const PAGE_SIZE = 1000;
 const CPU_GOAL_US = 15;
 const CURL_GOAL = 0.5;
 const MEMORY_GOAL_MB = 150;
+const ROWS = numberFlag('--rows', 80_000);
+const CONCURRENCY = 8;
+const SEND_GOAL = 1.2;
+const SEND_CPU_GOAL_MS = 0.3;
+const RESUME_GOAL_MS = 2000;
+const RESUME_AT = 0.6;
 
 requireBuild();
 
@@ -202,13 +232,167 @@ async function bigRead() {
   }
 }
 
+/** A CSV of `rows` invitations to fresh addresses (rows already in a journal would be skipped, not sent). */
+function inviteCsv(dir, tag, rows) {
+  const file = join(dir, `${tag}.csv`);
+  const lines = ['email,schoolId,studentCount'];
+  for (let i = 0; i < rows; i++) lines.push(`${tag}-${i}@example.org,org-sch-${(i % 5) + 1},1`);
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  return file;
+}
+
+const sendArgs = (file) => [
+  ...['invite', 'send', '--file', file, '--yes', '--sent-by-user-id', 'usr-1'],
+  ...['--concurrency', String(CONCURRENCY)],
+];
+
+/**
+ * Follows the journal of a run (the one .jsonl under the private state folder's invites/) as it grows,
+ * reading only what was appended: counts rows journaled sent and notes when the first in-flight entry
+ * appeared. Call poll() on a timer.
+ */
+function journalFollower(stateHome) {
+  const folder = join(stateHome, 'roster', 'invites');
+  let path;
+  let offset = 0;
+  let tail = '';
+  const seen = { sent: 0, firstInFlightAt: undefined };
+  const poll = () => {
+    if (!path) {
+      try {
+        const name = readdirSync(folder).find((f) => f.endsWith('.jsonl'));
+        if (name) path = join(folder, name);
+      } catch {}
+      if (!path) return seen;
+    }
+    const size = statSync(path).size;
+    if (size <= offset) return seen;
+    const fd = openSync(path, 'r');
+    const bytes = Buffer.alloc(size - offset);
+    readSync(fd, bytes, 0, bytes.length, offset);
+    closeSync(fd);
+    offset = size;
+    const lines = (tail + bytes.toString('utf8')).split('\n');
+    tail = lines.pop();
+    for (const line of lines) {
+      if (line.includes('"state":"sent"')) seen.sent++;
+      else if (seen.firstInFlightAt === undefined && line.includes('"state":"in-flight"'))
+        seen.firstInFlightAt = process.hrtime.bigint();
+    }
+    return seen;
+  };
+  /** Reads what is there, then counts afresh: what follows is a new run's. */
+  const restart = () => {
+    poll();
+    seen.sent = 0;
+    seen.firstInFlightAt = undefined;
+  };
+  return { poll, restart };
+}
+
+/**
+ * Runs roster send (stdout discarded), following its journal; `killAt` sent rows kills it with SIGKILL.
+ * Resolves with wall ms, CPU µs (when it exited by itself), peak RSS MB, ms to its first in-flight entry.
+ */
+function followedSend(env, file, follower, killAt) {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(process.execPath, ['--import', USAGE_PRELOAD, ROSTER, ...sendArgs(file)], {
+      env,
+      stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    let usage = '';
+    let killed = false;
+    let firstMs;
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.stdio[3].on('data', (chunk) => (usage += chunk));
+    const peakMb = followPeakRss(child);
+    const timer = setInterval(() => {
+      const seen = follower.poll();
+      if (firstMs === undefined && seen.firstInFlightAt !== undefined)
+        firstMs = Number(seen.firstInFlightAt - started) / 1e6;
+      if (killAt !== undefined && !killed && seen.sent >= killAt) {
+        killed = true;
+        child.kill('SIGKILL');
+      }
+    }, 10);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearInterval(timer);
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      // Exit 5 (partial): the rows in flight when the last run was killed are in doubt, as they should be.
+      if (!killed && code !== 0 && code !== 5)
+        return reject(new Error(`roster exited with ${code}: ${stderr.trim()}`));
+      const report = killed ? {} : JSON.parse(usage);
+      resolve({
+        ms,
+        cpuUs: report.cpuUs,
+        peakMb: Math.max(peakMb(), (report.maxRssKb ?? 0) / 1024),
+        firstMs,
+      });
+    });
+  });
+}
+
+async function sends() {
+  console.log(
+    `\n# Sends: roster invite send --file of ${ROWS.toLocaleString('en')} invitations, sandbox latency ${LATENCY_MS} ms, --concurrency ${CONCURRENCY} (node ${process.version})`,
+  );
+  const sandbox = await startSandbox(['--latency', String(LATENCY_MS)]);
+  const dir = mkdtempSync(join(tmpdir(), 'roster-district-send-'));
+  try {
+    const env = demoEnv(sandbox.baseUrl);
+    // Warm-up: the token cached, as a second run in a day would have it. Its journal is another file's.
+    await measured(env, sendArgs(inviteCsv(dir, 'warm-up', 2 * CONCURRENCY)));
+    // Each measured run with a state folder of its own, so the follower finds its journal alone.
+    const fresh = (tag) => ({ ...env, XDG_STATE_HOME: join(dir, `state-${tag}`) });
+    const ideal = (ROWS * LATENCY_MS) / CONCURRENCY;
+    const whole = fresh('whole');
+    const follower = journalFollower(whole.XDG_STATE_HOME);
+    const run = await followedSend(whole, inviteCsv(dir, 'whole', ROWS), follower);
+    const cpuMs = run.cpuUs / 1000 / ROWS;
+    console.log(row('ideal: rows × latency / concurrency', ideal, ideal));
+    console.log(row('roster invite send --file', run.ms, ideal, SEND_GOAL));
+    console.log(
+      `CPU ${(run.cpuUs / 1e6).toFixed(1)} s, ${cpuMs.toFixed(3)} ms/row  ${cpuMs <= SEND_CPU_GOAL_MS ? 'goal' : 'goal NOT'} met (≤ ${SEND_CPU_GOAL_MS} ms);` +
+        ` peak RSS ${run.peakMb.toFixed(1)} MB  ${run.peakMb <= MEMORY_GOAL_MB ? 'goal' : 'goal NOT'} met (≤ ${MEMORY_GOAL_MB} MB)`,
+    );
+
+    // Resume: killed at 60% sent, then the same command again.
+    const killAt = Math.floor(ROWS * RESUME_AT);
+    const resumeEnv = fresh('resume');
+    const file = inviteCsv(dir, 'resume', ROWS);
+    const resumeFollower = journalFollower(resumeEnv.XDG_STATE_HOME);
+    const killed = await followedSend(resumeEnv, file, resumeFollower, killAt);
+    const sentBefore = resumeFollower.poll().sent;
+    resumeFollower.restart();
+    const resumed = await followedSend(resumeEnv, file, resumeFollower);
+    const left = ROWS - sentBefore;
+    const firstRate = (1000 * ROWS) / (run.ms - (run.firstMs ?? 0));
+    const rate = (1000 * left) / (resumed.ms - (resumed.firstMs ?? 0));
+    console.log(
+      `resume: killed after ${sentBefore.toLocaleString('en')} rows sent (${(killed.ms / 1000).toFixed(1)} s, peak RSS ${killed.peakMb.toFixed(1)} MB);` +
+        ` re-run's first request after ${((resumed.firstMs ?? Number.NaN) / 1000).toFixed(2)} s  ${resumed.firstMs < RESUME_GOAL_MS ? 'goal' : 'goal NOT'} met (< ${RESUME_GOAL_MS / 1000} s)`,
+    );
+    console.log(
+      `        then ${left.toLocaleString('en')} rows at ${rate.toFixed(0)} rows/s against ${firstRate.toFixed(0)} rows/s in the whole run (${(rate / firstRate).toFixed(2)}×);` +
+        ` re-run ${(resumed.ms / 1000).toFixed(1)} s, ${(resumed.cpuUs / 1000 / left).toFixed(3)} ms CPU/row, peak RSS ${resumed.peakMb.toFixed(1)} MB`,
+    );
+  } finally {
+    sandbox.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 // Each part as it prints; send and plan figures (invite send, invite plan at district scale) are added
 // below by their own change, as further entries of this list.
 const PARTS = [
   ['cpu', cpuPerRecord],
   ['curl', againstCurl],
   ['memory', bigRead],
-  // ['sends', …], ['plans', …]: room for the send and plan figures of issue 23.
+  ['send', sends],
+  // ['plans', …]: room for the plan figures of issue 23.
 ];
 
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
