@@ -47,8 +47,16 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
   const counts: RunCounts = { sent: 0, failed: 0, inDoubt: 0, remaining: rows.length };
   let stoppedBy: RosterError | undefined;
   let next = 0;
-  /** Each row's outcome on its way to the journal and to the record (its claim settled). */
-  const noting: Promise<void>[] = [];
+  /** Rows' outcomes on their way to the journal and to the record (claims settled), each dropped once there. */
+  const noting = new Set<Promise<void>>();
+  const track = (write: Promise<void>) => {
+    noting.add(write);
+    // A failed one stays, for the Promise.all below to throw.
+    write.then(
+      () => noting.delete(write),
+      () => {},
+    );
+  };
   /** The first journal write that failed: the run takes no more rows, and throws it once the rest are done. */
   let journalFailure: { error: unknown } | undefined;
 
@@ -123,12 +131,12 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
             reason: result.reason,
             ...(result.status !== undefined && { status: result.status }),
           };
-    noting.push(
+    track(
       journal.record([outcome]).catch((error: unknown) => {
         journalFailure ??= { error };
       }),
     );
-    if (options.guard) noting.push(options.guard.settle(row, result.state));
+    if (options.guard) track(options.guard.settle(row, result.state));
   }
 
   async function worker(): Promise<void> {

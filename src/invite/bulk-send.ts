@@ -18,7 +18,14 @@ import type { Settings } from '../settings.js';
 import { type RunOutcome, sendRows } from './bulk-runner.js';
 import { checkFile, type FileSendOptions, readInput } from './file-check.js';
 import { type InfoColumn, inviteCsv, type PlannedRow } from './invite-file.js';
-import { type BulkReport, countRows, finalRows, linesBySchool, summaryLines } from './report.js';
+import {
+  type BulkReport,
+  finalRow,
+  linesBySchool,
+  namedInSummary,
+  summaryLines,
+  tallyRows,
+} from './report.js';
 import {
   contentHash,
   FileRun,
@@ -130,18 +137,23 @@ async function reportOf(
   contentChanged: boolean,
   options: FileSendOptions,
 ): Promise<BulkReport> {
-  const results = new Map(sent.outcome.results);
-  for (const [key, sentAt] of view.plan.elsewhere) results.set(key, { state: 'elsewhere', sentAt });
-  const reportRows = finalRows(rows, view.before, results);
-  // finalRows keeps the order of `rows`, so the two line up.
-  const failed = rows.filter((_, i) => reportRows[i]?.result === 'failed');
+  const {
+    counts,
+    rows: reportRows,
+    failed,
+  } = tallyRows(
+    rows,
+    (row) => finalRow(row, view.before, sent.outcome.results, view.plan.elsewhere),
+    // --json lists every row (its report is the size of the file by nature); the summary names a few.
+    options.json ? () => true : namedInSummary,
+  );
   return {
     file,
     journal: view.path,
     interrupted: sent.interrupted,
     contentChanged,
     ...(sent.outcome.stoppedBy && { stoppedBy: sent.outcome.stoppedBy.message }),
-    counts: countRows(reportRows),
+    counts,
     failedCsv: await writeFailed(failed, info, options.failedCsv, view.path),
     rows: reportRows,
   };

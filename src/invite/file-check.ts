@@ -73,21 +73,14 @@ export async function checkFile(
   // A bad file whose rows name schools is still checked against the district's schools (a read, never a
   // send), so that all its problems are listed at once; one that cannot be read that far (no rows, no
   // header) is refused before any request.
-  let namesSchools = false;
-  const first = await readInviteFile(content, options.fill, {
-    delimiter: options.delimiter,
-    schoolOf: (value) => {
-      namesSchools = true;
-      return { sourcedId: value.trim() };
-    },
-  });
-  if (!first.ok && !namesSchools) throw refuse(ctx, first.problems, file, options);
-  if (!first.ok) {
+  const first = await problemsBeforeSchools(content, options);
+  if (first && !first.namesSchools) throw refuse(ctx, first.problems, file, options);
+  if (first) {
     const all = await withSchools(ctx, session, content, options).catch((error) => {
       // The flags' own mistakes and an interrupt stand; a list that cannot be read leaves the rest.
       if (error instanceof RosterError && (error.code === 'usage' || error.code === 'interrupted'))
         throw error;
-      return { file: first, unknownSchool: false };
+      return { file: { ok: false as const, problems: first.problems }, unknownSchool: false };
     });
     throw refuse(ctx, all.file.ok ? first.problems : all.file.problems, file, options, all.unknownSchool);
   }
@@ -101,6 +94,26 @@ export async function checkFile(
   if (!checked.ok) throw refuse(ctx, checked.problems, file, options, unknownSchool);
   warnUnusedUnlisted(ctx, options.unlisted, checked.rows, options.fill);
   return checked;
+}
+
+/**
+ * The file's problems that need no request, and whether its rows name schools (then they are checked against
+ * the district's too); undefined when it has none. Its rows are dropped here: the check with the schools
+ * reads them again, and a district's rows are not held twice.
+ */
+async function problemsBeforeSchools(
+  content: string,
+  options: FileSendOptions,
+): Promise<{ problems: RowProblem[]; namesSchools: boolean } | undefined> {
+  let namesSchools = false;
+  const first = await readInviteFile(content, options.fill, {
+    delimiter: options.delimiter,
+    schoolOf: (value) => {
+      namesSchools = true;
+      return { sourcedId: value.trim() };
+    },
+  });
+  return first.ok ? undefined : { problems: first.problems, namesSchools };
 }
 
 /** Every problem listed with its line (and in the --json report); the error to throw. */

@@ -56,73 +56,108 @@ export interface BulkReport {
   counts: Counts;
   /** The CSV of failed rows, ready to be fed back to --file; null when nothing failed. */
   failedCsv: string | null;
+  /** Every row (--json); else only the rows the summary names (namedInSummary), counted in `counts`. */
   rows: ReportRow[];
 }
 
-/** `before` and `results` are by row key (invitationKey); the report keeps the lines of the current file. */
-export function finalRows(
-  planned: PlannedRow[],
+/** What a row's report tells about it, before its fate. */
+type RowBase = Pick<ReportRow, 'line' | 'email' | 'schoolId' | 'unlistedSchool' | InfoName>;
+type InfoName = 'guardianNames' | 'studentIds' | 'schoolName' | 'studentNames';
+
+/**
+ * Where one row stands after the run: this run's result (`results`, or `elsewhere`: sent by another run,
+ * so not sent by this one), else the journal's state before the run (`before`); all by row key
+ * (invitationKey). The report keeps the line of the current file.
+ */
+export function finalRow(
+  { line, body, info, unlistedSchool }: PlannedRow,
   before: ReadonlyMap<string, JournalEntry>,
-  results: Map<string, RowResult>,
-): ReportRow[] {
-  return planned.map(({ line, body, info, unlistedSchool }) => {
-    const base = {
-      line,
-      email: body.email,
-      schoolId: body.schoolId,
-      ...(unlistedSchool && { unlistedSchool }),
-      ...info,
+  results: ReadonlyMap<string, RowResult>,
+  elsewhere: ReadonlyMap<string, string>,
+): ReportRow {
+  const base: RowBase = {
+    line,
+    email: body.email,
+    schoolId: body.schoolId,
+    ...(unlistedSchool && { unlistedSchool }),
+    ...info,
+  };
+  const key = invitationKey(body.email, body.schoolId);
+  const sentAt = elsewhere.get(key);
+  const result: RowResult | undefined =
+    sentAt !== undefined ? { state: 'elsewhere', sentAt } : results.get(key);
+  if (result?.state === 'sent') return { ...base, result: 'sent', message: result.message };
+  if (result?.state === 'elsewhere') return { ...base, result: 'skipped', sentElsewhere: result.sentAt };
+  if (result) {
+    return {
+      ...base,
+      result: result.state,
+      reason: result.reason,
+      ...(result.status !== undefined && { status: result.status }),
     };
-    const key = invitationKey(body.email, body.schoolId);
-    const result = results.get(key);
-    if (result?.state === 'sent') return { ...base, result: 'sent', message: result.message };
-    if (result?.state === 'elsewhere') return { ...base, result: 'skipped', sentElsewhere: result.sentAt };
-    if (result) {
+  }
+  const earlier = before.get(key);
+  switch (earlier?.state) {
+    case 'sent':
+      // Older entries carry no bodyHash: nothing to compare, so no claim either way.
+      return earlier.bodyHash !== undefined && earlier.bodyHash !== bodyHash(body)
+        ? { ...base, result: 'skipped', changed: true }
+        : { ...base, result: 'skipped' };
+    case 'failed':
+      return { ...base, result: 'failed', reason: earlier.reason ?? 'failed', earlier: true };
+    case 'in-flight':
+    case 'in-doubt':
       return {
         ...base,
-        result: result.state,
-        reason: result.reason,
-        ...(result.status !== undefined && { status: result.status }),
+        result: 'in-doubt',
+        reason: earlier.reason ?? `in flight when an earlier run stopped (${earlier.at})`,
+        earlier: true,
       };
-    }
-    const earlier = before.get(key);
-    switch (earlier?.state) {
-      case 'sent':
-        // Older entries carry no bodyHash: nothing to compare, so no claim either way.
-        return earlier.bodyHash !== undefined && earlier.bodyHash !== bodyHash(body)
-          ? { ...base, result: 'skipped', changed: true }
-          : { ...base, result: 'skipped' };
-      case 'failed':
-        return { ...base, result: 'failed', reason: earlier.reason ?? 'failed', earlier: true };
-      case 'in-flight':
-      case 'in-doubt':
-        return {
-          ...base,
-          result: 'in-doubt',
-          reason: earlier.reason ?? `in flight when an earlier run stopped (${earlier.at})`,
-          earlier: true,
-        };
-      default:
-        return { ...base, result: 'not-started' };
-    }
-  });
+    default:
+      return { ...base, result: 'not-started' };
+  }
 }
 
-export function countRows(rows: ReportRow[]): Counts {
-  const count = (state: FinalState) => rows.filter((r) => r.result === state).length;
-  return {
-    total: rows.length,
-    sent: count('sent'),
-    skipped: count('skipped'),
-    failed: count('failed'),
-    inDoubt: count('in-doubt'),
-    notStarted: count('not-started'),
-  };
+/** A row the summary names: failed, in doubt, sent by another run, edited since sent, or sent to an unlisted school. */
+export const namedInSummary = (row: ReportRow) =>
+  row.result === 'failed' ||
+  row.result === 'in-doubt' ||
+  row.sentElsewhere !== undefined ||
+  row.changed === true ||
+  (row.unlistedSchool === true && row.result === 'sent');
+
+/**
+ * Every row's final state counted, in one pass; kept are the rows `keep` picks (every row for --json, else
+ * those the summary names: a district's rows are not all held for a summary of counts) and the failed
+ * planned rows (for the failed rows' CSV), in file order.
+ */
+export function tallyRows(
+  planned: Iterable<PlannedRow>,
+  fate: (row: PlannedRow) => ReportRow,
+  keep: (row: ReportRow) => boolean,
+): { counts: Counts; rows: ReportRow[]; failed: PlannedRow[] } {
+  const counts: Counts = { total: 0, sent: 0, skipped: 0, failed: 0, inDoubt: 0, notStarted: 0 };
+  const rows: ReportRow[] = [];
+  const failed: PlannedRow[] = [];
+  for (const row of planned) {
+    const final = fate(row);
+    counts.total++;
+    if (final.result === 'sent') counts.sent++;
+    else if (final.result === 'skipped') counts.skipped++;
+    else if (final.result === 'failed') counts.failed++;
+    else if (final.result === 'in-doubt') counts.inDoubt++;
+    else counts.notStarted++;
+    if (final.result === 'failed') failed.push(row);
+    if (keep(final)) rows.push(final);
+  }
+  return { counts, rows, failed };
 }
 
 /** The summary on stderr: counts first, then every failed and in-doubt row with what to do about it. */
 export function summaryLines(report: BulkReport, fileName: string): string[] {
   const { counts } = report;
+  // Over the named rows only, the same: a row the summary leaves out is sent or not started (counted
+  // above) or skipped.
   const nothingTried =
     counts.sent + counts.notStarted === 0 && report.rows.every((r) => r.result === 'skipped' || r.earlier);
   const lines = [

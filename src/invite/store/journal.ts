@@ -82,8 +82,11 @@ export class Journal {
     private readonly lockToken: string,
     /** The header the journal began with (the first run's content hash included). */
     readonly header: JournalHeader,
-    /** The last recorded state of each row, by key. */
-    readonly states: Map<string, JournalEntry>,
+    /**
+     * The last state of each row as the journal held it when opened, by key. What this run records goes to
+     * disk only: kept here too, a district's every row would be held for the whole run.
+     */
+    readonly states: ReadonlyMap<string, JournalEntry>,
     /** True when this run created the journal (a first run, not a resume). */
     readonly created: boolean,
   ) {}
@@ -133,10 +136,9 @@ export class Journal {
     }
   }
 
-  /** Appends the entries and resolves once they are on disk; the in-memory states follow. */
-  async record(entries: JournalEntry[]): Promise<void> {
-    await this.append(entries);
-    for (const entry of entries) this.states.set(entry.key, entry);
+  /** Appends the entries and resolves once they are on disk (`states` stays what the run began with). */
+  record(entries: JournalEntry[]): Promise<void> {
+    return this.append(entries);
   }
 
   async close(): Promise<void> {
