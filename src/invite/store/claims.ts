@@ -71,8 +71,9 @@ export class ClaimsFile {
       this.offset += whole;
       const added = decide(this.latest);
       for (const claim of added) this.latest.set(claim.id, claim);
-      const unsettled = [...this.latest.values()].filter((c) => c.state !== 'done');
       const lines = this.lines + added.length;
+      // Listed only when the file is long enough to compact: every batch of rows comes through here.
+      const unsettled = lines > COMPACT_AFTER ? unsettledOf(this.latest) : [];
       if (lines > COMPACT_AFTER && unsettled.length * 4 < lines) {
         // Closed first: Windows cannot replace a file that is open, even by the process replacing it (EPERM).
         closeSync(fd);
@@ -123,6 +124,9 @@ export class ClaimsFile {
     }
   }
 }
+
+const unsettledOf = (latest: ReadonlyMap<string, Claim>) =>
+  [...latest.values()].filter((c) => c.state !== 'done');
 
 const serialize = (claims: Claim[]) => claims.map((c) => `${JSON.stringify(c)}\n`).join('');
 
