@@ -17,6 +17,7 @@ import type { Session } from '../session.js';
 import type { Settings } from '../settings.js';
 import { type RunOutcome, sendRows } from './bulk-runner.js';
 import { checkFile, type FileSendOptions, readInput } from './file-check.js';
+import { keepHeapNearLive } from './heap.js';
 import { type InfoColumn, inviteCsv, type PlannedRow } from './invite-file.js';
 import {
   type BulkReport,
@@ -41,6 +42,7 @@ export type { FileSendOptions } from './file-check.js';
 
 /** Sends the file's invitations (or, with dryRun, prints the requests it would send). */
 export async function sendInviteFile(options: FileSendOptions, ctx: Context): Promise<void> {
+  await keepHeapNearLive((line) => ctx.log.debug(line));
   const file = resolve(options.given);
   const content = await readInput(file, options.given);
   const session = await ctx.session();
