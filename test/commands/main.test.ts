@@ -14,6 +14,15 @@ import { demoClient, demoEnv, useSandbox } from '../helpers/sandbox.js';
 const fixture = useSandbox();
 const secretOf = (id: string) => demoClient(fixture.sandbox, id).clientSecret;
 const tokenRequests = () => fixture.sandbox.requests.filter((r) => r.path.endsWith('/token'));
+/** `roster login` of the demo client as a script runs it: its secret on stdin. */
+const scriptLogin = () => [
+  '--base-url',
+  fixture.sandbox.baseUrl,
+  'login',
+  '--client-id',
+  'demo-allowed',
+  '--client-secret-stdin',
+];
 const envFor = (id: string, extra: Record<string, string> = {}) => demoEnv(fixture.sandbox, id, extra);
 
 async function roster(argv: string[], options: Parameters<typeof fakeContext>[0] = {}) {
@@ -249,14 +258,7 @@ describe('roster status', () => {
 
   it('reports keychain, file, token and none as the secret source', async () => {
     const f = fakeContext({ stdin: secretOf('demo-allowed') });
-    const login = [
-      '--base-url',
-      fixture.sandbox.baseUrl,
-      'login',
-      '--client-id',
-      'demo-allowed',
-      '--client-secret-stdin',
-    ];
+    const login = scriptLogin();
     expect(await main(login, f.ctx)).toBe(0);
     expect(f.stderr()).toMatch(/Logged in to .* as demo-allowed \(profile "default"\)/);
     const status = async (ctx = f.ctx) => {
@@ -291,19 +293,7 @@ describe('roster status', () => {
 describe('roster logout', () => {
   it('removes the secret and the cached tokens, and says issued tokens stay valid', async () => {
     const f = fakeContext({ stdin: secretOf('demo-allowed') });
-    expect(
-      await main(
-        [
-          '--base-url',
-          fixture.sandbox.baseUrl,
-          'login',
-          '--client-id',
-          'demo-allowed',
-          '--client-secret-stdin',
-        ],
-        f.ctx,
-      ),
-    ).toBe(0);
+    expect(await main(scriptLogin(), f.ctx)).toBe(0);
     expect(f.keychain.secrets.size).toBe(1);
     const before = f.stderr().length;
     expect(await main(['logout'], f.ctx)).toBe(0);
