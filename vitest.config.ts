@@ -33,7 +33,7 @@ export default defineConfig({
     maxWorkers: 4,
     testTimeout: 30_000,
     hookTimeout: 30_000,
-    // Removes the temporary folders each test file made (test/helpers/context.ts tempDir).
+    // Removes the temporary folders each test file made (tempDir, test/helpers/temp.ts).
     setupFiles: ['test/helpers/cleanup.ts'],
     projects: [
       { extends: true, test: { name: 'unit', include: testFiles.filter(isUnit) } },

@@ -109,7 +109,7 @@ function baseProgram(ctx: Context): Command {
     })
     .addHelpText(
       'after',
-      '\nExamples:\n  roster login\n  roster attendance check\n  roster invite send --email parent@example.org --school-id sch-001\n  roster roster students --all --ndjson > students.ndjson\n  roster sandbox\n\nExit codes: 0 ok, 1 failure, 2 usage, 3 forbidden, 4 not logged in or authentication failed, 5 partial, 130 interrupted (Ctrl-C, SIGTERM, SIGHUP).\n',
+      '\nExamples:\n  roster login\n  roster attendance check\n  roster invite send --email parent@example.org --school-id sch-001\n  roster roster students --all --ndjson > students.ndjson\n  roster sandbox\n\nExit codes: 0 ok, 1 failure, 2 usage, 3 forbidden, 4 not logged in or authentication failed, 5 in doubt or partial, 130 interrupted or cancelled (Ctrl-C, SIGTERM, SIGHUP).\n',
     );
 }
 

@@ -2,27 +2,20 @@
 // what is saved where, and that nothing is saved when verification fails.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { secretAccount } from '../../src/auth/secret-store.js';
 import { type LoginOptions, run } from '../../src/commands/login.js';
 import { run as runToken } from '../../src/commands/token.js';
 import type { Prompter } from '../../src/prompter.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { type GlobalFlags, resolveSettings } from '../../src/settings.js';
 import { type FakeContext, fakeContext, withSettings } from '../helpers/context.js';
 import { failure } from '../helpers/errors.js';
+import { useSandbox } from '../helpers/sandbox.js';
 
-let sandbox: Sandbox;
-const secretOf = (id: string) => sandbox.clients.find((c) => c.clientId === id)?.clientSecret as string;
-const tokenRequests = () => sandbox.requests.filter((r) => r.path.endsWith('/token'));
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(() => sandbox.close());
-beforeEach(() => {
-  sandbox.requests.length = 0;
-});
+const fixture = useSandbox();
+const secretOf = (id: string) =>
+  fixture.sandbox.clients.find((c) => c.clientId === id)?.clientSecret as string;
+const tokenRequests = () => fixture.sandbox.requests.filter((r) => r.path.endsWith('/token'));
 
 async function login(f: FakeContext, options: LoginOptions, flags: GlobalFlags = {}) {
   const settings = await resolveSettings(flags, f.ctx.env, f.ctx.paths.configDir);
@@ -77,14 +70,18 @@ function allFiles(dir: string): string[] {
 describe('login on a terminal', () => {
   it('asks for the base URL, client id and secret, verifies, then saves the profile and the secret', async () => {
     const { prompter, asked } = fakePrompter({
-      baseUrl: `${sandbox.baseUrl}/`,
+      baseUrl: `${fixture.sandbox.baseUrl}/`,
       clientId: 'demo-allowed',
       secret: secretOf('demo-allowed'),
     });
     const f = fakeContext({ tty: true, prompter });
     const result = await login(f, {});
     expect(asked).toHaveLength(3);
-    expect(result).toMatchObject({ profile: 'default', baseUrl: sandbox.baseUrl, clientId: 'demo-allowed' });
+    expect(result).toMatchObject({
+      profile: 'default',
+      baseUrl: fixture.sandbox.baseUrl,
+      clientId: 'demo-allowed',
+    });
     expect(result.storedIn).toBe('the test keychain');
 
     const config = JSON.parse(configText(f));
@@ -92,7 +89,7 @@ describe('login on a terminal', () => {
       defaultProfile: 'default',
       profiles: {
         default: {
-          baseUrl: sandbox.baseUrl,
+          baseUrl: fixture.sandbox.baseUrl,
           clientId: 'demo-allowed',
           clientAuth: 'basic',
           oneroster: '1.1',
@@ -100,7 +97,7 @@ describe('login on a terminal', () => {
         },
       },
     });
-    expect(f.keychain.secrets.get(secretAccount('demo-allowed', sandbox.baseUrl))).toBe(
+    expect(f.keychain.secrets.get(secretAccount('demo-allowed', fixture.sandbox.baseUrl))).toBe(
       secretOf('demo-allowed'),
     );
     for (const file of allFiles(f.home))
@@ -119,18 +116,18 @@ describe('login on a terminal', () => {
 
   it('trims the base URL typed at the prompt', async () => {
     const { prompter } = fakePrompter({
-      baseUrl: ` ${sandbox.baseUrl} `,
+      baseUrl: ` ${fixture.sandbox.baseUrl} `,
       clientId: 'demo-allowed',
       secret: secretOf('demo-allowed'),
     });
     const f = fakeContext({ tty: true, prompter });
-    expect((await login(f, {})).baseUrl).toBe(sandbox.baseUrl);
+    expect((await login(f, {})).baseUrl).toBe(fixture.sandbox.baseUrl);
   });
 
   it('asks only for what flags and the saved profile do not give', async () => {
     const { prompter, asked } = fakePrompter({ secret: secretOf('demo-allowed') });
     const f = fakeContext({ tty: true, prompter });
-    await login(f, { clientId: 'demo-allowed' }, { baseUrl: sandbox.baseUrl });
+    await login(f, { clientId: 'demo-allowed' }, { baseUrl: fixture.sandbox.baseUrl });
     expect(asked).toEqual(['Client secret:']);
   });
 });
@@ -143,21 +140,25 @@ describe('login without a terminal', () => {
     expect(error.message).toBe(
       'Missing --base-url, --client-id, --client-secret-stdin (pipe the secret on stdin): there is no terminal to ask on.',
     );
-    expect(sandbox.requests).toHaveLength(0);
+    expect(fixture.sandbox.requests).toHaveLength(0);
     expect(existsSync(join(f.ctx.paths.configDir, 'config.json'))).toBe(false);
 
     const onlySecret = await failure(
       login(fakeContext({ stdin: 's3cret-value' }), { clientSecretStdin: true }),
     );
     expect(onlySecret.message).toMatch(/^Missing --base-url, --client-id: /);
-    expect(sandbox.requests).toHaveLength(0);
+    expect(fixture.sandbox.requests).toHaveLength(0);
   });
 
   it('reads the secret from stdin, trimming one trailing newline', async () => {
     for (const ending of ['\n', '\r\n', '']) {
       const f = fakeContext({ stdin: `${secretOf('demo-special')}${ending}` });
-      await login(f, { clientId: 'demo-special', clientSecretStdin: true }, { baseUrl: sandbox.baseUrl });
-      expect(f.keychain.secrets.get(secretAccount('demo-special', sandbox.baseUrl))).toBe(
+      await login(
+        f,
+        { clientId: 'demo-special', clientSecretStdin: true },
+        { baseUrl: fixture.sandbox.baseUrl },
+      );
+      expect(f.keychain.secrets.get(secretAccount('demo-special', fixture.sandbox.baseUrl))).toBe(
         secretOf('demo-special'),
       );
     }
@@ -175,13 +176,13 @@ describe('login without a terminal', () => {
         login(
           fakeContext({ stdin }),
           { clientId: 'demo-allowed', clientSecretStdin: true },
-          { baseUrl: sandbox.baseUrl },
+          { baseUrl: fixture.sandbox.baseUrl },
         ),
       );
       expect(error.code, JSON.stringify(stdin)).toBe('usage');
       expect(error.message).toMatch(message);
     }
-    expect(sandbox.requests).toHaveLength(0);
+    expect(fixture.sandbox.requests).toHaveLength(0);
   });
 
   it('refuses --client-secret-stdin when stdin is a terminal', async () => {
@@ -196,7 +197,7 @@ describe('login verification', () => {
   it('saves nothing when the token endpoint refuses the secret', async () => {
     const f = fakeContext({ stdin: 'wrong-secret-value\n' });
     const error = await failure(
-      login(f, { clientId: 'demo-allowed', clientSecretStdin: true }, { baseUrl: sandbox.baseUrl }),
+      login(f, { clientId: 'demo-allowed', clientSecretStdin: true }, { baseUrl: fixture.sandbox.baseUrl }),
     );
     expect(error.code).toBe('auth');
     expect(error.message).toMatch(
@@ -212,7 +213,7 @@ describe('login verification', () => {
     await login(
       f,
       { clientId: 'demo-special', clientSecretStdin: true },
-      { baseUrl: sandbox.baseUrl, clientAuth },
+      { baseUrl: fixture.sandbox.baseUrl, clientAuth },
     );
     expect(JSON.parse(configText(f)).profiles.default.clientAuth).toBe(clientAuth);
     const [request] = tokenRequests();
@@ -225,7 +226,7 @@ describe('login verification', () => {
     await login(
       f,
       { clientId: 'demo-allowed', clientSecretStdin: true, scope: 'attendance' },
-      { baseUrl: sandbox.baseUrl },
+      { baseUrl: fixture.sandbox.baseUrl },
     );
     expect(JSON.parse(configText(f)).profiles.default.scope).toBe('attendance');
     expect(new URLSearchParams(tokenRequests()[0]?.body).get('scope')).toBe('attendance');
@@ -239,10 +240,10 @@ describe('login verification', () => {
 
   it('refuses to run with environment credentials set', async () => {
     const f = fakeContext({ env: { ROSTER_CLIENT_ID: 'demo-allowed', ROSTER_CLIENT_SECRET: 'x-secret' } });
-    const error = await failure(login(f, {}, { baseUrl: sandbox.baseUrl }));
+    const error = await failure(login(f, {}, { baseUrl: fixture.sandbox.baseUrl }));
     expect(error.code).toBe('usage');
     expect(error.message).toMatch(/ROSTER_CLIENT_ID and ROSTER_CLIENT_SECRET are set/);
-    expect(sandbox.requests).toHaveLength(0);
+    expect(fixture.sandbox.requests).toHaveLength(0);
   });
 
   it('with --insecure-storage keeps the secret in a 0600 file and warns', async () => {
@@ -250,7 +251,7 @@ describe('login verification', () => {
     const result = await login(
       f,
       { clientId: 'demo-allowed', clientSecretStdin: true, insecureStorage: true },
-      { baseUrl: sandbox.baseUrl },
+      { baseUrl: fixture.sandbox.baseUrl },
     );
     expect(result.storedIn).toMatch(/credentials\.json \(mode 0600\)/);
     expect(f.keychain.secrets.size).toBe(0);
@@ -266,17 +267,17 @@ describe('login when the keychain cannot be reached', () => {
     const f = fakeContext({ stdin: secretOf('demo-allowed') });
     f.keychain.unreachable = true;
     const error = await failure(
-      login(f, { clientId: 'demo-allowed', clientSecretStdin: true }, { baseUrl: sandbox.baseUrl }),
+      login(f, { clientId: 'demo-allowed', clientSecretStdin: true }, { baseUrl: fixture.sandbox.baseUrl }),
     );
     expect(error.code).toBe('auth');
     expect(error.message).toBe('The test keychain cannot be reached.');
-    expect(sandbox.requests).toHaveLength(0);
+    expect(fixture.sandbox.requests).toHaveLength(0);
     expect(allFiles(f.home)).toEqual([]);
   });
 
   it('on a terminal: says why before any question, then the file if accepted', async () => {
     const { prompter, asked } = fakePrompter({
-      baseUrl: sandbox.baseUrl,
+      baseUrl: fixture.sandbox.baseUrl,
       clientId: 'demo-allowed',
       secret: secretOf('demo-allowed'),
       confirms: [true],
@@ -298,7 +299,7 @@ describe('login when the keychain cannot be reached', () => {
     expect(error.code).toBe('auth');
     expect(error.hint).toMatch(/ROSTER_CLIENT_ID and ROSTER_CLIENT_SECRET/);
     expect(asked).toHaveLength(1);
-    expect(sandbox.requests).toHaveLength(0);
+    expect(fixture.sandbox.requests).toHaveLength(0);
   });
 });
 
@@ -306,7 +307,7 @@ describe('login again on a saved profile', () => {
   /** A script's login into f's home: the secret piped on stdin, no terminal. */
   async function scripted(f: FakeContext, clientId: string, flags: GlobalFlags = {}) {
     const settings = await resolveSettings(
-      { baseUrl: sandbox.baseUrl, ...flags },
+      { baseUrl: fixture.sandbox.baseUrl, ...flags },
       f.ctx.env,
       f.ctx.paths.configDir,
     );
@@ -319,15 +320,15 @@ describe('login again on a saved profile', () => {
   }
   async function savedProfile(f: FakeContext) {
     await scripted(f, 'demo-allowed');
-    sandbox.requests.length = 0;
+    fixture.sandbox.requests.length = 0;
   }
 
   it('in a script, with another client id: replaces it and removes the replaced secret', async () => {
     const f = fakeContext();
     await savedProfile(f);
     const result = await scripted(f, 'demo-special');
-    expect(result?.replaced).toEqual({ baseUrl: sandbox.baseUrl, clientId: 'demo-allowed' });
-    expect([...f.keychain.secrets.keys()]).toEqual([secretAccount('demo-special', sandbox.baseUrl)]);
+    expect(result?.replaced).toEqual({ baseUrl: fixture.sandbox.baseUrl, clientId: 'demo-allowed' });
+    expect([...f.keychain.secrets.keys()]).toEqual([secretAccount('demo-special', fixture.sandbox.baseUrl)]);
   });
 
   it('keeps the replaced secret while another profile still uses it', async () => {
@@ -335,7 +336,7 @@ describe('login again on a saved profile', () => {
     await savedProfile(f);
     await scripted(f, 'demo-allowed', { profile: 'east' });
     await scripted(f, 'demo-special');
-    expect(f.keychain.secrets.has(secretAccount('demo-allowed', sandbox.baseUrl))).toBe(true);
+    expect(f.keychain.secrets.has(secretAccount('demo-allowed', fixture.sandbox.baseUrl))).toBe(true);
   });
 
   it('on a terminal, "no" is a cancel (exit 130) and changes nothing', async () => {
@@ -349,8 +350,10 @@ describe('login again on a saved profile', () => {
       message: 'Cancelled; nothing was saved.',
     });
     expect(asked).toEqual(['Log in again and replace its base URL, client id and secret?']);
-    expect(f.stderr()).toContain(`Profile "default" is logged in to ${sandbox.baseUrl} as demo-allowed.`);
+    expect(f.stderr()).toContain(
+      `Profile "default" is logged in to ${fixture.sandbox.baseUrl} as demo-allowed.`,
+    );
     expect(configText(f)).toBe(before);
-    expect(sandbox.requests).toHaveLength(0);
+    expect(fixture.sandbox.requests).toHaveLength(0);
   });
 });

@@ -3,27 +3,27 @@
 
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { secretAccount } from '../../src/auth/secret-store.js';
 import { type ErrorCode, EXIT_CODES, exitCodeFor, RosterError } from '../../src/errors.js';
 import { main } from '../../src/main.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { VERSION } from '../../src/version.js';
 import { fakeContext } from '../helpers/context.js';
-import { demoClient, demoEnv } from '../helpers/sandbox.js';
+import { demoClient, demoEnv, useSandbox } from '../helpers/sandbox.js';
 
-let sandbox: Sandbox;
-const secretOf = (id: string) => demoClient(sandbox, id).clientSecret;
-const tokenRequests = () => sandbox.requests.filter((r) => r.path.endsWith('/token'));
-const envFor = (id: string, extra: Record<string, string> = {}) => demoEnv(sandbox, id, extra);
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(() => sandbox.close());
-beforeEach(() => {
-  sandbox.requests.length = 0;
-});
+const fixture = useSandbox();
+const secretOf = (id: string) => demoClient(fixture.sandbox, id).clientSecret;
+const tokenRequests = () => fixture.sandbox.requests.filter((r) => r.path.endsWith('/token'));
+/** `roster login` of the demo client as a script runs it: its secret on stdin. */
+const scriptLogin = () => [
+  '--base-url',
+  fixture.sandbox.baseUrl,
+  'login',
+  '--client-id',
+  'demo-allowed',
+  '--client-secret-stdin',
+];
+const envFor = (id: string, extra: Record<string, string> = {}) => demoEnv(fixture.sandbox, id, extra);
 
 async function roster(argv: string[], options: Parameters<typeof fakeContext>[0] = {}) {
   const f = fakeContext(options);
@@ -84,14 +84,14 @@ describe('exit codes', () => {
       expect(result.stderr).toMatch(/error/i);
       expect(result.stdout).toBe('');
     }
-    expect(sandbox.requests).toHaveLength(0);
+    expect(fixture.sandbox.requests).toHaveLength(0);
   });
 
   it('a usage error from settings is exit 2 with one line and a hint', async () => {
     const result = await roster(['token'], { env: envFor('demo-allowed', { ROSTER_TIMEOUT: 'soon' }) });
     expect(result.code).toBe(2);
     expect(result.stderr).toBe('Error: Invalid timeout "soon": give seconds from 0.1 to 3600.\n');
-    expect(sandbox.requests).toHaveLength(0);
+    expect(fixture.sandbox.requests).toHaveLength(0);
     const plain = await roster(['token', '--base-url', 'http://api.district.example/v1']);
     expect(plain.code).toBe(2);
     expect(plain.stderr).toMatch(/^Error: Refusing plain http:\/\/ to api\.district\.example/);
@@ -119,7 +119,7 @@ describe('exit codes', () => {
   });
 
   it('a server failure is exit 1 after retries, with the hint', async () => {
-    sandbox.injectFault({
+    fixture.sandbox.injectFault({
       match: (req) => req.path === '/attendance/status',
       status: 500,
       body: { message: 'database on fire' },
@@ -130,7 +130,7 @@ describe('exit codes', () => {
     expect(result.stderr).toBe(
       'Error: Attendance check failed (HTTP 500): database on fire (after 4 tries). The server failed; try again later.\n',
     );
-    expect(sandbox.requests.filter((r) => r.path === '/v1/attendance/status')).toHaveLength(4);
+    expect(fixture.sandbox.requests.filter((r) => r.path === '/v1/attendance/status')).toHaveLength(4);
   });
 
   it('a refused connection is exit 1 naming the URL', async () => {
@@ -158,7 +158,7 @@ describe('exit codes', () => {
       const { saveConfig } = await import('../../src/config-file.js');
       await saveConfig(f.ctx.paths.configDir, {
         profiles: {
-          default: { baseUrl: sandbox.baseUrl, clientId: 'demo-allowed', secretStorage: 'keychain' },
+          default: { baseUrl: fixture.sandbox.baseUrl, clientId: 'demo-allowed', secretStorage: 'keychain' },
         },
       });
       const code = await main(debug ? ['--debug', 'token'] : ['token'], f.ctx);
@@ -228,10 +228,10 @@ describe('roster token', () => {
 
   it('prints ROSTER_TOKEN without any request', async () => {
     const result = await roster(['token'], {
-      env: { ROSTER_BASE_URL: sandbox.baseUrl, ROSTER_TOKEN: 'ready-made-token-123' },
+      env: { ROSTER_BASE_URL: fixture.sandbox.baseUrl, ROSTER_TOKEN: 'ready-made-token-123' },
     });
     expect(result).toMatchObject({ code: 0, stdout: 'ready-made-token-123\n' });
-    expect(sandbox.requests).toHaveLength(0);
+    expect(fixture.sandbox.requests).toHaveLength(0);
   });
 });
 
@@ -245,7 +245,7 @@ describe('roster status', () => {
     expect(report).toEqual({
       profile: 'default',
       configFile: expect.stringMatching(/config\.json$/),
-      baseUrl: sandbox.baseUrl,
+      baseUrl: fixture.sandbox.baseUrl,
       clientId: 'demo-allowed',
       clientAuth: 'basic',
       oneroster: '1.1',
@@ -258,14 +258,7 @@ describe('roster status', () => {
 
   it('reports keychain, file, token and none as the secret source', async () => {
     const f = fakeContext({ stdin: secretOf('demo-allowed') });
-    const login = [
-      '--base-url',
-      sandbox.baseUrl,
-      'login',
-      '--client-id',
-      'demo-allowed',
-      '--client-secret-stdin',
-    ];
+    const login = scriptLogin();
     expect(await main(login, f.ctx)).toBe(0);
     expect(f.stderr()).toMatch(/Logged in to .* as demo-allowed \(profile "default"\)/);
     const status = async (ctx = f.ctx) => {
@@ -283,11 +276,11 @@ describe('roster status', () => {
     expect((await status(g.ctx)).report.secretSource).toBe('file');
 
     const t = fakeContext({
-      env: { ROSTER_BASE_URL: sandbox.baseUrl, ROSTER_TOKEN: 'ready-made-token-123' },
+      env: { ROSTER_BASE_URL: fixture.sandbox.baseUrl, ROSTER_TOKEN: 'ready-made-token-123' },
     });
     expect((await status(t.ctx)).report.secretSource).toBe('token');
 
-    const none = await status(fakeContext({ env: { ROSTER_BASE_URL: sandbox.baseUrl } }).ctx);
+    const none = await status(fakeContext({ env: { ROSTER_BASE_URL: fixture.sandbox.baseUrl } }).ctx);
     expect(none.code).toBe(4);
     expect(none.report).toMatchObject({
       secretSource: 'none',
@@ -300,12 +293,7 @@ describe('roster status', () => {
 describe('roster logout', () => {
   it('removes the secret and the cached tokens, and says issued tokens stay valid', async () => {
     const f = fakeContext({ stdin: secretOf('demo-allowed') });
-    expect(
-      await main(
-        ['--base-url', sandbox.baseUrl, 'login', '--client-id', 'demo-allowed', '--client-secret-stdin'],
-        f.ctx,
-      ),
-    ).toBe(0);
+    expect(await main(scriptLogin(), f.ctx)).toBe(0);
     expect(f.keychain.secrets.size).toBe(1);
     const before = f.stderr().length;
     expect(await main(['logout'], f.ctx)).toBe(0);
@@ -313,9 +301,9 @@ describe('roster logout', () => {
       'Removed the client secret from the test keychain and 1 cached token(s) of profile "default".\n' +
         'Tokens already issued stay valid until they expire (at most one hour).\n',
     );
-    expect(f.keychain.secrets.has(secretAccount('demo-allowed', sandbox.baseUrl))).toBe(false);
+    expect(f.keychain.secrets.has(secretAccount('demo-allowed', fixture.sandbox.baseUrl))).toBe(false);
     // No credentials now: a token needs a login again (exit 4), and nothing reached the token endpoint.
-    sandbox.requests.length = 0;
+    fixture.sandbox.requests.length = 0;
     expect(await main(['token'], f.ctx)).toBe(4);
     expect(tokenRequests()).toHaveLength(0);
     expect(f.stdout()).toBe('');

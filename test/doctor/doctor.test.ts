@@ -1,23 +1,16 @@
 // `roster doctor` behaviour: runDoctor against the sandbox with a fake Context.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CHECKS } from '../../src/doctor/checks.js';
 import { CHECK_IDS } from '../../src/doctor/ids.js';
 import { type CheckResult, type DoctorReport, runDoctor, type Selection } from '../../src/doctor/run.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { startSandbox } from '../../src/sandbox/server.js';
 import { resolveSettings } from '../../src/settings.js';
 import { fakeContext, withSettings } from '../helpers/context.js';
-import { demoClient, demoEnv } from '../helpers/sandbox.js';
+import { demoClient, demoEnv, useSandbox } from '../helpers/sandbox.js';
 
-let sandbox: Sandbox;
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(() => sandbox.close());
-beforeEach(() => {
-  sandbox.requests.length = 0;
-});
+const fixture = useSandbox();
 
-const secretOf = (id: string) => demoClient(sandbox, id).clientSecret;
+const secretOf = (id: string) => demoClient(fixture.sandbox, id).clientSecret;
 
 async function doctor(
   env: Record<string, string>,
@@ -39,7 +32,7 @@ async function doctor(
   return { report, ...fake };
 }
 
-const envFor = (id: string, extra: Record<string, string> = {}) => demoEnv(sandbox, id, extra);
+const envFor = (id: string, extra: Record<string, string> = {}) => demoEnv(fixture.sandbox, id, extra);
 
 const byId = (report: DoctorReport) =>
   Object.fromEntries(report.checks.map((c) => [c.id, c])) as Record<string, CheckResult>;
@@ -55,7 +48,12 @@ describe('roster doctor', () => {
     // Every check, the audit's error checks of the (clean) sandbox district included.
     expect(report.checks.filter((c) => c.status !== 'pass').map((c) => c.id)).toEqual([]);
     expect(byId(report).audit).toMatchObject({ status: 'pass', required: true });
-    expect(report).toMatchObject({ ok: true, exitCode: 0, profile: 'default', baseUrl: sandbox.baseUrl });
+    expect(report).toMatchObject({
+      ok: true,
+      exitCode: 0,
+      profile: 'default',
+      baseUrl: fixture.sandbox.baseUrl,
+    });
     expect(report.checks.map((c) => c.id)).toEqual([...CHECK_IDS]);
     expect(report.checks.every((c) => typeof c.ms === 'number' && c.ms >= 0)).toBe(true);
     const checks = byId(report);
@@ -66,7 +64,7 @@ describe('roster doctor', () => {
     });
     expect(checks.reachable?.message).toMatch(/plain HTTP to a loopback address/);
 
-    const resource = sandbox.requests.filter((r) => !r.path.endsWith('/token'));
+    const resource = fixture.sandbox.requests.filter((r) => !r.path.endsWith('/token'));
     expect(resource.every((r) => r.method === 'GET')).toBe(true);
     expect(resource.slice(0, 4).map((r) => `${r.path}?${r.rawQuery}`)).toEqual([
       '/v1/attendance/status?',
@@ -87,7 +85,7 @@ describe('roster doctor', () => {
     // checks reuse the first three. The audit line reads as `roster roster audit` does, through the
     // session (retries, its token cache): one more token, from the version's endpoint. Basic goes to token
     // endpoints only.
-    const tokenPaths = sandbox.requests.filter((r) => r.path.endsWith('/token')).map((r) => r.path);
+    const tokenPaths = fixture.sandbox.requests.filter((r) => r.path.endsWith('/token')).map((r) => r.path);
     expect(tokenPaths.sort()).toEqual(
       [
         ...['/v1/oauth/token', '/v1/ims/oneroster/v1p1/token', '/v1/ims/oneroster/v1p2/token'].flatMap(
@@ -100,7 +98,7 @@ describe('roster doctor', () => {
     // §4.5: the invitation list gets its token from the OneRoster 1.1 endpoint, like the 1.1 read.
     expect(resource[1]?.headers.authorization).toBe(resource[2]?.headers.authorization);
     expect(resource[0]?.headers.authorization).not.toBe(resource[1]?.headers.authorization);
-    expect(sandbox.outbox).toHaveLength(0);
+    expect(fixture.sandbox.outbox).toHaveLength(0);
     expect(`${stdout()}${stderr()}`).not.toContain(secretOf('demo-allowed'));
   });
 
@@ -169,7 +167,7 @@ describe('roster doctor', () => {
       body: { error: 'invalid_client', error_description: 'Form credentials are not accepted here' },
       times: 3,
     };
-    sandbox.injectFault(postRefused);
+    fixture.sandbox.injectFault(postRefused);
     const { report } = await doctor(envFor('demo-allowed'));
     expect(byId(report)['other-auth']).toMatchObject({ status: 'fail', required: false });
     expect(byId(report)['other-auth']?.message).toBe(
@@ -177,7 +175,7 @@ describe('roster doctor', () => {
     );
     expect(report.exitCode).toBe(0);
 
-    sandbox.injectFault(postRefused);
+    fixture.sandbox.injectFault(postRefused);
     const only = await doctor(envFor('demo-allowed'), { only: ['other-auth'] });
     expect(byId(only.report)['other-auth']).toMatchObject({ status: 'fail', required: true });
     expect(only.report.exitCode).toBe(4);
@@ -191,9 +189,9 @@ describe('roster doctor', () => {
       message: 'not selected (--skip)',
     });
     expect(skipped.report.exitCode).toBe(0);
-    expect(sandbox.requests.some((r) => r.path === '/v1/attendance/status')).toBe(false);
+    expect(fixture.sandbox.requests.some((r) => r.path === '/v1/attendance/status')).toBe(false);
 
-    sandbox.requests.length = 0;
+    fixture.sandbox.requests.length = 0;
     const only = await doctor(envFor('demo-allowed'), { only: ['oneroster-1.2'] });
     expect(statuses(only.report)).toMatchObject({
       'oneroster-1.2': 'pass',
@@ -201,7 +199,7 @@ describe('roster doctor', () => {
       'token-oauth': 'skip',
     });
     expect(only.report.checks.filter((c) => c.required).map((c) => c.id)).toEqual(['oneroster-1.2']);
-    expect(sandbox.requests.map((r) => r.path)).toEqual([
+    expect(fixture.sandbox.requests.map((r) => r.path)).toEqual([
       '/v1/ims/oneroster/v1p2/token',
       '/v1/ims/oneroster/v1p2/students',
     ]);
@@ -209,7 +207,7 @@ describe('roster doctor', () => {
   });
 
   it('without credentials: config fails, the token checks are skipped (exit 4)', async () => {
-    const { report } = await doctor({ ROSTER_BASE_URL: sandbox.baseUrl });
+    const { report } = await doctor({ ROSTER_BASE_URL: fixture.sandbox.baseUrl });
     const checks = byId(report);
     expect(checks.config).toMatchObject({ status: 'fail', error: 'auth' });
     expect(checks.config?.message).toMatch(/No client credentials for profile "default"/);
@@ -227,13 +225,13 @@ describe('roster doctor', () => {
   });
 
   it('with ROSTER_TOKEN only: the resource checks use it, the token endpoints cannot be checked', async () => {
-    const token = await fetch(`${sandbox.baseUrl}/oauth/token`, {
+    const token = await fetch(`${fixture.sandbox.baseUrl}/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: `grant_type=client_credentials&client_id=demo-allowed&client_secret=${encodeURIComponent(secretOf('demo-allowed'))}`,
     }).then((r) => r.json() as Promise<{ access_token: string }>);
     const { report, stdout, stderr } = await doctor({
-      ROSTER_BASE_URL: sandbox.baseUrl,
+      ROSTER_BASE_URL: fixture.sandbox.baseUrl,
       ROSTER_TOKEN: token.access_token,
     });
     const checks = byId(report);

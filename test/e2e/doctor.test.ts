@@ -1,23 +1,12 @@
 // `roster doctor` as a go-live script runs it: the built CLI against the sandbox.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { describe, expect, it } from 'vitest';
+import { startSandbox } from '../../src/sandbox/server.js';
 import { type CliOptions, runCli } from '../helpers/cli.js';
-import { tempDir } from '../helpers/context.js';
-import { demoEnv } from '../helpers/sandbox.js';
+import { demoEnv, useSandbox } from '../helpers/sandbox.js';
 
-let sandbox: Sandbox;
-let home: string;
-const envFor = (id: string, extra: Record<string, string> = {}) => demoEnv(sandbox, id, extra);
-const roster = (args: string[], options: CliOptions = {}) => runCli(args, home, options);
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(() => sandbox.close());
-beforeEach(() => {
-  home = tempDir();
-  sandbox.requests.length = 0;
-});
+const fixture = useSandbox();
+const envFor = (id: string, extra: Record<string, string> = {}) => demoEnv(fixture.sandbox, id, extra);
+const roster = (args: string[], options: CliOptions = {}) => runCli(args, fixture.home, options);
 
 describe('roster doctor', () => {
   it('passes for the allowed client: a table on stdout, a summary on stderr, exit 0', async () => {
@@ -43,7 +32,9 @@ describe('roster doctor', () => {
       'pass audit',
     ]);
     expect(result.stderr).toBe('All 11 required checks passed.\n');
-    expect(sandbox.requests.some((r) => r.method === 'POST' && r.path.includes('invitations'))).toBe(false);
+    expect(fixture.sandbox.requests.some((r) => r.method === 'POST' && r.path.includes('invitations'))).toBe(
+      false,
+    );
   });
 
   it('--json gives a machine-readable report', async () => {
@@ -51,7 +42,12 @@ describe('roster doctor', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     const report = JSON.parse(result.stdout);
-    expect(report).toMatchObject({ ok: true, exitCode: 0, profile: 'default', baseUrl: sandbox.baseUrl });
+    expect(report).toMatchObject({
+      ok: true,
+      exitCode: 0,
+      profile: 'default',
+      baseUrl: fixture.sandbox.baseUrl,
+    });
     expect(Object.keys(report.checks[0]).sort()).toEqual([
       'details',
       'id',
@@ -98,10 +94,10 @@ describe('roster doctor', () => {
 
   it('--skip makes the refused client pass; a bad check id is a usage error', async () => {
     expect((await roster(['doctor', '--skip', 'attendance'], { env: envFor('demo-refused') })).code).toBe(0);
-    sandbox.requests.length = 0;
+    fixture.sandbox.requests.length = 0;
     const bad = await roster(['doctor', '--only', 'attendence'], { env: envFor('demo-refused') });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/Invalid value "attendence" for --only.*Checks: config, reachable/);
-    expect(sandbox.requests).toHaveLength(0);
+    expect(fixture.sandbox.requests).toHaveLength(0);
   });
 });

@@ -1,29 +1,18 @@
 // The foundation as a script uses it: the built CLI in a real process against the sandbox over HTTP.
 
 import type { Command } from 'commander';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createProgram, loadCommands } from '../../src/main.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { type CliOptions, runCli } from '../helpers/cli.js';
-import { fakeContext, tempDir } from '../helpers/context.js';
-import { demoClient, demoEnv } from '../helpers/sandbox.js';
+import { fakeContext } from '../helpers/context.js';
+import { demoClient, demoEnv, useSandbox } from '../helpers/sandbox.js';
 
-let sandbox: Sandbox;
-let home: string;
-const client = (id: string) => demoClient(sandbox, id);
-const envFor = (id: string, extra: Record<string, string> = {}) => demoEnv(sandbox, id, extra);
-const roster = (args: string[], options: CliOptions = {}) => runCli(args, home, options);
-const tokenRequests = () => sandbox.requests.filter((r) => r.path.endsWith('/token'));
-const resourceRequests = () => sandbox.requests.filter((r) => !r.path.endsWith('/token'));
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(() => sandbox.close());
-beforeEach(() => {
-  home = tempDir();
-  sandbox.requests.length = 0;
-});
+const fixture = useSandbox();
+const client = (id: string) => demoClient(fixture.sandbox, id);
+const envFor = (id: string, extra: Record<string, string> = {}) => demoEnv(fixture.sandbox, id, extra);
+const roster = (args: string[], options: CliOptions = {}) => runCli(args, fixture.home, options);
+const tokenRequests = () => fixture.sandbox.requests.filter((r) => r.path.endsWith('/token'));
+const resourceRequests = () => fixture.sandbox.requests.filter((r) => !r.path.endsWith('/token'));
 
 describe('roster token and attendance check with environment credentials', () => {
   it('prints a token, then three attendance checks reuse it: one request each, no token request', async () => {
@@ -163,11 +152,11 @@ describe('errors from the attendance check', () => {
   it('a token revoked server-side: the next command refreshes once and succeeds', async () => {
     const env = envFor('demo-allowed');
     expect((await roster(['attendance', 'check'], { env })).code).toBe(0);
-    sandbox.revokeAllTokens();
-    sandbox.requests.length = 0;
+    fixture.sandbox.revokeAllTokens();
+    fixture.sandbox.requests.length = 0;
     const result = await roster(['attendance', 'check'], { env });
     expect(result.code).toBe(0);
-    expect(sandbox.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+    expect(fixture.sandbox.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
       'GET /v1/attendance/status 401',
       'POST /v1/oauth/token 200',
       'GET /v1/attendance/status 200',
@@ -175,7 +164,7 @@ describe('errors from the attendance check', () => {
   });
 
   it('a server that rejects every token: exit 4 after exactly one replay', async () => {
-    sandbox.injectFault({
+    fixture.sandbox.injectFault({
       match: (req) => req.path === '/attendance/status',
       status: 401,
       headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
@@ -213,11 +202,11 @@ describe('secrets stay secret', () => {
         env: { ...env, ROSTER_CLIENT_SECRET: `${client('demo-special').clientSecret}x` },
       }),
     ];
-    for (const request of sandbox.requests) {
+    for (const request of fixture.sandbox.requests) {
       if (!request.path.endsWith('/token'))
         expect(request.headers.authorization ?? '').not.toMatch(/^Basic/i);
     }
-    const issued = sandbox.requests
+    const issued = fixture.sandbox.requests
       .filter((r) => !r.path.endsWith('/token'))
       .map((r) => String(r.headers.authorization).replace(/^Bearer /, ''));
     expect(issued.length).toBeGreaterThan(0);
@@ -271,17 +260,17 @@ describe('usage errors: exit 2, nothing sent', () => {
     ],
   ];
   it.each(cases)('%s', async (_name, args, env, message) => {
-    const result = await roster(args, { env: { ROSTER_BASE_URL: sandbox.baseUrl, ...env } });
+    const result = await roster(args, { env: { ROSTER_BASE_URL: fixture.sandbox.baseUrl, ...env } });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
     expect(result.stdout).toBe('');
-    expect(sandbox.requests).toHaveLength(0);
+    expect(fixture.sandbox.requests).toHaveLength(0);
   });
 
   it('login with no terminal and nothing given never waits for input', async () => {
     // stdin stays open and empty: a run that waited for it would be killed after 20 s (exit code null).
     const result = await roster(['login', '--client-id', 'demo-allowed'], {
-      env: { ROSTER_BASE_URL: sandbox.baseUrl },
+      env: { ROSTER_BASE_URL: fixture.sandbox.baseUrl },
       stdinOpen: true,
       timeoutMs: 20_000,
     });

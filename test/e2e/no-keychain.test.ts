@@ -225,11 +225,12 @@ describe("the README's first session", () => {
     const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
     const block = /A first session against the sandbox[^\n]*\n\n```sh\n([\s\S]*?)```/.exec(readme)?.[1];
     expect(block).toBeDefined();
-    // Its lines as bash runs them, against this test's sandbox instead of one it starts on port 4010.
+    // Its lines as bash runs them, against this test's sandbox instead of the one it starts on port 4010 in
+    // the background (and stops with `kill %1`).
     const lines = (block ?? '')
       .replace(/\\\n\s*/g, ' ')
       .split('\n')
-      .filter((line) => line.trim() && !line.startsWith('roster sandbox'))
+      .filter((line) => line.trim() && !line.startsWith('roster sandbox') && !line.startsWith('kill %1'))
       .map((line) => line.replaceAll('http://127.0.0.1:4010/v1', fixture.sandbox.baseUrl));
     expect(lines.length).toBeGreaterThanOrEqual(3);
     const home = tempDir();

@@ -24,6 +24,9 @@ function csv(rows: string[]): string {
   return path;
 }
 
+/** The CLI on a pseudo-terminal in the test's HOME, with the demo client's credentials in its environment. */
+const ptyAsDemo = (args: string[]) => startPty(args, fixture.home, demoEnv(fixture.sandbox));
+
 /** The screen from the last question on: what the run printed after the key was typed. */
 const shownAfter = (screen: string, question: string) => screen.slice(screen.lastIndexOf(question));
 
@@ -65,11 +68,7 @@ describe('cancelling a question: exit 130, "Cancelled; …", nothing sent or sav
     ['Ctrl-C', CTRL_C],
     ['Esc', ESC],
   ])('invite send, %s at the e-mail question: nothing sent', async (_, key) => {
-    const run = startPty(
-      ['invite', 'send', '--school-id', 'org-sch-1', '--sent-by-user-id', 'usr-1'],
-      fixture.home,
-      demoEnv(fixture.sandbox),
-    );
+    const run = ptyAsDemo(['invite', 'send', '--school-id', 'org-sch-1', '--sent-by-user-id', 'usr-1']);
     await run.waitFor('E-mail address of the parent or guardian');
     run.type(`parent@exa${key}`);
     await run.waitFor('Cancelled; nothing was sent.');
@@ -81,11 +80,7 @@ describe('cancelling a question: exit 130, "Cancelled; …", nothing sent or sav
     ['Ctrl-C', CTRL_C],
     ['Esc', ESC],
   ])('invite send, %s at the school picker: nothing sent', async (_, key) => {
-    const run = startPty(
-      ['invite', 'send', '--email', 'picker@example.org', '--sent-by-user-id', 'usr-1'],
-      fixture.home,
-      demoEnv(fixture.sandbox),
-    );
+    const run = ptyAsDemo(['invite', 'send', '--email', 'picker@example.org', '--sent-by-user-id', 'usr-1']);
     await run.waitFor('School (type to search by name, identifier or sourcedId)');
     await run.waitFor('Alder Elementary School');
     run.type('ced');
@@ -104,20 +99,16 @@ describe('cancelling a question: exit 130, "Cancelled; …", nothing sent or sav
     ['"n"', `n${ENTER}`],
     ['Enter (the default is no)', ENTER],
   ])('invite send --email, %s at the confirmation: nothing sent, nothing recorded', async (_, key) => {
-    const run = startPty(
-      [
-        'invite',
-        'send',
-        '--email',
-        'confirm@example.org',
-        '--school-id',
-        'org-sch-1',
-        '--sent-by-user-id',
-        'usr-1',
-      ],
-      fixture.home,
-      demoEnv(fixture.sandbox),
-    );
+    const run = ptyAsDemo([
+      'invite',
+      'send',
+      '--email',
+      'confirm@example.org',
+      '--school-id',
+      'org-sch-1',
+      '--sent-by-user-id',
+      'usr-1',
+    ]);
     await run.waitFor('Send it to confirm@example.org?');
     run.type(key);
     await run.waitFor('Cancelled; nothing was sent.');
@@ -134,11 +125,7 @@ describe('cancelling a question: exit 130, "Cancelled; …", nothing sent or sav
     ['"n"', `n${ENTER}`],
   ])('invite send --file, %s at the confirmation: no row sent', async (_, key) => {
     const file = csv(['a@example.org,org-sch-1,1', 'b@example.org,org-sch-2,2']);
-    const run = startPty(
-      ['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1'],
-      fixture.home,
-      demoEnv(fixture.sandbox),
-    );
+    const run = ptyAsDemo(['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1']);
     await run.waitFor('Send 2 invitations?');
     run.type(key);
     await run.waitFor('Cancelled; nothing was sent.');
@@ -149,11 +136,7 @@ describe('cancelling a question: exit 130, "Cancelled; …", nothing sent or sav
 
 describe('checked before the first question', () => {
   it('a bad --student-count is a usage error before the e-mail is asked for', async () => {
-    const run = startPty(
-      ['invite', 'send', '--student-count', 'two', '--sent-by-user-id', 'usr-1'],
-      fixture.home,
-      demoEnv(fixture.sandbox),
-    );
+    const run = ptyAsDemo(['invite', 'send', '--student-count', 'two', '--sent-by-user-id', 'usr-1']);
     const result = await run.done;
     expect(result.code).toBe(2);
     expect(result.stdout).toContain('--student-count must be a positive whole number (got "two")');
@@ -162,11 +145,7 @@ describe('checked before the first question', () => {
   });
 
   it('a --school-id that is no school of the district is refused before the e-mail is asked for', async () => {
-    const run = startPty(
-      ['invite', 'send', '--school-id', 'Aldr Elementary', '--sent-by-user-id', 'usr-1'],
-      fixture.home,
-      demoEnv(fixture.sandbox),
-    );
+    const run = ptyAsDemo(['invite', 'send', '--school-id', 'Aldr Elementary', '--sent-by-user-id', 'usr-1']);
     const result = await run.done;
     expect(result.code).toBe(2);
     expect(result.stdout).toContain('--school-id "Aldr Elementary" is not the name, identifier or sourcedId');
@@ -249,28 +228,20 @@ describe('checked before the first question', () => {
 
   it('--file with a bad row or flag: refused before the confirmation', async () => {
     const file = csv(['a@example.org,org-sch-1,1', 'not-an-address,org-sch-1,1']);
-    const bad = await startPty(
-      ['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1'],
-      fixture.home,
-      demoEnv(fixture.sandbox),
-    ).done;
+    const bad = await ptyAsDemo(['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1']).done;
     expect(bad.code).toBe(2);
     expect(bad.stdout).toContain('line 3');
     expect(bad.stdout).not.toContain('Send 1 invitation');
-    const flag = await startPty(
-      [
-        'invite',
-        'send',
-        '--file',
-        csv(['a@example.org,org-sch-1,']),
-        '--student-count',
-        'two',
-        '--sent-by-user-id',
-        'usr-1',
-      ],
-      fixture.home,
-      demoEnv(fixture.sandbox),
-    ).done;
+    const flag = await ptyAsDemo([
+      'invite',
+      'send',
+      '--file',
+      csv(['a@example.org,org-sch-1,']),
+      '--student-count',
+      'two',
+      '--sent-by-user-id',
+      'usr-1',
+    ]).done;
     expect(flag.code).toBe(2);
     expect(flag.stdout).not.toContain('Send 1 invitation');
     expect(invitationPosts()).toEqual([]);

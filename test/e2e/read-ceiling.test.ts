@@ -1,26 +1,18 @@
 // A server that serves new records forever (the sandbox's endless-pages quirk: every page full, with a next
 // link, of records never served before) is read up to --max-records / ROSTER_MAX_RECORDS, then the read
 // stops with an error that names the ceiling and how to raise it (exit 1). Counted at the server.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { describe, expect, it } from 'vitest';
+import { startSandbox } from '../../src/sandbox/server.js';
 import { type CliOptions, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
-import { demoEnv } from '../helpers/sandbox.js';
+import { demoEnv, useSandbox } from '../helpers/sandbox.js';
 
-let sandbox: Sandbox;
-let home: string;
-beforeAll(async () => {
-  sandbox = await startSandbox({ quirks: { endlessPages: true }, oneroster: { students: 120 } });
-});
-afterAll(() => sandbox.close());
-beforeEach(() => {
-  home = tempDir();
-  sandbox.requests.length = 0;
-});
+const fixture = useSandbox({ quirks: { endlessPages: true }, oneroster: { students: 120 } });
 
 const roster = (args: string[], env: Record<string, string> = {}, options: CliOptions = {}) =>
-  runCli(args, home, { env: demoEnv(sandbox, 'demo-allowed', env), ...options });
-const reads = (path: string) => sandbox.requests.filter((r) => r.method === 'GET' && r.path.endsWith(path));
+  runCli(args, fixture.home, { env: demoEnv(fixture.sandbox, 'demo-allowed', env), ...options });
+const reads = (path: string) =>
+  fixture.sandbox.requests.filter((r) => r.method === 'GET' && r.path.endsWith(path));
 const lines = (text: string) => text.split('\n').filter((line) => line !== '');
 
 describe('a list that never ends', () => {
@@ -57,7 +49,7 @@ describe('a list that never ends', () => {
     try {
       const result = await runCli(
         ['roster', 'students', '--all', '--page-size', '60', '--ndjson', '--max-records', '120'],
-        home,
+        fixture.home,
         { env: demoEnv(sandboxEnds) },
       );
       expect(result.stderr).toBe('');
@@ -86,7 +78,9 @@ describe('a list that never ends', () => {
     });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/stopped at 250 records, the ceiling of one read/);
-    const pages = sandbox.requests.filter((r) => r.method === 'GET' && r.path.includes('/ims/oneroster/'));
+    const pages = fixture.sandbox.requests.filter(
+      (r) => r.method === 'GET' && r.path.includes('/ims/oneroster/'),
+    );
     expect(pages).toHaveLength(3);
   });
 
@@ -112,7 +106,9 @@ describe('a list that never ends', () => {
     for (const path of ['/schools', '/enrollment/invitations']) {
       expect(reads(path).length, path).toBeLessThanOrEqual(301);
     }
-    expect(sandbox.requests.filter((r) => r.method === 'POST' && !r.path.endsWith('/token'))).toEqual([]);
+    expect(fixture.sandbox.requests.filter((r) => r.method === 'POST' && !r.path.endsWith('/token'))).toEqual(
+      [],
+    );
   });
 
   it.each([
@@ -123,6 +119,6 @@ describe('a list that never ends', () => {
     const result = await roster(['roster', 'students', '--all'], { ROSTER_MAX_RECORDS: value });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`Invalid record ceiling "${value}" from ${source}`);
-    expect(sandbox.requests).toHaveLength(0);
+    expect(fixture.sandbox.requests).toHaveLength(0);
   });
 });

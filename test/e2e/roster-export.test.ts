@@ -4,15 +4,13 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { ADMIN_COUNT, SUBJECT_COUNT, teacherSecondarySchool } from '../../src/sandbox/oneroster/district.js';
 import { seededDistrict } from '../../src/sandbox/oneroster/index.js';
 import { person } from '../../src/sandbox/oneroster/people.js';
 import { countOf } from '../../src/sandbox/oneroster/records.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { runCli, startCli, until } from '../helpers/cli.js';
-import { tempDir } from '../helpers/context.js';
-import { demoEnv, sandboxSchoolYear } from '../helpers/sandbox.js';
+import { demoEnv, sandboxSchoolYear, useSandbox } from '../helpers/sandbox.js';
 
 /** The school year the sandbox serves today (its sessions' ids). */
 const SY = sandboxSchoolYear();
@@ -146,26 +144,19 @@ function parseCsv(text: string): string[][] {
   return rows;
 }
 
-let sandbox: Sandbox;
-let home: string;
-beforeAll(async () => {
-  sandbox = await startSandbox({ oneroster: DISTRICT });
-});
-afterAll(() => sandbox.close());
+const fixture = useSandbox({ oneroster: DISTRICT });
 beforeEach(() => {
-  home = tempDir();
-  sandbox.requests.length = 0;
-  sandbox.clearFaults();
-  sandbox.setOptions({ latencyMs: 0 });
+  fixture.sandbox.clearFaults();
+  fixture.sandbox.setOptions({ latencyMs: 0 });
 });
 
-const env = () => demoEnv(sandbox);
+const env = () => demoEnv(fixture.sandbox);
 const exportCli = (args: string[]) =>
-  runCli(['roster', 'export', ...args], home, { env: env(), timeoutMs: 60_000 });
+  runCli(['roster', 'export', ...args], fixture.home, { env: env(), timeoutMs: 60_000 });
 const csvFiles = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.csv'));
 const read = (dir: string, file: string) => readFileSync(join(dir, file), 'utf8');
 const listed = (collection: string) =>
-  sandbox.requests.filter((r) => r.path.endsWith(`/${collection}`) && r.method === 'GET');
+  fixture.sandbox.requests.filter((r) => r.path.endsWith(`/${collection}`) && r.method === 'GET');
 
 function manifestOf(dir: string): Map<string, string> {
   const rows = parseCsv(read(dir, 'manifest.csv'));
@@ -206,7 +197,7 @@ function checkExport(dir: string, version: Version, mode: 'bulk' | 'delta', abse
 describe('roster roster export', () => {
   for (const version of VERSIONS) {
     it(`OneRoster ${version}: the binding's headers, the sandbox's counts, a manifest of exactly the files, --json`, async () => {
-      const dir = join(home, 'out');
+      const dir = join(fixture.home, 'out');
       const result = await exportCli(['--out', dir, '--oneroster', version, '--json']);
       expect(result.stderr).toContain(`Exported OneRoster ${version} (bulk) to ${dir}:`);
       expect(result.code).toBe(0);
@@ -248,7 +239,7 @@ describe('roster roster export', () => {
   }
 
   it('--delta: every record with status and dateLastModified: row counts equal the totals', async () => {
-    const dir = join(home, 'delta');
+    const dir = join(fixture.home, 'delta');
     const result = await exportCli(['--out', dir, '--oneroster', '1.2', '--delta', '--page-size', '97']);
     expect(result.code).toBe(0);
     checkExport(dir, '1.2', 'delta');
@@ -256,7 +247,7 @@ describe('roster roster export', () => {
   });
 
   it('cells: userIds as {type:identifier}, several values in one quoted cell, 1.1 role and orgs', async () => {
-    const dir = join(home, 'cells');
+    const dir = join(fixture.home, 'cells');
     expect((await exportCli(['--out', dir])).code).toBe(0);
     const users = parseCsv(read(dir, 'users.csv'));
     const zoe = users.find((r) => r[0] === 'stu-000001');
@@ -286,7 +277,7 @@ describe('roster roster export', () => {
   });
 
   it('--zip: a valid archive whose entries are the manifest and the files, byte for byte', async () => {
-    const dir = join(home, 'zip');
+    const dir = join(fixture.home, 'zip');
     const result = await exportCli(['--out', dir, '--oneroster', '1.2', '--zip']);
     expect(result.code).toBe(0);
     const zip = join(dir, 'oneroster-1.2.zip');
@@ -298,13 +289,13 @@ describe('roster roster export', () => {
   });
 
   it('demographics answered 403: the file is absent in the manifest, a warning, exit 0', async () => {
-    sandbox.injectFault({
+    fixture.sandbox.injectFault({
       match: (req) => req.path.endsWith('/demographics'),
       status: 403,
       body: { imsx_codeMajor: 'failure', imsx_description: 'Not permitted: demographics' },
       times: 5,
     });
-    const dir = join(home, 'no-demographics');
+    const dir = join(fixture.home, 'no-demographics');
     const result = await exportCli(['--out', dir, '--oneroster', '1.2']);
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/Warning: demographics\.csv left out: .*HTTP 403/);
@@ -313,12 +304,12 @@ describe('roster roster export', () => {
   });
 
   it('a failure on a later collection: exit 1, and the re-run reads only what is missing', async () => {
-    sandbox.injectFault({
+    fixture.sandbox.injectFault({
       match: (req) => req.path.endsWith('/enrollments'),
       status: 400,
       body: { imsx_codeMajor: 'failure', imsx_description: 'Broken on purpose' },
     });
-    const dir = join(home, 'fail');
+    const dir = join(fixture.home, 'fail');
     const first = await exportCli(['--out', dir]);
     expect(first.code).toBe(1);
     expect(first.stderr).toContain('Broken on purpose');
@@ -332,7 +323,7 @@ describe('roster roster export', () => {
     ]);
     expect(readdirSync(dir).filter((f) => f.endsWith('.partial'))).toEqual([]);
 
-    sandbox.requests.length = 0;
+    fixture.sandbox.requests.length = 0;
     const again = await exportCli(['--out', dir]);
     expect(again.code).toBe(0);
     expect(again.stderr).toContain('Resuming the export started');
@@ -349,8 +340,8 @@ describe('roster roster export', () => {
   ] as const)(
     '%s after the first file: exit 130, complete files kept, the re-run resumes without reading them',
     async (_, signal) => {
-      sandbox.setOptions({ latencyMs: 25 });
-      const dir = join(home, signal.toLowerCase());
+      fixture.sandbox.setOptions({ latencyMs: 25 });
+      const dir = join(fixture.home, signal.toLowerCase());
       const args = [
         '--oneroster',
         '1.2',
@@ -376,9 +367,9 @@ describe('roster roster export', () => {
       expect(readdirSync(dir).filter((f) => f.endsWith('.partial'))).toEqual([]);
       expect(existsSync(join(dir, 'manifest.csv'))).toBe(false);
 
-      sandbox.setOptions({ latencyMs: 0 });
-      sandbox.requests.length = 0;
-      const again = await runCli(args, home, { env: env(), timeoutMs: 60_000 });
+      fixture.sandbox.setOptions({ latencyMs: 0 });
+      fixture.sandbox.requests.length = 0;
+      const again = await runCli(args, fixture.home, { env: env(), timeoutMs: 60_000 });
       expect(again.code).toBe(0);
       for (const name of complete) {
         const collection = name.replace('.csv', '');
@@ -390,7 +381,7 @@ describe('roster roster export', () => {
   );
 
   it('another version or base URL into the same directory is refused (exit 2) unless --force', async () => {
-    const dir = join(home, 'mixed');
+    const dir = join(fixture.home, 'mixed');
     expect((await exportCli(['--out', dir])).code).toBe(0);
     const refused = await exportCli(['--out', dir, '--oneroster', '1.2']);
     expect(refused.code).toBe(2);
@@ -401,14 +392,14 @@ describe('roster roster export', () => {
     expect(forced.code).toBe(0);
     checkExport(dir, '1.2', 'bulk');
     // The same command after a complete export is a fresh export, not a no-op.
-    sandbox.requests.length = 0;
+    fixture.sandbox.requests.length = 0;
     const fresh = await exportCli(['--out', dir, '--oneroster', '1.2']);
     expect(fresh.code).toBe(0);
     expect(fresh.stderr).toContain('was complete: exporting afresh');
     expect(listed('users')).toHaveLength(1);
     checkExport(dir, '1.2', 'bulk');
     // Files of unknown origin are not overwritten either.
-    const other = join(home, 'other');
+    const other = join(fixture.home, 'other');
     execFileSync('mkdir', ['-p', other]);
     execFileSync('cp', [join(dir, 'users.csv'), other]);
     const unknown = await exportCli(['--out', other]);
@@ -420,13 +411,13 @@ describe('roster roster export', () => {
     const none = await exportCli([]);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('needs --out DIR');
-    const bad = await exportCli(['--out', join(home, 'x'), '--page-size', '0']);
+    const bad = await exportCli(['--out', join(fixture.home, 'x'), '--page-size', '0']);
     expect(bad.code).toBe(2);
-    expect(sandbox.requests).toEqual([]);
+    expect(fixture.sandbox.requests).toEqual([]);
   });
 });
 
-const start = (args: string[]) => startCli(args, home, { env: env(), timeoutMs: 60_000 });
+const start = (args: string[]) => startCli(args, fixture.home, { env: env(), timeoutMs: 60_000 });
 
 /** `unzip -t` when installed, else python3's zipfile: validity, entry names and contents. */
 function zipCheck(path: string): { ok: boolean; names: string[]; contents: Record<string, string> } {

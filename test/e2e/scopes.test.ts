@@ -4,11 +4,9 @@
 // profile; a token cached for one scope never answers for another.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { tempDir } from '../helpers/context.js';
-import { demoClient, demoEnv, insecureLogin } from '../helpers/sandbox.js';
+import { demoClient, demoEnv, insecureLogin, useSandbox } from '../helpers/sandbox.js';
 
 const REQUIRED = 'roster-core.readonly';
 const PURL = 'https://purl.imsglobal.org/spec/or';
@@ -20,30 +18,20 @@ const OAUTH = '/v1/oauth/token';
 const V1P1 = '/v1/ims/oneroster/v1p1/token';
 const V1P2 = '/v1/ims/oneroster/v1p2/token';
 
-let sandbox: Sandbox;
-let home: string;
+const fixture = useSandbox({ quirks: { requiredScope: REQUIRED } });
 const roster = (args: string[], env: Record<string, string> = {}, input?: string) =>
-  runCli(args, home, { env, ...(input !== undefined && { input }) });
-const configFile = () => join(home, '.config', 'roster', 'config.json');
+  runCli(args, fixture.home, { env, ...(input !== undefined && { input }) });
+const configFile = () => join(fixture.home, '.config', 'roster', 'config.json');
 
 /** [token endpoint, scope] of every token request that reached the sandbox, in order. */
 const tokenRequests = () =>
-  sandbox.requests
+  fixture.sandbox.requests
     .filter((r) => r.path.endsWith('/token'))
     .map((r) => [r.path, new URLSearchParams(r.body).get('scope')]);
 const distinct = (pairs: (string | null)[][]) => [...new Set(pairs.map((p) => JSON.stringify(p)))].sort();
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ quirks: { requiredScope: REQUIRED } });
-});
-afterAll(() => sandbox.close());
-beforeEach(() => {
-  home = tempDir();
-  sandbox.requests.length = 0;
-});
-
 async function login(extra: string[] = [], env: Record<string, string> = {}) {
-  const { args, input } = insecureLogin(sandbox, extra);
+  const { args, input } = insecureLogin(fixture.sandbox, extra);
   return roster(args, env, input);
 }
 
@@ -62,7 +50,7 @@ describe('a token endpoint that requires a scope, and none is configured', () =>
   });
 
   it('each command names the settings of its own token use, exit 4', async () => {
-    const env = demoEnv(sandbox);
+    const env = demoEnv(fixture.sandbox);
     const attendance = await roster(['attendance', 'check'], env);
     expect(attendance.code).toBe(4);
     expect(attendance.stderr).toMatch(
@@ -79,12 +67,12 @@ describe('a token endpoint that requires a scope, and none is configured', () =>
       '`roster config set onerosterScope SCOPE` (or scopes.oneroster-1.1 for OneRoster 1.1 tokens alone), `roster login --oneroster-scope SCOPE`, or ROSTER_ONEROSTER_SCOPE=SCOPE',
     );
     expect(students.stdout).toBe('');
-    expect(sandbox.requests.filter((r) => !r.path.endsWith('/token'))).toEqual([]);
+    expect(fixture.sandbox.requests.filter((r) => !r.path.endsWith('/token'))).toEqual([]);
   });
 
   it('a wrong scope is invalid_scope: the hint quotes what was sent, exit 4', async () => {
     const result = await roster(['roster', 'students', '--profile', 'east'], {
-      ...demoEnv(sandbox),
+      ...demoEnv(fixture.sandbox),
       ROSTER_ONEROSTER_SCOPE: `${PURL}/v1p1/scope/roster.readonly`,
     });
     expect(result.code).toBe(4);
@@ -128,7 +116,7 @@ describe('scopes given by login flags and `roster config set`', () => {
       ]),
     );
     // The invitation really went out, with the token of its own scope.
-    expect(sandbox.invitations().some((i) => i.email === 'scopes@example.org')).toBe(true);
+    expect(fixture.sandbox.invitations().some((i) => i.email === 'scopes@example.org')).toBe(true);
   });
 });
 
@@ -136,7 +124,7 @@ describe('precedence: flags > environment > profile > none', () => {
   it('ROSTER_SCOPE and ROSTER_ONEROSTER_SCOPE win over the profile; roster token --scope over both', async () => {
     expect((await login(['--scope', GENERAL])).code).toBe(0);
     expect((await roster(['config', 'set', 'onerosterScope', ONEROSTER])).code).toBe(0);
-    sandbox.requests.length = 0;
+    fixture.sandbox.requests.length = 0;
 
     const env = { ROSTER_SCOPE: REQUIRED, ROSTER_ONEROSTER_SCOPE: ONEROSTER_12 };
     expect((await roster(['attendance', 'check'], env)).code).toBe(0);
@@ -165,7 +153,7 @@ describe('precedence: flags > environment > profile > none', () => {
 
   it('a token cached for one scope is never used for another', async () => {
     expect((await login(['--scope', GENERAL])).code).toBe(0); // caches a GENERAL token
-    sandbox.requests.length = 0;
+    fixture.sandbox.requests.length = 0;
     const first = await roster(['token']);
     const other = await roster(['token'], { ROSTER_SCOPE: REQUIRED });
     const again = await roster(['token'], { ROSTER_SCOPE: REQUIRED });
@@ -181,16 +169,15 @@ describe('precedence: flags > environment > profile > none', () => {
     const flag = await login(['--scope', 'two  spaces']);
     expect(flag.code).toBe(2);
     expect(flag.stderr).toMatch(/Invalid scope "two {2}spaces" from --scope/);
-    const env = await roster(['attendance', 'check'], { ...demoEnv(sandbox), ROSTER_SCOPE: 'a\tb' });
+    const env = await roster(['attendance', 'check'], { ...demoEnv(fixture.sandbox), ROSTER_SCOPE: 'a\tb' });
     expect(env.code).toBe(2);
     expect(env.stderr).toMatch(/Invalid scope "a\\tb" from ROSTER_SCOPE/);
-    expect(sandbox.requests).toEqual([]);
-    expect(existsSync(join(home, '.config', 'roster'))).toBe(false);
+    expect(fixture.sandbox.requests).toEqual([]);
+    expect(existsSync(join(fixture.home, '.config', 'roster'))).toBe(false);
   });
 });
 
 it('the config file never holds the secret', async () => {
-  home = tempDir();
   expect((await login(['--scope', GENERAL, '--oneroster-scope', ONEROSTER])).code).toBe(0);
-  expect(readFileSync(configFile(), 'utf8')).not.toContain(demoClient(sandbox).clientSecret);
+  expect(readFileSync(configFile(), 'utf8')).not.toContain(demoClient(fixture.sandbox).clientSecret);
 });

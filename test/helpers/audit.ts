@@ -2,7 +2,7 @@
 // HTTP (plain fetch, the client-credentials grant, duplicates kept as served) and the expected findings
 // computed here with plain code from each check's definition (docs/oneroster.md), never through roster's own
 // modules. The campaign's two checks come from the campaign's own independent computation (families.ts).
-import { expectedPlan, PREFIX, type RawUser, type Version } from './families.js';
+import { expectedPlan, fetchCollection, fetchToken, type RawUser, type Version } from './families.js';
 
 interface Ref {
   sourcedId: string;
@@ -27,29 +27,9 @@ export async function fetchDistrict(
   secret: string,
   version: Version,
 ): Promise<District> {
-  const tokenAnswer = await fetch(`${baseUrl}${PREFIX[version]}/token`, {
-    method: 'POST',
-    headers: {
-      authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`,
-      'content-type': 'application/x-www-form-urlencoded',
-    },
-    body: 'grant_type=client_credentials',
-  });
-  const { access_token: token } = (await tokenAnswer.json()) as { access_token: string };
+  const token = await fetchToken(baseUrl, clientId, secret, version);
   const district = {} as District;
-  for (const name of COLLECTIONS) {
-    const records: Raw[] = [];
-    for (let offset = 0; ; offset += 1000) {
-      const answer = await fetch(`${baseUrl}${PREFIX[version]}/${name}?limit=1000&offset=${offset}`, {
-        headers: { authorization: `Bearer ${token}` },
-      });
-      if (!answer.ok) throw new Error(`GET ${name}: HTTP ${answer.status}`);
-      const page = ((await answer.json()) as Record<string, Raw[]>)[name] ?? [];
-      records.push(...page);
-      if (page.length < 1000) break;
-    }
-    district[name] = records;
-  }
+  for (const name of COLLECTIONS) district[name] = await fetchCollection<Raw>(baseUrl, token, version, name);
   return district;
 }
 

@@ -28,13 +28,8 @@ type Rec = RawUser;
 
 export const PREFIX: Record<Version, string> = { '1.1': '/ims/oneroster/v1p1', '1.2': '/ims/oneroster/v1p2' };
 
-/** Every user of the district, page by page, over HTTP. */
-export async function fetchUsers(
-  baseUrl: string,
-  clientId: string,
-  secret: string,
-  version: Version,
-): Promise<Rec[]> {
+/** A token by the client-credentials grant (HTTP Basic) from the version's token endpoint. */
+export async function fetchToken(baseUrl: string, clientId: string, secret: string, version: Version) {
   const tokenAnswer = await fetch(`${baseUrl}${PREFIX[version]}/token`, {
     method: 'POST',
     headers: {
@@ -44,16 +39,37 @@ export async function fetchUsers(
     body: 'grant_type=client_credentials',
   });
   const { access_token: token } = (await tokenAnswer.json()) as { access_token: string };
-  const users: Rec[] = [];
+  return token;
+}
+
+/** Every record of one collection, page by page (1000 a page), duplicates kept as served. */
+export async function fetchCollection<T>(baseUrl: string, token: string, version: Version, name: string) {
+  const records: T[] = [];
   for (let offset = 0; ; offset += 1000) {
-    const answer = await fetch(`${baseUrl}${PREFIX[version]}/users?limit=1000&offset=${offset}`, {
+    const answer = await fetch(`${baseUrl}${PREFIX[version]}/${name}?limit=1000&offset=${offset}`, {
       headers: { authorization: `Bearer ${token}` },
     });
-    if (!answer.ok) throw new Error(`GET users: HTTP ${answer.status}`);
-    const page = ((await answer.json()) as { users: Rec[] }).users;
-    users.push(...page);
-    if (page.length < 1000) return users;
+    if (!answer.ok) throw new Error(`GET ${name}: HTTP ${answer.status}`);
+    const page = ((await answer.json()) as Record<string, T[] | undefined>)[name];
+    if (!Array.isArray(page)) throw new Error(`GET ${name}: no "${name}" list in the answer`);
+    records.push(...page);
+    if (page.length < 1000) return records;
   }
+}
+
+/** Every user of the district, page by page, over HTTP. */
+export async function fetchUsers(
+  baseUrl: string,
+  clientId: string,
+  secret: string,
+  version: Version,
+): Promise<Rec[]> {
+  return fetchCollection<Rec>(
+    baseUrl,
+    await fetchToken(baseUrl, clientId, secret, version),
+    version,
+    'users',
+  );
 }
 
 export interface ExpectedInvitation {

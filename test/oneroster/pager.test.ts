@@ -16,6 +16,29 @@ interface Run {
   error?: unknown;
 }
 
+/** A pager over `send` with what every test here shares: students under "users", one page at a time. */
+function pagerOver(send: PagerOptions['send'], options: Partial<PagerOptions> = {}): Pager {
+  return new Pager({
+    send,
+    baseUrl: BASE,
+    path: PATH,
+    query: {},
+    wrapper: 'users',
+    all: true,
+    concurrency: 1,
+    what: 'students',
+    warn: () => {},
+    debug: () => {},
+    ...options,
+  });
+}
+
+/** Reads every page and gives the error the read ends with. */
+const readError = (pager: Pager) =>
+  (async () => {
+    for await (const _ of pager.pages());
+  })().catch((e) => e);
+
 async function readAll(
   n: number,
   server: FakeOptions = {},
@@ -23,17 +46,9 @@ async function readAll(
 ): Promise<Run> {
   const fake = fakeServer(n, server);
   const warnings: string[] = [];
-  const pager = new Pager({
-    send: fake.send,
-    baseUrl: BASE,
-    path: PATH,
+  const pager = pagerOver(fake.send, {
     query: { limit: 100 },
-    wrapper: 'users',
-    all: true,
-    concurrency: 1,
-    what: 'students',
     warn: (line) => warnings.push(line),
-    debug: () => {},
     ...options,
   });
   const ids: string[] = [];
@@ -175,21 +190,7 @@ describe('servers that would make a naive client loop', () => {
       body: '{"users":[{"x":1}]}',
       url: `${BASE}${PATH}`,
     });
-    const pager = new Pager({
-      send,
-      baseUrl: BASE,
-      path: PATH,
-      query: { limit: 1 },
-      wrapper: 'users',
-      all: true,
-      concurrency: 1,
-      what: 'students',
-      warn: () => {},
-      debug: () => {},
-    });
-    const error = await (async () => {
-      for await (const _ of pager.pages());
-    })().catch((e) => e);
+    const error = await readError(pagerOver(send, { query: { limit: 1 } }));
     expect(error.message).toMatch(/same page twice/);
   });
 
@@ -214,16 +215,14 @@ describe('servers that would make a naive client loop', () => {
       '{"students":[]}',
     ];
     const debug: string[] = [];
-    const pager = new Pager({
-      send: async () => ({ status: 200, headers: {}, body: bodies.shift() ?? '', url: `${BASE}${PATH}` }),
-      baseUrl: BASE,
-      path: PATH,
+    const send = async () => ({
+      status: 200,
+      headers: {},
+      body: bodies.shift() ?? '',
+      url: `${BASE}${PATH}`,
+    });
+    const pager = pagerOver(send, {
       query: { limit: 2 },
-      wrapper: 'users',
-      all: true,
-      concurrency: 1,
-      what: 'students',
-      warn: () => {},
       debug: (line) => debug.push(line),
       withTexts: true,
     });
@@ -237,21 +236,7 @@ describe('servers that would make a naive client loop', () => {
 
   it('a 200 without the wrapper key is an error, not an empty list', async () => {
     const send = async () => ({ status: 200, headers: {}, body: '{"orgs":[]}', url: `${BASE}${PATH}` });
-    const pager = new Pager({
-      send,
-      baseUrl: BASE,
-      path: PATH,
-      query: {},
-      wrapper: 'users',
-      all: false,
-      concurrency: 1,
-      what: 'students',
-      warn: () => {},
-      debug: () => {},
-    });
-    const error = await (async () => {
-      for await (const _ of pager.pages());
-    })().catch((e) => e);
+    const error = await readError(pagerOver(send, { all: false }));
     expect(error.code).toBe('unexpected');
     expect(error.message).toBe(
       'Reading students: the server answered HTTP 200 without a "users" or "students" list (keys: orgs)',

@@ -3,28 +3,20 @@
 // sockets are reused, so the connections are no more than the requests in flight.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RecordedRequest, Sandbox } from '../../src/sandbox/server.js';
-import { startSandbox } from '../../src/sandbox/server.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { RecordedRequest } from '../../src/sandbox/server.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
-import { demoEnv } from '../helpers/sandbox.js';
+import { demoEnv, useSandbox } from '../helpers/sandbox.js';
 
-let sandbox: Sandbox;
-let home: string;
+const fixture = useSandbox({ oneroster: { students: 2000 } });
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ oneroster: { students: 2000 } });
-});
-afterAll(() => sandbox.close());
 beforeEach(() => {
-  home = tempDir();
-  sandbox.requests.length = 0;
-  sandbox.setOptions({ latencyMs: 0 });
+  fixture.sandbox.setOptions({ latencyMs: 0 });
 });
 
 const roster = async (args: string[], quiet = true) => {
-  const result = await runCli(args, home, { env: demoEnv(sandbox), timeoutMs: 60_000 });
+  const result = await runCli(args, fixture.home, { env: demoEnv(fixture.sandbox), timeoutMs: 60_000 });
   if (quiet) expect(result.stderr).toBe('');
   expect(result.code).toBe(0);
   return result;
@@ -36,8 +28,8 @@ const connections = (requests: RecordedRequest[]) => new Set(requests.map((r) =>
 async function cacheTokens() {
   await roster(['token']);
   await roster(['token', '--endpoint', 'v1p1']);
-  expect(sandbox.requests.filter(isToken)).toHaveLength(2);
-  sandbox.requests.length = 0;
+  expect(fixture.sandbox.requests.filter(isToken)).toHaveLength(2);
+  fixture.sandbox.requests.length = 0;
 }
 
 describe('with a cached token, a single-resource command makes exactly one request', () => {
@@ -67,18 +59,18 @@ describe('with a cached token, a single-resource command makes exactly one reque
     await cacheTokens();
     // invite send checks the school id against the district's schools: read once a day, cached between.
     if (args[1] === 'send') await roster([...args, '--dry-run'], false);
-    sandbox.requests.length = 0;
+    fixture.sandbox.requests.length = 0;
     await roster(args);
-    expect(sandbox.requests.map((r) => `${r.method} ${r.path}`)).toEqual([request]);
+    expect(fixture.sandbox.requests.map((r) => `${r.method} ${r.path}`)).toEqual([request]);
   });
 
   it('roster students SOURCED_ID', async () => {
     await cacheTokens();
     const id = JSON.parse((await roster(['roster', 'students', '--limit', '1', '--json'])).stdout)[0]
       .sourcedId;
-    sandbox.requests.length = 0;
+    fixture.sandbox.requests.length = 0;
     await roster(['roster', 'students', id, '--json']);
-    expect(sandbox.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+    expect(fixture.sandbox.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
       `GET /v1/ims/oneroster/v1p1/students/${id}`,
     ]);
   });
@@ -86,7 +78,7 @@ describe('with a cached token, a single-resource command makes exactly one reque
 
 describe('concurrent work shares one token request and reuses keep-alive connections', () => {
   it('invite send --file with --concurrency 8: one token request, at most 8 + 1 connections', async () => {
-    sandbox.setOptions({ latencyMs: 20 });
+    fixture.sandbox.setOptions({ latencyMs: 20 });
     const rows = Array.from({ length: 120 }, (_, i) => `economy-${i}@example.org,org-sch-${(i % 4) + 1},1`);
     const file = join(tempDir(), 'rows.csv');
     writeFileSync(file, `email,schoolId,studentCount\n${rows.join('\n')}\n`);
@@ -94,27 +86,27 @@ describe('concurrent work shares one token request and reuses keep-alive connect
       ['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1', '--concurrency', '8'],
       false,
     );
-    const sends = sandbox.requests.filter((r) => r.method === 'POST' && !isToken(r));
+    const sends = fixture.sandbox.requests.filter((r) => r.method === 'POST' && !isToken(r));
     expect(sends).toHaveLength(120);
     // One read of the district's schools checks the 120 rows' school ids.
-    expect(sandbox.requests.filter((r) => r.method === 'GET').map((r) => r.path)).toEqual([
+    expect(fixture.sandbox.requests.filter((r) => r.method === 'GET').map((r) => r.path)).toEqual([
       '/v1/ims/oneroster/v1p1/schools',
     ]);
-    expect(sandbox.requests.filter(isToken)).toHaveLength(1);
+    expect(fixture.sandbox.requests.filter(isToken)).toHaveLength(1);
     expect(connections(sends)).toBeLessThanOrEqual(8);
-    expect(connections(sandbox.requests)).toBeLessThanOrEqual(9);
+    expect(connections(fixture.sandbox.requests)).toBeLessThanOrEqual(9);
   }, 60_000);
 
   it('roster students --all with parallel pages: one token request, at most 4 + 1 connections', async () => {
-    sandbox.setOptions({ latencyMs: 20 });
+    fixture.sandbox.setOptions({ latencyMs: 20 });
     const { stdout } = await roster(['roster', 'students', '--all', '--ndjson', '--page-size', '100']);
     expect(stdout.trim().split('\n')).toHaveLength(2000);
-    const pages = sandbox.requests.filter((r) => !isToken(r));
+    const pages = fixture.sandbox.requests.filter((r) => !isToken(r));
     expect(pages).toHaveLength(20);
-    expect(sandbox.requests.filter(isToken)).toHaveLength(1);
+    expect(fixture.sandbox.requests.filter(isToken)).toHaveLength(1);
     // The first page alone, then up to four at a time (the default --concurrency).
     expect(connections(pages)).toBeLessThanOrEqual(4);
-    expect(connections(sandbox.requests)).toBeLessThanOrEqual(5);
+    expect(connections(fixture.sandbox.requests)).toBeLessThanOrEqual(5);
   }, 60_000);
 
   it('a sequential read reuses one connection for every page, token request included', async () => {
@@ -129,7 +121,7 @@ describe('concurrent work shares one token request and reuses keep-alive connect
       '1',
     ]);
     expect(stdout.trim().split('\n')).toHaveLength(2000);
-    expect(sandbox.requests.filter((r) => !isToken(r))).toHaveLength(8);
-    expect(connections(sandbox.requests)).toBe(1);
+    expect(fixture.sandbox.requests.filter((r) => !isToken(r))).toHaveLength(8);
+    expect(connections(fixture.sandbox.requests)).toBe(1);
   });
 });

@@ -5,11 +5,10 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { type CliOptions, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
 import { type Hostile, json, startHostile } from '../helpers/hostile.js';
-import { demoEnv } from '../helpers/sandbox.js';
+import { demoEnv, useSandbox } from '../helpers/sandbox.js';
 
 const TOKEN = 'a-ready-token-for-the-hostile-server';
 let server: Hostile;
@@ -478,17 +477,12 @@ describe('totals that lie', () => {
   // The sandbox behind a lying proxy: X-Total-Count of users (students are users) claims `claim(real)`,
   // and no Link header says where the pages end, so only the pages themselves can.
   const STUDENTS = 300;
-  let sandbox: Sandbox;
+  const fixture = useSandbox({ oneroster: { students: STUDENTS } });
   let claim: (real: number) => number = (real) => real;
-  beforeAll(async () => {
-    sandbox = await startSandbox({ oneroster: { students: STUDENTS } });
-  });
-  afterAll(() => sandbox.close());
   beforeEach(() => {
-    sandbox.requests.length = 0;
     server.handle(async (req, res) => {
       const query = req.query.toString();
-      const upstream = await fetch(`${sandbox.origin}${req.path}${query ? `?${query}` : ''}`, {
+      const upstream = await fetch(`${fixture.sandbox.origin}${req.path}${query ? `?${query}` : ''}`, {
         method: req.method,
         headers: Object.fromEntries(
           ['authorization', 'content-type', 'accept']
@@ -507,8 +501,12 @@ describe('totals that lie', () => {
       res.writeHead(upstream.status, headers).end(Buffer.from(await upstream.arrayBuffer()));
     });
   });
-  const env = () => ({ ...demoEnv(sandbox), ROSTER_BASE_URL: server.baseUrl, ROSTER_TOKEN: undefined });
-  const studentPages = () => sandbox.requests.filter((r) => r.path.endsWith('/students'));
+  const env = () => ({
+    ...demoEnv(fixture.sandbox),
+    ROSTER_BASE_URL: server.baseUrl,
+    ROSTER_TOKEN: undefined,
+  });
+  const studentPages = () => fixture.sandbox.requests.filter((r) => r.path.endsWith('/students'));
   const ids = (stdout: string) =>
     lines(stdout).map((l) => (JSON.parse(l) as { sourcedId: string }).sourcedId);
   const read = ['roster', 'students', '--all', '--ndjson', '--page-size', '50', '--concurrency', '4'];
@@ -553,7 +551,7 @@ describe('totals that lie', () => {
       /Warning: the server reported \d+ users \(X-Total-Count\) but served \d+; all were read/,
     );
     const users = readFileSync(join(dir, 'users.csv'), 'utf8').trim().split('\n').slice(1);
-    const served = sandbox.requests.filter((r) => r.path.endsWith('/users') && r.status === 200);
+    const served = fixture.sandbox.requests.filter((r) => r.path.endsWith('/users') && r.status === 200);
     expect(users.length).toBeGreaterThan(STUDENTS);
     expect(served.length).toBeGreaterThan(1);
   });

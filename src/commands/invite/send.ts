@@ -236,7 +236,7 @@ export function register(invite: Command, ctx: Context): void {
     .option('--dry-run', 'print the request(s) and send nothing')
     .option('-y, --yes', 'do not ask for confirmation')
     .option('--json', "print the server's answer (with --file: a report) as JSON")
-    .action(async (options: SendOptions, cmd: Command) => {
+    .action(async (options: SendOptions) => {
       if (options.file !== undefined) {
         const { sendInviteFile } = await import('../../invite/bulk-send.js');
         return sendInviteFile(fileSendOptions(options, await ctx.settings()), ctx);
