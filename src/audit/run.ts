@@ -3,8 +3,8 @@
 // runs the checks. A --school selection limits the report, never what is read: a reference is checked
 // against the whole district.
 import { RosterError } from '../errors.js';
+import { favourMemory } from '../heap.js';
 import { COLLECTIONS } from '../oneroster/collections.js';
-import { favourMemory } from '../oneroster/memory.js';
 import { Pager } from '../oneroster/pager.js';
 import { type OneRosterService, pageSender } from '../oneroster/service.js';
 import { Audit, type AuditOptions, type AuditResult, type Collection, READ_ORDER } from './audit.js';

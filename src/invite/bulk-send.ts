@@ -10,6 +10,7 @@ import { INVITATIONS_PATH, sendInvitation } from '../api/enrollment.js';
 import type { Context } from '../context.js';
 import { RosterError } from '../errors.js';
 import { writePrivateFile } from '../files.js';
+import { keepHeapNearLive } from '../heap.js';
 import { startProgress } from '../output/progress.js';
 import { printJson, printNdjsonLine } from '../output/render.js';
 import { consent } from '../prompter.js';
@@ -17,7 +18,6 @@ import type { Session } from '../session.js';
 import type { Settings } from '../settings.js';
 import { type RunOutcome, sendRows } from './bulk-runner.js';
 import { checkFile, type FileSendOptions, readInput } from './file-check.js';
-import { keepHeapNearLive } from './heap.js';
 import { type InfoColumn, inviteCsv, type PlannedRow } from './invite-file.js';
 import {
   type BulkReport,

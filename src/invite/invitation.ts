@@ -4,8 +4,6 @@
 import type { InvitationBody } from '../api/enrollment.js';
 import { hiddenCharacter, printable } from '../values.js';
 
-export type { InvitationBody };
-
 export type FieldName = keyof InvitationBody;
 
 /** Raw text for each field, as typed on the command line or read from a CSV cell. */

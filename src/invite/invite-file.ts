@@ -1,6 +1,8 @@
 // A whole invitation CSV checked before anything is sent: header names mapped to the §2.4 fields, per-run
 // flag values filling absent columns and empty cells, every row validated, duplicates (same e-mail and
 // school) flagged. The result is either the complete plan or every problem with its line number.
+
+import type { InvitationBody } from '../api/enrollment.js';
 import { formulaSafe, formulaUnescaped } from '../output/csv.js';
 import { printable } from '../values.js';
 import { csvLine, DELIMITERS, type Delimiter, parseCsv } from './csv.js';
@@ -8,7 +10,6 @@ import {
   FIELDS,
   type FieldName,
   flagOf,
-  type InvitationBody,
   type InvitationDraft,
   invitationKey,
   type Validation,

@@ -2,12 +2,13 @@
 // (src/invite/store/): claimed there before the request leaves, as a bulk row is, so that if this process is
 // killed or cut off mid-request every other run finds the invitation in doubt instead of e-mailing it again.
 // A single send is never refused (it is a deliberate send); it only waits for a run sending it now.
+
+import type { InvitationBody } from '../api/enrollment.js';
 import { sendInvitation } from '../api/enrollment.js';
 import type { Context } from '../context.js';
 import { RosterError } from '../errors.js';
 import type { Session } from '../session.js';
 import type { Settings } from '../settings.js';
-import type { InvitationBody } from './invitation.js';
 import { claimHoldMs, invitationIdentity, SentRecord } from './store/index.js';
 
 /** Sends `body` (validated, confirmed) and notes the outcome in the record; the server's answer. */

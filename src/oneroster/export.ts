@@ -9,6 +9,7 @@ import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ApiError, RosterError, UsageError } from '../errors.js';
 import { createFresh, exists, fileError, isOwnFile, outputFolder, writePrivateFile } from '../files.js';
+import { favourMemory } from '../heap.js';
 import { csvLine } from '../output/csv.js';
 import { ChangeTracker, type SavedWindow, type StartWindow, type WindowKey } from './change-window.js';
 import { refused, setClock, warnStamps } from './changes.js';
@@ -29,7 +30,6 @@ import {
   saveState,
   sourceDifference,
 } from './export-state.js';
-import { favourMemory } from './memory.js';
 import { Pager, type SendPage } from './pager.js';
 import { buildQuery, type ReadQuery } from './query.js';
 import { sourcedIdOf } from './records.js';

@@ -2,13 +2,12 @@
 // Everything is validated before any request; on a terminal, missing values are asked for and the exact
 // request is confirmed; a POST that may have reached the server is never sent again.
 import type { Command } from 'commander';
-import { INVITATIONS_PATH } from '../../api/enrollment.js';
+import { INVITATIONS_PATH, type InvitationBody } from '../../api/enrollment.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import {
   FIELDS,
   type FieldName,
-  type InvitationBody,
   type InvitationDraft,
   isValidEmail,
   validateInvitation,

@@ -4,9 +4,9 @@
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { ApiError, UsageError } from '../../errors.js';
+import { favourMemory } from '../../heap.js';
 import { collectionPager, readRecord } from '../../oneroster/collection-read.js';
 import { type Collection, nestedRead, type ParentFlag, parentFlagsOf } from '../../oneroster/collections.js';
-import { favourMemory } from '../../oneroster/memory.js';
 import type { Pager } from '../../oneroster/pager.js';
 import {
   buildQuery,

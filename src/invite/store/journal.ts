@@ -11,9 +11,9 @@ import { createHash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { realpath } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import type { InvitationBody } from '../../api/enrollment.js';
 import { RosterError } from '../../errors.js';
 import { openOwnAppendable, privateFolder, readPrivateFile } from '../../files.js';
-import type { InvitationBody } from '../invitation.js';
 import { type Destination, journalPath, sameDestination } from './layout.js';
 import { refuseIfHeld, releaseLock } from './lock.js';
 
