@@ -38,7 +38,9 @@
 // fsynced) → request → outcome (journal), and at once sent entry (record, fsynced) then claim settled
 // (claims), in the record's batch with the next row's claim. A kill at any point leaves the row sent, not
 // sent, or in doubt for every run: never sent twice without --resend-*. (A kill after the record learnt a
-// row was sent but before the journal did: the next run of the file skips it as sent, by the record.)
+// row was sent but before the journal did: the next run of the file skips it as sent, by the record, and
+// reports it as sent by another run. A kill after a failed row's claim was settled but before the journal
+// heard of the failure: the next run lists it in doubt, not failed, and does not retry it by itself.)
 // Writes are batched: every row's request to the record made in one turn of the event loop shares one
 // lock and one fsync per file; the journal commits what arrives while it writes in one write and fsync.
 // decide.ts is the one place that reads these into "sent / in doubt / not sent".
