@@ -8,25 +8,18 @@ import { rm } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { INVITATIONS_PATH, sendInvitation } from '../api/enrollment.js';
 import type { Context } from '../context.js';
-import { RosterError } from '../errors.js';
+import type { RosterError } from '../errors.js';
 import { writePrivateFile } from '../files.js';
 import { keepHeapNearLive } from '../heap.js';
 import { startProgress } from '../output/progress.js';
-import { printJson, printNdjsonLine } from '../output/render.js';
+import { printNdjsonLine } from '../output/render.js';
 import { consent } from '../prompter.js';
 import type { Session } from '../session.js';
 import type { Settings } from '../settings.js';
 import { type RunOutcome, sendRows } from './bulk-runner.js';
 import { checkFile, type FileSendOptions, readInput } from './file-check.js';
 import { type InfoColumn, inviteCsv, type PlannedRow } from './invite-file.js';
-import {
-  type BulkReport,
-  finalRow,
-  linesBySchool,
-  namedInSummary,
-  summaryLines,
-  tallyRows,
-} from './report.js';
+import { type BulkReport, finalRow, linesBySchool, namedInSummary, tallyRows } from './report.js';
 import {
   contentHash,
   FileRun,
@@ -40,8 +33,21 @@ import { confirmUnlisted, type UnlistedSends } from './unlisted.js';
 
 export type { FileSendOptions } from './file-check.js';
 
-/** Sends the file's invitations (or, with dryRun, prints the requests it would send). */
-export async function sendInviteFile(options: FileSendOptions, ctx: Context): Promise<void> {
+/** What a send of a file came to, for the command to show (report.ts's showFileSend). */
+export interface FileSendOutcome {
+  report: BulkReport;
+  /** The error that stopped the run before every row was tried, if one did. */
+  stoppedBy?: RosterError;
+}
+
+/**
+ * Sends the file's invitations and returns the outcome; with dryRun it streams the requests it would send
+ * instead, and returns nothing.
+ */
+export async function sendInviteFile(
+  options: FileSendOptions,
+  ctx: Context,
+): Promise<FileSendOutcome | undefined> {
   await keepHeapNearLive((line) => ctx.log.debug(line));
   const file = resolve(options.given);
   const content = await readInput(file, options.given);
@@ -56,7 +62,10 @@ export async function sendInviteFile(options: FileSendOptions, ctx: Context): Pr
     destination: { baseUrl: session.baseUrl, clientId: settings.clientId ?? '' },
   };
   const flags: ResendFlags = { resendSent: options.resendSent, resendInDoubt: options.resendInDoubt };
-  if (options.dryRun) return dryRun(ctx, session, rows, run, flags, options);
+  if (options.dryRun) {
+    await dryRun(ctx, session, rows, run, flags, options);
+    return undefined;
+  }
 
   const store = await FileRun.open(run, rows, flags, new Date(ctx.now()));
   try {
@@ -65,9 +74,7 @@ export async function sendInviteFile(options: FileSendOptions, ctx: Context): Pr
     await store.journalPlan(new Date(ctx.now()));
     const sent = await sendPlan(ctx, session, settings, store, options);
     const report = await reportOf(file, rows, info ?? [], store.view, sent, contentChanged, options);
-    if (options.json) printJson(ctx, report);
-    for (const line of summaryLines(report, options.given)) ctx.log.info(line);
-    throwForOutcome(report, sent.outcome.stoppedBy);
+    return { report, stoppedBy: sent.outcome.stoppedBy };
   } finally {
     await store.close();
   }
@@ -279,29 +286,4 @@ async function writeFailed(
     ),
   );
   return path;
-}
-
-function throwForOutcome(report: BulkReport, stoppedBy: RosterError | undefined): void {
-  const { counts } = report;
-  if (report.interrupted) {
-    throw new RosterError(
-      'interrupted',
-      `Interrupted: ${counts.notStarted} row${counts.notStarted === 1 ? '' : 's'} not started`,
-      'Run the same command again to continue; rows already sent will be skipped.',
-    );
-  }
-  if (stoppedBy) {
-    throw new RosterError(
-      stoppedBy.code,
-      `Stopped sending: ${stoppedBy.message.replace(/\.$/, '')}`,
-      stoppedBy.hint ?? 'Fix the cause and run the same command again to continue.',
-    );
-  }
-  if (counts.failed > 0 || counts.inDoubt > 0) {
-    const parts = [
-      ...(counts.failed ? [`${counts.failed} failed`] : []),
-      ...(counts.inDoubt ? [`${counts.inDoubt} in doubt`] : []),
-    ];
-    throw new RosterError('partial', `Not every invitation is confirmed sent: ${parts.join(', ')}`);
-  }
 }

@@ -1,6 +1,9 @@
 // The end of a bulk run: where every row stands (this run's results over the journal's earlier states), the
 // human summary for stderr and the machine report for --json.
 import { checkCommand } from '../api/enrollment.js';
+import type { Context } from '../context.js';
+import { RosterError } from '../errors.js';
+import { printJson } from '../output/render.js';
 import type { RowResult } from './bulk-runner.js';
 import { invitationKey } from './invitation.js';
 import type { PlannedRow } from './invite-file.js';
@@ -223,4 +226,43 @@ export function linesBySchool(rows: Iterable<{ schoolId: string; line: number }>
   const byId = new Map<string, number[]>();
   for (const { schoolId, line } of rows) byId.set(schoolId, [...(byId.get(schoolId) ?? []), line]);
   return byId;
+}
+
+/**
+ * Shows what a send of a file came to: the report as JSON on stdout with --json, the summary on stderr, and
+ * the exit status (interrupted, stopped, or partial when a row failed or is in doubt).
+ */
+export function showFileSend(
+  ctx: Context,
+  { report, stoppedBy }: { report: BulkReport; stoppedBy?: RosterError },
+  options: { json?: boolean; given: string },
+): void {
+  if (options.json) printJson(ctx, report);
+  for (const line of summaryLines(report, options.given)) ctx.log.info(line);
+  throwForOutcome(report, stoppedBy);
+}
+
+function throwForOutcome(report: BulkReport, stoppedBy: RosterError | undefined): void {
+  const { counts } = report;
+  if (report.interrupted) {
+    throw new RosterError(
+      'interrupted',
+      `Interrupted: ${counts.notStarted} row${counts.notStarted === 1 ? '' : 's'} not started`,
+      'Run the same command again to continue; rows already sent will be skipped.',
+    );
+  }
+  if (stoppedBy) {
+    throw new RosterError(
+      stoppedBy.code,
+      `Stopped sending: ${stoppedBy.message.replace(/\.$/, '')}`,
+      stoppedBy.hint ?? 'Fix the cause and run the same command again to continue.',
+    );
+  }
+  if (counts.failed > 0 || counts.inDoubt > 0) {
+    const parts = [
+      ...(counts.failed ? [`${counts.failed} failed`] : []),
+      ...(counts.inDoubt ? [`${counts.inDoubt} in doubt`] : []),
+    ];
+    throw new RosterError('partial', `Not every invitation is confirmed sent: ${parts.join(', ')}`);
+  }
 }

@@ -237,8 +237,14 @@ export function register(invite: Command, ctx: Context): void {
     .option('--json', "print the server's answer (with --file: a report) as JSON")
     .action(async (options: SendOptions) => {
       if (options.file !== undefined) {
-        const { sendInviteFile } = await import('../../invite/bulk-send.js');
-        return sendInviteFile(fileSendOptions(options, await ctx.settings()), ctx);
+        const [{ sendInviteFile }, { showFileSend }] = await Promise.all([
+          import('../../invite/bulk-send.js'),
+          import('../../invite/report.js'),
+        ]);
+        const fileOptions = fileSendOptions(options, await ctx.settings());
+        const outcome = await sendInviteFile(fileOptions, ctx);
+        if (outcome) showFileSend(ctx, outcome, fileOptions);
+        return;
       }
       if (
         options.concurrency !== undefined ||
