@@ -9,7 +9,11 @@
 // - Read and written only under the record's lock (sent-record.ts), in whole lines, fsynced before any
 //   request leaves. Read incrementally (what was appended since), and rewritten with the unsettled claims
 //   alone once most of its lines are settled.
+// - A rewritten file starts with a line of its own, `{"rewrite": <random>}`. A process reading on from
+//   where it stopped first checks that the file still starts as it did: the inode alone does not say the
+//   file was replaced, since a file system may give the new file the old one's inode number.
 
+import { randomUUID } from 'node:crypto';
 import { closeSync, fstatSync, ftruncateSync, readSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { RosterError } from '../../errors.js';
@@ -47,6 +51,8 @@ export class ClaimsFile {
   private offset = 0;
   private lines = 0;
   private inode = -1;
+  /** The file's first line as this process read it: another first line means another file. */
+  private firstLine = Buffer.alloc(0);
 
   constructor(readonly path: string) {}
 
@@ -61,12 +67,13 @@ export class ClaimsFile {
     let open = true;
     try {
       const { ino, size } = fstatSync(fd);
-      // Rewritten (another inode) or cut shorter than we read: read it again from the start.
-      if (ino !== this.inode || size < this.offset) this.reset(ino);
+      // Rewritten (another inode, another first line) or cut shorter than we read: read it again from the start.
+      if (ino !== this.inode || size < this.offset || !this.startsAsRead(fd)) this.reset(ino);
       const bytes = Buffer.alloc(size - this.offset);
       readSync(fd, bytes, 0, bytes.length, this.offset);
       // A torn last line (a writer killed mid-write) never became a claim: cut off before appending.
       const whole = bytes.lastIndexOf(10) + 1;
+      if (this.offset === 0) this.noteFirstLine(bytes);
       this.ingest(bytes.toString('utf8', 0, whole));
       this.offset += whole;
       const added = decide(this.latest);
@@ -78,13 +85,15 @@ export class ClaimsFile {
         // Closed first: Windows cannot replace a file that is open, even by the process replacing it (EPERM).
         closeSync(fd);
         open = false;
-        await writePrivateFile(this.path, serialize(unsettled), { durable: true });
+        const header = `${JSON.stringify({ rewrite: randomUUID() })}\n`;
+        await writePrivateFile(this.path, header + serialize(unsettled), { durable: true });
         this.reset(-1);
         return;
       }
       if (added.length === 0) return;
       if (this.offset < size) ftruncateSync(fd, this.offset);
       const text = serialize(added);
+      if (this.offset === 0) this.noteFirstLine(Buffer.from(text));
       writeFileSync(fd, text);
       await syncFd(fd);
       // A file just created: its name too must survive a power cut.
@@ -103,13 +112,29 @@ export class ClaimsFile {
     this.offset = 0;
     this.lines = 0;
     this.inode = inode;
+    this.firstLine = Buffer.alloc(0);
+  }
+
+  private noteFirstLine(start: Buffer): void {
+    this.firstLine = Buffer.from(start.subarray(0, start.indexOf(10) + 1));
+  }
+
+  private startsAsRead(fd: number): boolean {
+    if (this.offset === 0) return true;
+    const now = Buffer.alloc(this.firstLine.length);
+    readSync(fd, now, 0, now.length, 0);
+    return now.equals(this.firstLine);
   }
 
   private ingest(text: string): void {
     if (text === '') return;
     const lines = text.split('\n');
     lines.pop(); // '' after the last \n
-    for (const line of lines) {
+    for (const [index, line] of lines.entries()) {
+      if (index === 0 && this.lines === 0 && isRewriteHeader(line)) {
+        this.lines++;
+        continue;
+      }
       const claim = parseClaim(line);
       // A claim skipped could let two runs send one family: refuse, as the record does.
       if (!claim) {
@@ -129,6 +154,14 @@ const unsettledOf = (latest: ReadonlyMap<string, Claim>) =>
   [...latest.values()].filter((c) => c.state !== 'done');
 
 const serialize = (claims: Claim[]) => claims.map((c) => `${JSON.stringify(c)}\n`).join('');
+
+function isRewriteHeader(line: string): boolean {
+  try {
+    return typeof (JSON.parse(line) as { rewrite?: unknown }).rewrite === 'string';
+  } catch {
+    return false;
+  }
+}
 
 const STATES: readonly string[] = ['sending', 'in-doubt', 'done'] satisfies ClaimState[];
 

@@ -29,7 +29,8 @@
 //   schoolYearId?, forgottenAt} for one `roster invite forget` took out. Identity: invitationIdentity.
 // - Claims. {id: invitationIdentity, run: journal path (or a single send's name), file?, state: sending |
 //   in-doubt | done, at, until? (a sending claim's deadline), pid, host?, started?}; an invitation's last
-//   line is its claim. Rewritten with the unsettled claims alone once most lines are settled.
+//   line is its claim. Rewritten with the unsettled claims alone once most lines are settled, under a first
+//   line {rewrite: random} by which a reader that stopped part-way knows the file was replaced.
 // - Locks. {pid, host, started?, token}, written to a temporary file and linked to the lock's name, so no
 //   process sees a lock without its owner; a journal's lock is fsynced first (whole or absent after a power
 //   cut), the record's, held for one batch, is not (one found empty is stale after 10 s: lock.ts).
