@@ -36,6 +36,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  curlStudentPages,
   demoEnv,
   followPeakRss,
   numberFlag,
@@ -160,27 +161,6 @@ async function cpuPerRecord() {
   }
 }
 
-function curlLoop(baseUrl, env, students) {
-  const token = spawnSync(process.execPath, [ROSTER, 'token', '--endpoint', 'v1p1'], {
-    env,
-    encoding: 'utf8',
-  });
-  if (token.status !== 0) throw new Error(`roster token failed: ${token.stderr}`);
-  const args = ['-sf', '-H', `Authorization: Bearer ${token.stdout.trim()}`];
-  for (let offset = 0; offset < students; offset += PAGE_SIZE) {
-    args.push(
-      `${baseUrl}/ims/oneroster/v1p1/students?limit=${PAGE_SIZE}&offset=${offset}`,
-      '-o',
-      '/dev/null',
-    );
-  }
-  const started = process.hrtime.bigint();
-  const result = spawnSync('curl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  if (result.status !== 0) throw new Error(`curl failed (${result.status}): ${result.stderr}`);
-  return ms;
-}
-
 async function againstCurl() {
   if (spawnSync('curl', ['--version']).status !== 0) {
     console.log('\n(curl not found: the comparison with a curl loop is skipped)');
@@ -199,7 +179,7 @@ async function againstCurl() {
     await measured(env, read); // warm-up
     const times = { curl: [], read: [] };
     for (let round = 0; round < ROUNDS; round++) {
-      times.curl.push(curlLoop(sandbox.baseUrl, env, STUDENTS));
+      times.curl.push(curlStudentPages(sandbox.baseUrl, env, STUDENTS, PAGE_SIZE));
       times.read.push((await measured(env, read)).ms);
     }
     const curl = median(times.curl);

@@ -12,6 +12,7 @@
 // The sandbox runs as its own process, so its memory is not counted.
 import { spawn, spawnSync } from 'node:child_process';
 import {
+  curlStudentPages,
   demoEnv,
   followPeakRss,
   numberFlag,
@@ -65,25 +66,6 @@ function runExport(env, extra = []) {
   });
 }
 
-function curlLoop(baseUrl, env, students) {
-  const token = spawnSync(process.execPath, [ROSTER, 'token', '--endpoint', 'v1p1'], {
-    env,
-    encoding: 'utf8',
-  });
-  if (token.status !== 0) throw new Error(`roster token failed: ${token.stderr}`);
-  const urls = [];
-  for (let offset = 0; offset < students; offset += PAGE_SIZE) {
-    urls.push(`${baseUrl}/ims/oneroster/v1p1/students?limit=${PAGE_SIZE}&offset=${offset}`);
-  }
-  const args = ['-sf', '-H', `Authorization: Bearer ${token.stdout.trim()}`];
-  for (const url of urls) args.push(url, '-o', '/dev/null');
-  const started = process.hrtime.bigint();
-  const result = spawnSync('curl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  if (result.status !== 0) throw new Error(`curl failed (${result.status}): ${result.stderr}`);
-  return ms;
-}
-
 async function memoryAndThroughput() {
   console.log(
     `\n# Export of ${STUDENTS.toLocaleString('en')} students, --all --ndjson, page size ${PAGE_SIZE}`,
@@ -126,7 +108,7 @@ async function parallelAgainstCurl() {
     // Three interleaved rounds, medians: a busy moment then hits baseline and export alike.
     const times = { curl: [], sequential: [], parallel: [] };
     for (let round = 0; round < ROUNDS; round++) {
-      times.curl.push(curlLoop(sandbox.baseUrl, env, COMPARE_STUDENTS));
+      times.curl.push(curlStudentPages(sandbox.baseUrl, env, COMPARE_STUDENTS, PAGE_SIZE));
       times.sequential.push((await runExport(env, ['--concurrency', '1'])).ms);
       times.parallel.push((await runExport(env)).ms);
     }

@@ -155,3 +155,24 @@ export function row(label, ms, baselineMs, goal) {
     goal === undefined ? '' : ratio <= goal ? `  goal ≤ ${goal}× met` : `  goal ≤ ${goal}× NOT met`;
   return `${label.padEnd(44)} ${ms.toFixed(1).padStart(8)} ms  ${ratio.toFixed(2).padStart(5)}×${verdict}`;
 }
+
+/**
+ * A sequential curl loop over the students' pages (one curl process, keep-alive, output discarded), with a
+ * token roster got for it: the wall milliseconds of the pages alone, the yardstick of a read.
+ */
+export function curlStudentPages(baseUrl, env, students, pageSize) {
+  const token = spawnSync(process.execPath, [ROSTER, 'token', '--endpoint', 'v1p1'], {
+    env,
+    encoding: 'utf8',
+  });
+  if (token.status !== 0) throw new Error(`roster token failed: ${token.stderr}`);
+  const args = ['-sf', '-H', `Authorization: Bearer ${token.stdout.trim()}`];
+  for (let offset = 0; offset < students; offset += pageSize) {
+    args.push(`${baseUrl}/ims/oneroster/v1p1/students?limit=${pageSize}&offset=${offset}`, '-o', '/dev/null');
+  }
+  const started = process.hrtime.bigint();
+  const result = spawnSync('curl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  if (result.status !== 0) throw new Error(`curl failed (${result.status}): ${result.stderr}`);
+  return ms;
+}
