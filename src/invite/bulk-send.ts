@@ -8,7 +8,6 @@ import { rm } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { INVITATIONS_PATH, sendInvitation } from '../api/enrollment.js';
 import type { Context } from '../context.js';
-import type { RosterError } from '../errors.js';
 import { writePrivateFile } from '../files.js';
 import { keepHeapNearLive } from '../heap.js';
 import { startProgress } from '../output/progress.js';
@@ -19,7 +18,14 @@ import type { Settings } from '../settings.js';
 import { type RunOutcome, sendRows } from './bulk-runner.js';
 import { checkFile, type FileSendOptions, readInput } from './file-check.js';
 import { type InfoColumn, inviteCsv, type PlannedRow } from './invite-file.js';
-import { type BulkReport, finalRow, linesBySchool, namedInSummary, tallyRows } from './report.js';
+import {
+  type BulkReport,
+  type FileSendOutcome,
+  finalRow,
+  linesBySchool,
+  namedInSummary,
+  tallyRows,
+} from './report.js';
 import {
   contentHash,
   FileRun,
@@ -32,13 +38,6 @@ import {
 import { confirmUnlisted, type UnlistedSends } from './unlisted.js';
 
 export type { FileSendOptions } from './file-check.js';
-
-/** What a send of a file came to, for the command to show (report.ts's showFileSend). */
-export interface FileSendOutcome {
-  report: BulkReport;
-  /** The error that stopped the run before every row was tried, if one did. */
-  stoppedBy?: RosterError;
-}
 
 /**
  * Sends the file's invitations and returns the outcome; with dryRun it streams the requests it would send

@@ -228,13 +228,20 @@ export function linesBySchool(rows: Iterable<{ schoolId: string; line: number }>
   return byId;
 }
 
+/** What a send of a file came to (bulk-send.ts), for the command to show. */
+export interface FileSendOutcome {
+  report: BulkReport;
+  /** The error that stopped the run before every row was tried, if one did. */
+  stoppedBy?: RosterError;
+}
+
 /**
  * Shows what a send of a file came to: the report as JSON on stdout with --json, the summary on stderr, and
  * the exit status (interrupted, stopped, or partial when a row failed or is in doubt).
  */
 export function showFileSend(
   ctx: Context,
-  { report, stoppedBy }: { report: BulkReport; stoppedBy?: RosterError },
+  { report, stoppedBy }: FileSendOutcome,
   options: { json?: boolean; given: string },
 ): void {
   if (options.json) printJson(ctx, report);
