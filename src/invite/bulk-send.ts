@@ -24,6 +24,7 @@ import {
   finalRow,
   linesBySchool,
   namedInSummary,
+  showFileSend,
   tallyRows,
 } from './report.js';
 import {
@@ -39,14 +40,17 @@ import { confirmUnlisted, type UnlistedSends } from './unlisted.js';
 
 export type { FileSendOptions } from './file-check.js';
 
+/** What `invite send --file` and a plan's send do: send the file, then show what it came to. */
+export async function sendFileAndShow(options: FileSendOptions, ctx: Context): Promise<void> {
+  const outcome = await sendInviteFile(options, ctx);
+  if (outcome) showFileSend(ctx, outcome, options);
+}
+
 /**
  * Sends the file's invitations and returns the outcome; with dryRun it streams the requests it would send
  * instead, and returns nothing.
  */
-export async function sendInviteFile(
-  options: FileSendOptions,
-  ctx: Context,
-): Promise<FileSendOutcome | undefined> {
+async function sendInviteFile(options: FileSendOptions, ctx: Context): Promise<FileSendOutcome | undefined> {
   await keepHeapNearLive((line) => ctx.log.debug(line));
   const file = resolve(options.given);
   const content = await readInput(file, options.given);

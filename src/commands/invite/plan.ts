@@ -277,13 +277,11 @@ async function run(flags: PlanFlags, ctx: Context): Promise<void> {
   ctx.log.info(
     `Resume or check this send with: roster invite send --file ${shell(file)} --sent-by-user-id ${shell(sender)}${resendSent ? ' --resend-sent' : ''}`,
   );
-  const [{ sendInviteFile }, { showFileSend }] = await Promise.all([
-    import('../../invite/bulk-send.js'),
-    import('../../invite/report.js'),
-  ]);
-  const fileOptions = fileSendOptions({ file, sentByUserId: sender, yes: true, resendSent }, settings);
-  const outcome = await sendInviteFile(fileOptions, ctx);
-  if (outcome) showFileSend(ctx, outcome, fileOptions);
+  const { sendFileAndShow } = await import('../../invite/bulk-send.js');
+  await sendFileAndShow(
+    fileSendOptions({ file, sentByUserId: sender, yes: true, resendSent }, settings),
+    ctx,
+  );
 }
 
 /** A plan sent from the terminal without --out is kept in roster's state folder, beside the journals. */

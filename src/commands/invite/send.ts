@@ -237,14 +237,8 @@ export function register(invite: Command, ctx: Context): void {
     .option('--json', "print the server's answer (with --file: a report) as JSON")
     .action(async (options: SendOptions) => {
       if (options.file !== undefined) {
-        const [{ sendInviteFile }, { showFileSend }] = await Promise.all([
-          import('../../invite/bulk-send.js'),
-          import('../../invite/report.js'),
-        ]);
-        const fileOptions = fileSendOptions(options, await ctx.settings());
-        const outcome = await sendInviteFile(fileOptions, ctx);
-        if (outcome) showFileSend(ctx, outcome, fileOptions);
-        return;
+        const { sendFileAndShow } = await import('../../invite/bulk-send.js');
+        return sendFileAndShow(fileSendOptions(options, await ctx.settings()), ctx);
       }
       if (
         options.concurrency !== undefined ||
