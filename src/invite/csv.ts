@@ -89,15 +89,23 @@ export function detectDelimiter(text: string): Delimiter {
   return best;
 }
 
-export async function parseCsv(
+/** Every record and every problem of a CSV text. */
+export async function parseCsv(input: string, delimiter?: Delimiter): Promise<CsvParse> {
+  const records: CsvRecord[] = [];
+  const { problems } = await readCsvRecords(input, (record) => records.push(record), delimiter);
+  return { records, problems };
+}
+
+/** The CSV's records handed to `onRecord` in order as they are read (none held), and its problems. */
+export async function readCsvRecords(
   input: string,
+  onRecord: (record: CsvRecord) => void,
   delimiter: Delimiter = detectDelimiter(input),
-): Promise<CsvParse> {
+): Promise<{ problems: CsvProblem[] }> {
   // Loaded on first use: only `invite send --file` reads a CSV.
   const { parse, CsvError } = await import('csv-parse/sync');
   const bytes = Buffer.from(input, 'utf8');
   const lineAt = lineFinder(bytes);
-  const records: CsvRecord[] = [];
   const problems: CsvProblem[] = [];
   let from = 0;
   while (from < bytes.length) {
@@ -116,7 +124,7 @@ export async function parseCsv(
         const start = skipLineEnds(bytes, end);
         end = offset + info.bytes;
         // A line holding only "" is as blank as an empty one.
-        if (!(fields.length === 1 && fields[0] === '')) records.push({ line: lineAt(start), fields });
+        if (!(fields.length === 1 && fields[0] === '')) onRecord({ line: lineAt(start), fields });
         return null;
       },
     };
@@ -133,7 +141,7 @@ export async function parseCsv(
       from = nextLine(bytes, Math.max(start, broke));
     }
   }
-  return { records, problems };
+  return { problems };
 }
 
 function reasonOf(error: CsvError, line: number): string {

@@ -5,7 +5,7 @@
 import type { InvitationBody } from '../api/enrollment.js';
 import { formulaSafe, formulaUnescaped } from '../output/csv.js';
 import { printable } from '../values.js';
-import { csvLine, DELIMITERS, type Delimiter, parseCsv } from './csv.js';
+import { type CsvRecord, csvLine, DELIMITERS, type Delimiter, readCsvRecords } from './csv.js';
 import {
   FIELDS,
   type FieldName,
@@ -102,17 +102,56 @@ const ESCAPED = new Set<FieldName | InfoColumn>([
  * file lacks and for an empty cell. A value in the file wins over the flag. `schoolOf`, when given, turns
  * each row's schoolId (a name, identifier or sourcedId) into the sourcedId sent, before duplicates are found;
  * it is asked about every row whose schoolId is readable, so a file's every problem is found in one pass.
+ * Each record is checked as the CSV parser hands it over: a district's file is never held as cells too.
  */
 export async function readInviteFile(
   text: string,
   fill: InvitationDraft,
   { schoolOf, delimiter }: ReadOptions = {},
 ): Promise<InviteFile> {
-  const { records, problems: syntax } = await parseCsv(text, delimiter);
-  const problems: RowProblem[] = [...syntax];
-  const [header, ...rows] = records;
-  if (!header) return { ok: false, problems: [...problems, { line: 1, reason: 'the file is empty' }] };
+  let layout: Layout | undefined;
+  let rows: RowReader | undefined;
+  let count = 0;
+  const { problems: syntax } = await readCsvRecords(
+    text,
+    (record) => {
+      if (!layout) {
+        layout = readHeader(record, fill, schoolOf);
+        if (layout.hasEmail) rows = new RowReader(layout);
+        return;
+      }
+      count++;
+      rows?.read(record);
+    },
+    delimiter,
+  );
+  if (!layout) return { ok: false, problems: [...syntax, { line: 1, reason: 'the file is empty' }] };
+  const problems: RowProblem[] = [...syntax, ...layout.problems];
+  if (!rows) return { ok: false, problems };
+  if (count === 0) {
+    return { ok: false, problems: [...problems, { line: layout.line, reason: 'no rows after the header' }] };
+  }
+  problems.push(...rows.problems);
+  if (problems.length > 0) return { ok: false, problems: problems.sort((a, b) => a.line - b.line) };
+  const info = layout.infoAt.filter((c): c is InfoColumn => c !== undefined);
+  return { ok: true, rows: rows.planned, ...(info.length > 0 && { info }) };
+}
 
+/** What the header line says about every row: which field or info column each cell is, and the fill. */
+interface Layout {
+  line: number;
+  columns: (FieldName | undefined)[];
+  infoAt: (InfoColumn | undefined)[];
+  unlistedAt: number | undefined;
+  /** The per-run values, with a placeholder for a required field neither a column nor a flag gives. */
+  rowFill: InvitationDraft;
+  checkSchool: SchoolOf | undefined;
+  hasEmail: boolean;
+  problems: RowProblem[];
+}
+
+function readHeader(header: CsvRecord, fill: InvitationDraft, schoolOf: SchoolOf | undefined): Layout {
+  const problems: RowProblem[] = [];
   const columns: (FieldName | undefined)[] = [];
   const infoAt: (InfoColumn | undefined)[] = [];
   let unlistedAt: number | undefined;
@@ -138,7 +177,8 @@ export async function readInviteFile(
     columns.push(field);
     infoAt.push(info);
   });
-  if (!seen.has('email')) problems.push({ line: header.line, reason: 'no email column' });
+  const hasEmail = seen.has('email');
+  if (!hasEmail) problems.push({ line: header.line, reason: 'no email column' });
   // A required field with neither a column nor a per-run value: said once, not on every row.
   const missing = FIELDS.filter(
     (f) => f.required && f.name !== 'email' && !seen.has(f.name) && !fill[f.name],
@@ -151,30 +191,33 @@ export async function readInviteFile(
     // Rows are still checked for everything else; this placeholder keeps them from repeating the above.
     rowFill[f.name] = 'placeholder';
   }
-  if (!seen.has('email')) return { ok: false, problems };
-  if (rows.length === 0) {
-    return { ok: false, problems: [...problems, { line: header.line, reason: 'no rows after the header' }] };
-  }
+  return { line: header.line, columns, infoAt, unlistedAt, rowFill, checkSchool, hasEmail, problems };
+}
 
-  const planned: PlannedRow[] = [];
-  const firstLineOf = new Map<string, number>();
-  for (const row of rows) {
+/** Checks the rows after the header one by one: each becomes a planned row or a problem on its line. */
+class RowReader {
+  readonly planned: PlannedRow[] = [];
+  readonly problems: RowProblem[] = [];
+  private readonly firstLineOf = new Map<string, number>();
+  private readonly shared = new SharedValues();
+
+  constructor(private readonly layout: Layout) {}
+
+  read(row: CsvRecord): void {
+    const { columns, infoAt, unlistedAt, rowFill, checkSchool } = this.layout;
     if (row.fields.length !== columns.length) {
-      problems.push({
-        line: row.line,
-        reason: `${row.fields.length} field${row.fields.length === 1 ? '' : 's'}, but the header has ${columns.length}`,
-      });
-      continue;
+      this.problem(
+        row.line,
+        `${row.fields.length} field${row.fields.length === 1 ? '' : 's'}, but the header has ${columns.length}`,
+      );
+      return;
     }
     const draft: InvitationDraft = { ...rowFill };
     const info: Info = {};
     const allowCell = unlistedAt === undefined ? '' : (row.fields[unlistedAt] ?? '').trim().toLowerCase();
     if (!YES.has(allowCell) && !NO.has(allowCell)) {
-      problems.push({
-        line: row.line,
-        reason: `${UNLISTED_COLUMN} "${printable(allowCell, 20)}" is not yes or no`,
-      });
-      continue;
+      this.problem(row.line, `${UNLISTED_COLUMN} "${printable(allowCell, 20)}" is not yes or no`);
+      return;
     }
     row.fields.forEach((raw, index) => {
       const field = columns[index];
@@ -190,32 +233,65 @@ export async function readInviteFile(
       YES.has(allowCell),
     );
     if (!result.ok) {
-      problems.push({
-        line: row.line,
-        reason: result.problems.map((p) => `${p.field} ${p.reason}`).join('; '),
-      });
-      continue;
+      this.problem(row.line, result.problems.map((p) => `${p.field} ${p.reason}`).join('; '));
+      return;
     }
     const key = invitationKey(result.body.email, result.body.schoolId);
-    const first = firstLineOf.get(key);
+    const first = this.firstLineOf.get(key);
     if (first !== undefined) {
-      problems.push({
-        line: row.line,
-        reason: `duplicate of line ${first} (same email ${result.body.email} and schoolId ${result.body.schoolId})`,
-      });
-      continue;
+      this.problem(
+        row.line,
+        `duplicate of line ${first} (same email ${result.body.email} and schoolId ${result.body.schoolId})`,
+      );
+      return;
     }
-    firstLineOf.set(key, row.line);
-    planned.push({
+    this.firstLineOf.set(key, row.line);
+    this.planned.push({
       line: row.line,
-      body: result.body,
+      body: this.shared.body(result.body),
       ...(Object.keys(info).length > 0 && { info }),
       ...(unlisted && { unlistedSchool: true as const }),
     });
   }
-  if (problems.length > 0) return { ok: false, problems: problems.sort((a, b) => a.line - b.line) };
-  const info = infoAt.filter((c): c is InfoColumn => c !== undefined);
-  return { ok: true, rows: planned, ...(info.length > 0 && { info }) };
+
+  private problem(line: number, reason: string): void {
+    this.problems.push({ line, reason });
+  }
+}
+
+/**
+ * One copy of each value many rows repeat (a district's few schools, scopes and senders), for the rows a
+ * district's file holds for its whole run: each cell read is a string of its own, some 80 bytes a row.
+ */
+class SharedValues {
+  private readonly texts = new Map<string, string>();
+  private readonly lists = new Map<string, readonly string[]>();
+
+  body(body: InvitationBody): InvitationBody {
+    body.schoolId = this.text(body.schoolId);
+    body.sentByUserId = this.text(body.sentByUserId);
+    if (body.schoolYearId !== undefined) body.schoolYearId = this.text(body.schoolYearId);
+    if (body.learningCenterId !== undefined) body.learningCenterId = this.text(body.learningCenterId);
+    body.scopes = this.list(body.scopes);
+    return body;
+  }
+
+  private text(value: string): string {
+    const known = this.texts.get(value);
+    if (known !== undefined) return known;
+    this.texts.set(value, value);
+    return value;
+  }
+
+  /** Frozen: every row holding it shares it. */
+  private list(values: string[]): string[] {
+    const key = values.join('\n');
+    const known = this.lists.get(key);
+    if (known !== undefined) return known as string[];
+    const list = Object.freeze(values);
+    this.lists.set(key, list);
+    return list as string[];
+  }
 }
 
 /**
