@@ -8,7 +8,8 @@ import type { PlannedRow } from './invite-file.js';
 import { bodyHash, type Journal, type RowGuard } from './store/index.js';
 
 export type RowResult =
-  | { state: 'sent'; message: string }
+  /** The server's message, kept only when asked (keepMessages): a district's run holds a result per row. */
+  | { state: 'sent'; message?: string }
   | { state: 'failed' | 'in-doubt'; reason: string; status?: number }
   /** Not sent: roster's record shows it sent by another run at `sentAt`. */
   | { state: 'elsewhere'; sentAt: string };
@@ -30,6 +31,8 @@ export interface RunnerOptions {
   /** Keys of rows that were in doubt and are sent again on purpose (--resend-in-doubt). */
   resending: Set<string>;
   send(row: PlannedRow): Promise<{ message: string }>;
+  /** Keep each sent row's message from the server (for --json's report of every row). */
+  keepMessages?: boolean;
   now(): Date;
   onProgress(counts: RunCounts): void;
 }
@@ -40,6 +43,9 @@ export interface RunOutcome {
   /** The error that made the run stop taking rows, when one did. */
   stoppedBy?: RosterError;
 }
+
+/** The result of every row sent whose message is not kept: one object for them all. */
+const SENT: RowResult & { state: 'sent' } = Object.freeze({ state: 'sent' });
 
 export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
   const { rows, journal, signal } = options;
@@ -97,7 +103,8 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
   /** The request, and what its answer (or its failure) means for the row. */
   async function request(row: PlannedRow): Promise<Exclude<RowResult, { state: 'elsewhere' }>> {
     try {
-      return { state: 'sent', message: (await options.send(row)).message };
+      const { message } = await options.send(row);
+      return options.keepMessages ? { state: 'sent', message } : SENT;
     } catch (error) {
       const { outcome, stops } = classify(error);
       if (stops)

@@ -130,6 +130,7 @@ async function sendPlan(
       signal,
       resending: plan.resending,
       send: (row) => sendInvitation(session.api, row.body),
+      keepMessages: options.json,
       now,
       onProgress: (c) => progress.update(progressText(c.sent, c.failed, c.inDoubt, c.remaining)),
     });

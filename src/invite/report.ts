@@ -89,7 +89,8 @@ export function finalRow(
   const sentAt = elsewhere.get(key);
   const result: RowResult | undefined =
     sentAt !== undefined ? { state: 'elsewhere', sentAt } : results.get(key);
-  if (result?.state === 'sent') return { ...base, result: 'sent', message: result.message };
+  if (result?.state === 'sent')
+    return { ...base, result: 'sent', ...(result.message !== undefined && { message: result.message }) };
   if (result?.state === 'elsewhere') return { ...base, result: 'skipped', sentElsewhere: result.sentAt };
   if (result) {
     return {

@@ -95,6 +95,29 @@ describe('sendRows', () => {
     expect([...journaled(journal.path).values()].every((e) => e.state === 'sent')).toBe(true);
   });
 
+  it("keeps the server's message of each sent row only when asked (--json's report); else none is held", async () => {
+    for (const keepMessages of [true, false]) {
+      const journal = await openJournal();
+      const outcome = await sendRows({
+        rows: rows(3),
+        journal,
+        concurrency: 2,
+        signal: new AbortController().signal,
+        resending: new Set(),
+        send: async (row) => ({ message: `Invitation sent to ${row.body.email}` }),
+        keepMessages,
+        now: () => new Date(),
+        onProgress: () => {},
+      });
+      await journal.close();
+      expect([...outcome.results.values()]).toEqual(
+        keepMessages
+          ? ['p0', 'p1', 'p2'].map((p) => ({ state: 'sent', message: `Invitation sent to ${p}@x.org` }))
+          : Array(3).fill({ state: 'sent' }),
+      );
+    }
+  });
+
   it('keys results and journal entries by e-mail and school; marks rows sent again on purpose', async () => {
     const journal = await openJournal();
     const [first, second] = rows(2);
