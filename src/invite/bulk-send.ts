@@ -9,7 +9,7 @@ import { basename, dirname, resolve } from 'node:path';
 import { INVITATIONS_PATH, sendInvitation } from '../api/enrollment.js';
 import type { Context } from '../context.js';
 import { writePrivateFile } from '../files.js';
-import { keepHeapNearLive } from '../heap.js';
+import { keepHeapSmall } from '../heap.js';
 import { startProgress } from '../output/progress.js';
 import { printNdjsonLine } from '../output/render.js';
 import { consent } from '../prompter.js';
@@ -51,7 +51,7 @@ export async function sendFileAndShow(options: FileSendOptions, ctx: Context): P
  * instead, and returns nothing.
  */
 async function sendInviteFile(options: FileSendOptions, ctx: Context): Promise<FileSendOutcome | undefined> {
-  await keepHeapNearLive((line) => ctx.log.debug(line));
+  await keepHeapSmall((line) => ctx.log.debug(line));
   const file = resolve(options.given);
   const content = await readInput(file, options.given);
   const session = await ctx.session();
