@@ -8,7 +8,7 @@ import { UsageError } from '../../errors.js';
 import { isValidEmail } from '../../invite/invitation.js';
 import { invitationPages } from '../../invite/invitation-pages.js';
 import { writeWithBackpressure } from '../../io.js';
-import { createRecordWriter } from '../../output/record-stream.js';
+import { createRecordWriter, type RecordColumn, type RecordWriter } from '../../output/record-stream.js';
 import { type Column, cellText, printJson, printTable } from '../../output/render.js';
 import { jsonText } from '../../output/safe-text.js';
 import { fieldShrink } from '../../output/table.js';
@@ -148,19 +148,21 @@ export function register(invite: Command, ctx: Context): void {
       buildQuery(options); // usage errors before any credentials are read
       const session = await ctx.session();
       if (options.schoolId !== undefined) options.schoolId = await schoolIdOf(ctx, session, options.schoolId);
-      // --ndjson and --all --json leave a page at a time; the table needs every row for its columns.
+      // --ndjson and --all leave a page at a time; one page's table is laid out from its own rows.
       const rows: unknown[] = [];
       const json = options.json && options.all ? jsonPagesWriter(ctx) : undefined;
       const ndjson = options.ndjson ? createRecordWriter(ctx, 'ndjson', []) : undefined;
+      const table = options.all && !options.json && !options.ndjson ? pagedTable(ctx) : undefined;
       const last = await run(options, session, async (data) => {
         if (json) await json.writePage(data);
         else if (ndjson) await ndjson.writePage(data);
+        else if (table) await table.writePage(data);
         else if (!options.json) for (const record of data) rows.push(record);
       });
       if (json) return json.end(last.body);
       if (options.json) return printJson(ctx, last.body);
       if (last.records === 0) return ctx.log.info('No invitations found.');
-      if (!options.ndjson) {
+      if (!options.ndjson && !table) {
         // A terminal is narrow: it shows what an admin reads first. Pipes keep every column.
         const columns = ctx.io.stdoutIsTTY ? terminalColumnsOf(rows) : columnsOf(rows);
         await printTable(ctx, columns, rows);
@@ -201,6 +203,31 @@ async function schoolIdOf(ctx: Context, session: Session, value: string): Promis
     refused.message,
     `\`roster roster schools\` lists the schools; for invitations sent to a school id not in that list (--allow-unlisted-school), pass --param schoolId=${printable(value.trim(), 80)}.`,
   );
+}
+
+/**
+ * --all as a table (a terminal) or tab-separated lines (a pipe), written page by page: the columns, and the
+ * table's widths, are the first page's. A list of any length costs one page of memory.
+ */
+function pagedTable(ctx: Context) {
+  let writer: RecordWriter | undefined;
+  return {
+    async writePage(records: unknown[]): Promise<void> {
+      if (records.length === 0) return;
+      if (!writer) {
+        const tty = ctx.io.stdoutIsTTY;
+        const columns = (tty ? terminalColumnsOf : columnsOf)(records).map(
+          (c): RecordColumn => ({
+            header: c.header,
+            values: (record) => [cellText(c.value(record))],
+            ...(c.shrink && { shrink: c.shrink }),
+          }),
+        );
+        writer = createRecordWriter(ctx, tty ? 'table' : 'tsv', columns);
+      }
+      await writer.writePage(records);
+    },
+  };
 }
 
 /**
