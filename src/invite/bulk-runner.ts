@@ -66,13 +66,14 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
   /** The first journal write that failed: the run takes no more rows, and throws it once the rest are done. */
   let journalFailure: { error: unknown } | undefined;
 
-  const entry = (row: PlannedRow, key: string) => ({
+  /** A row's journal entry but its state; `hash` is its body's (bodyHash), taken once a row. */
+  const entry = (row: PlannedRow, key: string, hash: string) => ({
     key,
     line: row.line,
     at: options.now().toISOString(),
     email: row.body.email,
     schoolId: row.body.schoolId,
-    bodyHash: bodyHash(row.body),
+    bodyHash: hash,
   });
 
   /** The row claimed from other runs: 'go', withheld, or 'aborted' (interrupted, or the record failed). */
@@ -88,10 +89,10 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
   }
 
   /** On disk before the request leaves: a crash from here on leaves the row in doubt, never forgotten. */
-  async function markInFlight(row: PlannedRow, key: string): Promise<void> {
+  async function markInFlight(row: PlannedRow, key: string, hash: string): Promise<void> {
     try {
       await journal.record([
-        { ...entry(row, key), state: 'in-flight', ...(options.resending.has(key) && { resend: true }) },
+        { ...entry(row, key, hash), state: 'in-flight', ...(options.resending.has(key) && { resend: true }) },
       ]);
     } catch (error) {
       // Nothing left: the claim is let go, and the broken journal ends the run.
@@ -128,12 +129,17 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
    * outcome first: a kill in between leaves the row in flight in the journal and sent in the record, which
    * the next run skips (sent, by the record).
    */
-  function note(row: PlannedRow, key: string, result: Exclude<RowResult, { state: 'elsewhere' }>): void {
+  function note(
+    row: PlannedRow,
+    key: string,
+    hash: string,
+    result: Exclude<RowResult, { state: 'elsewhere' }>,
+  ): void {
     const outcome =
       result.state === 'sent'
-        ? { ...entry(row, key), state: result.state }
+        ? { ...entry(row, key, hash), state: result.state }
         : {
-            ...entry(row, key),
+            ...entry(row, key, hash),
             state: result.state,
             reason: result.reason,
             ...(result.status !== undefined && { status: result.status }),
@@ -161,10 +167,11 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
         count(key, claimed);
         continue;
       }
-      await markInFlight(row, key);
+      const hash = bodyHash(row.body);
+      await markInFlight(row, key, hash);
       const result = await request(row);
       count(key, result);
-      note(row, key, result);
+      note(row, key, hash, result);
     }
   }
 
