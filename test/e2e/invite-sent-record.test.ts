@@ -287,6 +287,8 @@ describe('invite send --file: the plan’s informational columns', () => {
       expect.objectContaining({
         email: 'ok@example.org',
         result: 'sent',
+        // The server's own words for the row: --json's report keeps them (a run without it does not).
+        message: 'Invitation sent to ok@example.org',
         guardianNames: 'Ana Ruiz; Luis Ruiz',
         studentIds: 'stu-1 stu-2',
         schoolName: 'Alder Elementary',
