@@ -2,7 +2,7 @@
 //
 //   npm run bench -- district                  (builds first)
 //   node test/bench/district.js --students 50000 --schools 25 --rounds 3 --latency 20 --big 200000
-//   node test/bench/district.js --only cpu      (one part: cpu, curl or memory)
+//   node test/bench/district.js --only cpu      (one part: cpu, curl, memory, send or plan)
 //
 // Reads and export (this file's part):
 // 1. CPU per record: `roster roster export --out DIR` and `roster roster students --all --ndjson` of a
@@ -21,6 +21,8 @@
 //    row count). Then resume: a fresh file's run killed (SIGKILL) once 60% of its rows are journaled sent,
 //    and run again: how long until its first request leaves (its first in-flight entry in the journal,
 //    goal < 2 s) and its rate of rows after that against the first run's.
+// 5. Plan (--only plan): `roster invite plan --all-schools` of the district against `roster roster users
+//    --all --ndjson` of it (goal ≤ 1.3×), peak RSS (goal ≤ 250 MB).
 // The sandbox runs as its own process: its CPU and memory are not counted.
 import { spawn, spawnSync } from 'node:child_process';
 import {
@@ -28,6 +30,7 @@ import {
   mkdtempSync,
   openSync,
   readdirSync,
+  readFileSync,
   readSync,
   rmSync,
   statSync,
@@ -62,6 +65,8 @@ const SEND_GOAL = 1.2;
 const SEND_CPU_GOAL_MS = 0.3;
 const RESUME_GOAL_MS = 2000;
 const RESUME_AT = 0.6;
+const PLAN_GOAL = 1.3;
+const PLAN_MEMORY_GOAL_MB = 250;
 
 requireBuild();
 
@@ -365,14 +370,55 @@ async function sends() {
   }
 }
 
-// Each part as it prints; send and plan figures (invite send, invite plan at district scale) are added
-// below by their own change, as further entries of this list.
+/**
+ * The district's re-enrolment plan: `roster invite plan --all-schools` (one invitation per family and school
+ * of every school) against `roster roster users --all --ndjson` of the same district (the read the plan
+ * streams), interleaved rounds, medians; peak RSS of each.
+ */
+async function plans() {
+  console.log(
+    `\n# Plan: invite plan --all-schools of ${STUDENTS.toLocaleString('en')} students in ${SCHOOLS} schools, no added latency (node ${process.version})`,
+  );
+  const sandbox = await startDistrictSandbox(STUDENTS, SCHOOLS);
+  const dir = mkdtempSync(join(tmpdir(), 'roster-district-plan-'));
+  try {
+    const env = demoEnv(sandbox.baseUrl);
+    const read = ['roster', 'users', '--all', '--ndjson'];
+    const out = join(dir, 'plan.csv');
+    const plan = ['invite', 'plan', '--all-schools', '--out', out];
+    await measured(env, read); // warm-up: the token, the sandbox's pages rendered once
+    await measured(env, plan);
+    const invitations = readFileSync(out, 'utf8').trimEnd().split('\n').length - 1;
+    const runs = { read: [], plan: [] };
+    for (let round = 0; round < ROUNDS; round++) {
+      runs.read.push(await measured(env, read));
+      runs.plan.push(await measured(env, plan));
+    }
+    const readMs = median(runs.read.map((r) => r.ms));
+    const planMs = median(runs.plan.map((r) => r.ms));
+    const peak = (list) => Math.max(...list.map((r) => r.peakMb));
+    console.log(
+      `median of ${ROUNDS} interleaved rounds; the plan holds ${invitations.toLocaleString('en')} invitations`,
+    );
+    console.log(
+      `${row('roster roster users --all --ndjson (baseline)', readMs, readMs)}  peak RSS ${peak(runs.read).toFixed(1)} MB`,
+    );
+    console.log(
+      `${row('roster invite plan --all-schools', planMs, readMs, PLAN_GOAL)}  peak RSS ${peak(runs.plan).toFixed(1)} MB  ${peak(runs.plan) <= PLAN_MEMORY_GOAL_MB ? 'goal' : 'goal NOT'} met (≤ ${PLAN_MEMORY_GOAL_MB} MB)`,
+    );
+  } finally {
+    sandbox.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// Each part as it prints.
 const PARTS = [
   ['cpu', cpuPerRecord],
   ['curl', againstCurl],
   ['memory', bigRead],
   ['send', sends],
-  // ['plans', …]: room for the plan figures of issue 23.
+  ['plan', plans],
 ];
 
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
