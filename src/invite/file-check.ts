@@ -7,6 +7,7 @@ import type { Context } from '../context.js';
 import { RosterError, UsageError } from '../errors.js';
 import { outputFileFolder } from '../files.js';
 import { printJson } from '../output/render.js';
+import type { SchoolMatch } from '../schools/match.js';
 import type { Session } from '../session.js';
 import { printable } from '../values.js';
 import { CsvEncodingError, csvText, type Delimiter } from './csv.js';
@@ -73,16 +74,17 @@ export async function checkFile(
   // A bad file whose rows name schools is still checked against the district's schools (a read, never a
   // send), so that all its problems are listed at once; one that cannot be read that far (no rows, no
   // header) is refused before any request.
-  const first = await problemsBeforeSchools(content, options);
-  if (first && !first.namesSchools) throw refuse(ctx, first.problems, file, options);
-  if (first) {
+  const first = await readBeforeSchools(content, options);
+  if (!first.file.ok) {
+    const { problems } = first.file;
+    if (!first.namesSchools) throw refuse(ctx, problems, file, options);
     const all = await withSchools(ctx, session, content, options).catch((error) => {
       // The flags' own mistakes and an interrupt stand; a list that cannot be read leaves the rest.
       if (error instanceof RosterError && (error.code === 'usage' || error.code === 'interrupted'))
         throw error;
-      return { file: { ok: false as const, problems: first.problems }, unknownSchool: false };
+      return { file: { ok: false as const, problems }, unknownSchool: false };
     });
-    throw refuse(ctx, all.file.ok ? first.problems : all.file.problems, file, options, all.unknownSchool);
+    throw refuse(ctx, all.file.ok ? problems : all.file.problems, file, options, all.unknownSchool);
   }
   // The failed rows' folder before anything is sent, by the rule of every file roster writes.
   if (options.failedCsv !== undefined && !options.dryRun) {
@@ -90,30 +92,42 @@ export async function checkFile(
   }
   // No credentials: said now, not after the schools were read without them and the admin said yes.
   if (!options.dryRun) await session.checkCredentials('invitations');
-  const { file: checked, unknownSchool } = await withSchools(ctx, session, content, options);
+  const { file: checked, unknownSchool } = await withSchools(ctx, session, content, options, first);
   if (!checked.ok) throw refuse(ctx, checked.problems, file, options, unknownSchool);
   warnUnusedUnlisted(ctx, options.unlisted, checked.rows, options.fill);
   return checked;
 }
 
+/** The file as read before the district's schools: its schools taken as sourcedIds, as typed. */
+interface FirstRead {
+  file: InviteFile;
+  /** Whether its rows name schools (a bad file's are then checked against the district's too). */
+  namesSchools: boolean;
+  /** Every schoolId value its rows (or --school-id) gave. */
+  schools: Set<string>;
+  /** --school-id as it stood when the file was read. */
+  fillSchoolId: string | undefined;
+}
+
+/** What a first read holds once the file is read again. */
+const DROPPED: InviteFile = { ok: false, problems: [] };
+
 /**
- * The file's problems that need no request, and whether its rows name schools (then they are checked against
- * the district's too); undefined when it has none. Its rows are dropped here: the check with the schools
- * reads them again, and a district's rows are not held twice.
+ * The file read with every check that needs no request, each school value taken as the sourcedId it would be
+ * if the district's list has it. A district's file is read once: when the list confirms every value as a
+ * sourcedId, these rows are the checked ones (withSchools), and its rows are not held twice.
  */
-async function problemsBeforeSchools(
-  content: string,
-  options: FileSendOptions,
-): Promise<{ problems: RowProblem[]; namesSchools: boolean } | undefined> {
-  let namesSchools = false;
-  const first = await readInviteFile(content, options.fill, {
+async function readBeforeSchools(content: string, options: FileSendOptions): Promise<FirstRead> {
+  const schools = new Set<string>();
+  const fillSchoolId = options.fill.schoolId;
+  const file = await readInviteFile(content, options.fill, {
     delimiter: options.delimiter,
     schoolOf: (value) => {
-      namesSchools = true;
+      schools.add(value);
       return { sourcedId: value.trim() };
     },
   });
-  return first.ok ? undefined : { problems: first.problems, namesSchools };
+  return { file, namesSchools: schools.size > 0, schools, fillSchoolId };
 }
 
 /** Every problem listed with its line (and in the --json report); the error to throw. */
@@ -150,13 +164,16 @@ function warnUnusedUnlisted(
 /**
  * The file checked again with every schoolId (and --school-id) as a school's sourcedId: names and
  * identifiers are resolved against one list of the district's schools per run, read again once if a cached
- * list does not know a value; a value naming no one school is a problem of its line.
+ * list does not know a value; a value naming no one school is a problem of its line. `read`, the file as
+ * read before (readBeforeSchools), is the answer as it stands when the list has each of its school values
+ * as a sourcedId: reading the file again would give the same rows.
  */
 async function withSchools(
   ctx: Context,
   session: Session,
   content: string,
   options: FileSendOptions,
+  read?: FirstRead,
 ): Promise<{ file: InviteFile; unknownSchool: boolean }> {
   const { fill, delimiter, unlisted } = options;
   const { SchoolDirectory } = await import('../schools/directory.js');
@@ -188,7 +205,30 @@ async function withSchools(
         }),
     });
   };
+  if (read && (await confirmedAsRead(read, schools, fill.schoolId)))
+    return { file: read.file, unknownSchool: false };
+  // Read again: the first read's rows are let go first, so that a district's rows are not held twice.
+  if (read) read.file = DROPPED;
   const checked = await check();
   const file = missed && (await schools.reread()) ? await check() : checked;
   return { file, unknownSchool };
+}
+
+/**
+ * Whether the list in hand has every school value of the first read as the sourcedId that read took it for,
+ * and --school-id was one already: each row would then be read again into the same row.
+ */
+async function confirmedAsRead(
+  read: FirstRead,
+  schools: { lookup(): Promise<((value: string) => SchoolMatch) | undefined> },
+  fillSchoolId: string | undefined,
+): Promise<boolean> {
+  if (fillSchoolId !== read.fillSchoolId) return false;
+  const lookup = await schools.lookup();
+  if (!lookup) return false;
+  for (const value of read.schools) {
+    const match = lookup(value);
+    if (match.kind !== 'school' || match.school.sourcedId !== value.trim()) return false;
+  }
+  return true;
 }
