@@ -7,7 +7,7 @@ import { printJson } from '../output/render.js';
 import type { RowResult } from './bulk-runner.js';
 import { invitationKey } from './invitation.js';
 import type { PlannedRow } from './invite-file.js';
-import { bodyHash, type JournalEntry } from './store/index.js';
+import { bodyHash, type LastEntry } from './store/index.js';
 
 export type FinalState = 'sent' | 'skipped' | 'failed' | 'in-doubt' | 'not-started';
 
@@ -74,7 +74,7 @@ type InfoName = 'guardianNames' | 'studentIds' | 'schoolName' | 'studentNames';
  */
 export function finalRow(
   { line, body, info, unlistedSchool }: PlannedRow,
-  before: ReadonlyMap<string, JournalEntry>,
+  before: ReadonlyMap<string, LastEntry>,
   results: ReadonlyMap<string, RowResult>,
   elsewhere: ReadonlyMap<string, string>,
 ): ReportRow {

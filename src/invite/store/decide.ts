@@ -8,7 +8,7 @@ import { hostname } from 'node:os';
 import { invitationKey } from '../invitation.js';
 import type { PlannedRow } from '../invite-file.js';
 import type { Claim } from './claims.js';
-import type { JournalEntry } from './journal.js';
+import type { LastEntry } from './journal.js';
 import { isRunning } from './lock.js';
 
 /** Rows split by what the journal and the record say happened to them before this run. */
@@ -34,7 +34,7 @@ export const keyOf = (row: PlannedRow) => invitationKey(row.body.email, row.body
  */
 export function planRows(
   rows: PlannedRow[],
-  states: ReadonlyMap<string, JournalEntry>,
+  states: ReadonlyMap<string, LastEntry>,
   resendInDoubt: boolean,
   sentElsewhere: SentElsewhere,
 ): RowPlan {

@@ -5,7 +5,7 @@ import { dirname } from 'node:path';
 import { privateFolder } from '../../files.js';
 import type { PlannedRow } from '../invite-file.js';
 import { keyOf, planRows, type RowPlan, type SentElsewhere } from './decide.js';
-import { contentHash, Journal, type JournalEntry, type JournalHeader, locateJournal } from './journal.js';
+import { contentHash, Journal, type JournalHeader, type LastEntry, locateJournal } from './journal.js';
 import type { Destination } from './layout.js';
 import { type GuardOptions, identityOf, type RowGuard, recordGuard, sentEntry } from './row-guard.js';
 import { SentRecord } from './sent-record.js';
@@ -32,7 +32,7 @@ export interface RunView {
   path: string;
   header: JournalHeader | undefined;
   /** The rows' states before this run, by key. */
-  before: ReadonlyMap<string, JournalEntry>;
+  before: ReadonlyMap<string, LastEntry>;
   plan: RowPlan;
 }
 
@@ -170,7 +170,7 @@ function elsewhere(record: SentRecord, flags: ResendFlags): SentElsewhere {
 async function recordSentRows(
   record: SentRecord,
   rows: PlannedRow[],
-  states: ReadonlyMap<string, JournalEntry>,
+  states: ReadonlyMap<string, LastEntry>,
 ): Promise<void> {
   const missing = rows.flatMap((row) => {
     const entry = states.get(keyOf(row));

@@ -47,7 +47,7 @@
 // decide.ts is the one place that reads these into "sent / in doubt / not sent".
 export { type RowPlan, standing, waitEnd } from './decide.js';
 export { FileRun, peekRun, type ResendFlags, type RunOf, type RunView } from './file-run.js';
-export { bodyHash, contentHash, Journal, type JournalEntry } from './journal.js';
+export { bodyHash, contentHash, Journal, type JournalEntry, type LastEntry } from './journal.js';
 export { canonicalBaseUrl, type Destination, journalPath, sentRecordPath } from './layout.js';
 export { claimHoldMs, type RowGuard } from './row-guard.js';
 export {

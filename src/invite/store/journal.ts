@@ -86,13 +86,13 @@ export class Journal {
      * The last state of each row as the journal held it when opened, by key. What this run records goes to
      * disk only: kept here too, a district's every row would be held for the whole run.
      */
-    readonly states: ReadonlyMap<string, JournalEntry>,
+    readonly states: ReadonlyMap<string, LastEntry>,
     /** True when this run created the journal (a first run, not a resume). */
     readonly created: boolean,
   ) {}
 
   /** Reads the current state without taking the lock or creating anything (for --dry-run). */
-  static async peek(path: string): Promise<{ header?: JournalHeader; states: Map<string, JournalEntry> }> {
+  static async peek(path: string): Promise<{ header?: JournalHeader; states: Map<string, LastEntry> }> {
     await privateFolder(dirname(path), dirname(path), { create: false });
     const text = await readText(path);
     if (text === undefined || text === '') return { states: new Map() };
@@ -176,18 +176,36 @@ export class Journal {
   }
 }
 
-function parse(path: string, text: string): { header: JournalHeader; states: Map<string, JournalEntry> } {
-  const lines = text.split('\n');
-  const states = new Map<string, JournalEntry>();
+/**
+ * A row's last entry, as much of it as a later run reads (decide.ts, the report): a district's journal is
+ * held as this per row, not as its whole entries.
+ */
+export type LastEntry = Pick<JournalEntry, 'state' | 'at' | 'bodyHash' | 'reason' | 'status'>;
+
+/** The states a run writes, so that each row's last entry shares one string rather than its own. */
+const STATES = new Map<string, RowState>(
+  (['pending', 'in-flight', 'sent', 'failed', 'in-doubt'] as const).map((s) => [s, s]),
+);
+
+function parse(path: string, text: string): { header: JournalHeader; states: Map<string, LastEntry> } {
+  const states = new Map<string, LastEntry>();
   let header: JournalHeader | undefined;
-  lines.forEach((line, index) => {
-    if (line === '') return;
+  // Line by line without splitting: a district's journal is some 200,000 lines, and only each row's last
+  // entry is kept.
+  let previousAt = '';
+  for (let start = 0, index = 0; start < text.length; index++) {
+    const newline = text.indexOf('\n', start);
+    const end = newline < 0 ? text.length : newline;
+    const line = text.slice(start, end);
+    const last = newline < 0;
+    start = end + 1;
+    if (line === '') continue;
     let value: unknown;
     try {
       value = JSON.parse(line);
     } catch {
       // Only the last line can be torn by a crash; anything else means the file was damaged.
-      if (index === lines.length - 1) return;
+      if (last) continue;
       throw new RosterError(
         'failure',
         `The journal ${path} is damaged at line ${index + 1}.`,
@@ -205,7 +223,10 @@ function parse(path: string, text: string): { header: JournalHeader; states: Map
       typeof entry.line === 'number' &&
       typeof entry.state === 'string'
     ) {
-      states.set(entry.key, entry as JournalEntry);
+      // Entries written together share their time: one string for them all.
+      if (entry.at === previousAt) entry.at = previousAt;
+      else if (typeof entry.at === 'string') previousAt = entry.at;
+      states.set(entry.key, lastEntry(entry as JournalEntry));
     } else {
       // Skipping it could forget a row that was sent: refuse instead.
       throw new RosterError(
@@ -214,9 +235,17 @@ function parse(path: string, text: string): { header: JournalHeader; states: Map
         'Move it aside only if you are sure: rows it recorded as sent would be sent again.',
       );
     }
-  });
+  }
   if (!header) throw new RosterError('failure', `${path} is not a roster invite journal.`);
   return { header, states };
+}
+
+function lastEntry(entry: JournalEntry): LastEntry {
+  const last: LastEntry = { state: STATES.get(entry.state) ?? entry.state, at: entry.at };
+  if (entry.bodyHash !== undefined) last.bodyHash = entry.bodyHash;
+  if (entry.reason !== undefined) last.reason = entry.reason;
+  if (entry.status !== undefined) last.status = entry.status;
+  return last;
 }
 
 /** A journal's text: only the user's own regular file, never through a link (see files.ts). */
