@@ -46,15 +46,16 @@ export function planRows(
     resending: new Set(),
   };
   for (const row of rows) {
-    const state = states.get(keyOf(row))?.state;
+    const key = keyOf(row);
+    const state = states.get(key)?.state;
     const elsewhere = state === 'sent' ? undefined : sentElsewhere(row);
     if (state === 'sent') result.skipped.push(row);
     // Even a row in doubt here: another run had it confirmed sent, so --resend-in-doubt would send it twice.
-    else if (elsewhere !== undefined) result.elsewhere.set(keyOf(row), elsewhere);
+    else if (elsewhere !== undefined) result.elsewhere.set(key, elsewhere);
     else if (state === 'in-flight' || state === 'in-doubt') {
       if (resendInDoubt) {
         result.toSend.push(row);
-        result.resending.add(keyOf(row));
+        result.resending.add(key);
       } else result.inDoubt.push(row);
     } else result.toSend.push(row);
   }

@@ -8,7 +8,7 @@ import { keyOf, planRows, type RowPlan, type SentElsewhere } from './decide.js';
 import { contentHash, Journal, type JournalHeader, type LastEntry, locateJournal } from './journal.js';
 import type { Destination } from './layout.js';
 import { type GuardOptions, identityOf, type RowGuard, recordGuard, sentEntry } from './row-guard.js';
-import { SentRecord } from './sent-record.js';
+import { type SentEntry, SentRecord } from './sent-record.js';
 
 /** What a run is: the file (an absolute path, any spelling), what it holds now, and where it sends. */
 export interface RunOf {
@@ -172,11 +172,14 @@ async function recordSentRows(
   rows: PlannedRow[],
   states: ReadonlyMap<string, LastEntry>,
 ): Promise<void> {
-  const missing = rows.flatMap((row) => {
+  const missing: SentEntry[] = [];
+  for (const row of rows) {
     const entry = states.get(keyOf(row));
-    if (entry?.state !== 'sent' || record.has(identityOf(row))) return [];
-    const forgotten = record.forgottenAt(identityOf(row));
-    return forgotten !== undefined && forgotten >= entry.at ? [] : [sentEntry(row, new Date(entry.at))];
-  });
+    if (entry?.state !== 'sent') continue;
+    const identity = identityOf(row);
+    if (record.has(identity)) continue;
+    const forgotten = record.forgottenAt(identity);
+    if (forgotten === undefined || forgotten < entry.at) missing.push(sentEntry(row, new Date(entry.at)));
+  }
   await record.add(missing);
 }

@@ -159,19 +159,23 @@ export class SentRecord {
     const end = bytes.lastIndexOf(10) + 1;
     if (end === 0) return;
     const first = this.offset === 0;
-    const lines = bytes.toString('utf8', 0, end).split('\n');
-    lines.pop(); // '' after the last \n
-    lines.forEach((line, index) => {
+    const text = bytes.toString('utf8', 0, end);
+    // Line by line without splitting: a district's record is hundreds of thousands of lines.
+    let index = 0;
+    for (let start = 0; start < text.length; index++) {
+      const newline = text.indexOf('\n', start);
+      const line = text.slice(start, newline);
+      start = newline + 1;
       if (first && index === 0) {
         this.checkHeader(line);
-        return;
+        continue;
       }
       const entry = parseEntry(line);
       if (entry && 'forgottenAt' in entry) {
         const identity = invitationIdentity(entry.email, entry.schoolId, entry.schoolYearId);
         this.sent.delete(identity);
         this.forgotten.set(identity, entry.forgottenAt);
-        return;
+        continue;
       }
       if (!entry) {
         throw new RosterError(
@@ -181,9 +185,9 @@ export class SentRecord {
         );
       }
       this.note(entry);
-    });
+    }
     this.offset += end;
-    this.lines += lines.length;
+    this.lines += index;
   }
 
   private note(entry: SentEntry): void {
