@@ -96,7 +96,12 @@ export class Journal {
     await privateFolder(dirname(path), dirname(path), { create: false });
     const text = await readText(path);
     if (text === undefined || text === '') return { states: new Map() };
-    const { header, states } = parse(path, text);
+    const reader = new JournalReader(path);
+    const end = text.lastIndexOf('\n') + 1;
+    reader.lines(text.slice(0, end));
+    // Not cut here (no lock is held): a torn last line is no entry, one whole but for its newline is.
+    reader.lastLine(text.slice(end));
+    const { header, states } = reader.done();
     return { header, states };
   }
 
@@ -109,14 +114,11 @@ export class Journal {
     try {
       // Created 0600, or the user's own regular file that nobody else can write (checked on the open file).
       handle = await openOwnAppendable(path);
-      let text = await handle.readFile({ encoding: 'utf8' });
+      const reader = new JournalReader(path);
+      const { whole, size } = await readWholeLines(handle, (text) => reader.lines(text));
       // A torn last line (killed mid-write) was never confirmed: drop it, so the next append starts clean.
-      const end = text.lastIndexOf('\n') + 1;
-      if (end < text.length) {
-        await handle.truncate(Buffer.byteLength(text.slice(0, end)));
-        text = text.slice(0, end);
-      }
-      const existing = text === '' ? undefined : parse(path, text);
+      if (whole < size) await handle.truncate(whole);
+      const existing = whole === 0 ? undefined : reader.done();
       // A changed content is expected (rows fixed or added); another file or destination is not.
       if (
         existing &&
@@ -187,57 +189,105 @@ const STATES = new Map<string, RowState>(
   (['pending', 'in-flight', 'sent', 'failed', 'in-doubt'] as const).map((s) => [s, s]),
 );
 
-function parse(path: string, text: string): { header: JournalHeader; states: Map<string, LastEntry> } {
-  const states = new Map<string, LastEntry>();
-  let header: JournalHeader | undefined;
-  // Line by line without splitting: a district's journal is some 200,000 lines, and only each row's last
-  // entry is kept.
-  let previousAt = '';
-  for (let start = 0, index = 0; start < text.length; index++) {
-    const newline = text.indexOf('\n', start);
-    const end = newline < 0 ? text.length : newline;
-    const line = text.slice(start, end);
-    const last = newline < 0;
-    start = end + 1;
-    if (line === '') continue;
+/** Bytes of a journal read at a time: a district's is tens of MB, never held whole. */
+const CHUNK = 1 << 20;
+
+/**
+ * Hands `take` the file's whole lines, a chunk at a time (each ends with a newline, and a newline byte is
+ * never part of a UTF-8 sequence); returns the bytes they fill (`whole`) and all the bytes read (`size`):
+ * what follows `whole` is a torn last line.
+ */
+async function readWholeLines(
+  handle: FileHandle,
+  take: (text: string) => void,
+): Promise<{ whole: number; size: number }> {
+  const buffer = Buffer.alloc(CHUNK);
+  let whole = 0;
+  let carry = Buffer.alloc(0);
+  for (;;) {
+    const { bytesRead } = await handle.read(buffer, 0, CHUNK, whole + carry.length);
+    if (bytesRead === 0) return { whole, size: whole + carry.length };
+    const bytes = carry.length > 0 ? Buffer.concat([carry, buffer.subarray(0, bytesRead)]) : buffer;
+    const read = carry.length + bytesRead;
+    const end = bytes.lastIndexOf(10, read - 1) + 1;
+    if (end > 0) take(bytes.toString('utf8', 0, end));
+    whole += end;
+    // Copied: `buffer` is read into again.
+    carry = Buffer.from(bytes.subarray(end, read));
+  }
+}
+
+/**
+ * A journal's entries as its lines come, in order: the header, then each row's last entry. A damaged line
+ * is refused (only the very last one, torn by a crash, is not an entry).
+ */
+class JournalReader {
+  private header: JournalHeader | undefined;
+  private readonly states = new Map<string, LastEntry>();
+  /** Lines read so far (for a message naming a damaged one). */
+  private index = 0;
+  /** Entries written together share their time: one string for them all. */
+  private previousAt = '';
+
+  constructor(private readonly path: string) {}
+
+  /** Whole lines: text that is empty or ends with a newline. */
+  lines(text: string): void {
+    for (let start = 0; start < text.length; ) {
+      const newline = text.indexOf('\n', start);
+      this.line(text.slice(start, newline), false);
+      start = newline + 1;
+    }
+  }
+
+  /** What follows the last newline: a torn line when it does not parse. */
+  lastLine(text: string): void {
+    if (text !== '') this.line(text, true);
+  }
+
+  done(): { header: JournalHeader; states: Map<string, LastEntry> } {
+    if (!this.header) throw new RosterError('failure', `${this.path} is not a roster invite journal.`);
+    return { header: this.header, states: this.states };
+  }
+
+  private line(line: string, last: boolean): void {
+    const index = this.index++;
+    if (line === '') return;
     let value: unknown;
     try {
       value = JSON.parse(line);
     } catch {
       // Only the last line can be torn by a crash; anything else means the file was damaged.
-      if (last) continue;
+      if (last) return;
       throw new RosterError(
         'failure',
-        `The journal ${path} is damaged at line ${index + 1}.`,
+        `The journal ${this.path} is damaged at line ${index + 1}.`,
         'Move it aside only if you are sure: rows it recorded as sent would be sent again.',
       );
     }
     const entry = value as Partial<JournalEntry & JournalHeader>;
     if (index === 0) {
       if (entry.journal !== 'roster invite send' || entry.version !== 1) {
-        throw new RosterError('failure', `${path} is not a roster invite journal.`);
+        throw new RosterError('failure', `${this.path} is not a roster invite journal.`);
       }
-      header = entry as JournalHeader;
+      this.header = entry as JournalHeader;
     } else if (
       typeof entry.key === 'string' &&
       typeof entry.line === 'number' &&
       typeof entry.state === 'string'
     ) {
-      // Entries written together share their time: one string for them all.
-      if (entry.at === previousAt) entry.at = previousAt;
-      else if (typeof entry.at === 'string') previousAt = entry.at;
-      states.set(entry.key, lastEntry(entry as JournalEntry));
+      if (entry.at === this.previousAt) entry.at = this.previousAt;
+      else if (typeof entry.at === 'string') this.previousAt = entry.at;
+      this.states.set(entry.key, lastEntry(entry as JournalEntry));
     } else {
       // Skipping it could forget a row that was sent: refuse instead.
       throw new RosterError(
         'failure',
-        `The journal ${path} has an entry at line ${index + 1} that names no row.`,
+        `The journal ${this.path} has an entry at line ${index + 1} that names no row.`,
         'Move it aside only if you are sure: rows it recorded as sent would be sent again.',
       );
     }
   }
-  if (!header) throw new RosterError('failure', `${path} is not a roster invite journal.`);
-  return { header, states };
 }
 
 function lastEntry(entry: JournalEntry): LastEntry {
