@@ -1,0 +1,174 @@
+// Quick harness for issue 23's resume goal: how long a re-run of `invite send --file` takes before its first
+// request leaves, after a run killed at 60% of a district's rows. The district bench (district.js --only send)
+// measures the same once, in minutes; this one kills a run once, keeps its state folder aside and times the
+// re-run's start several times against copies of it (each re-run is stopped at its first in-flight entry).
+//   node test/bench/resume-start.js [--rows 80000] [--runs 5] [--prof DIR] [--full] [--keep DIR]
+// --keep DIR: the killed run's file and state are kept in DIR and reused by the next call with the same DIR
+// (the sandbox then listens on a fixed port, which the journal's name depends on).
+// --prof DIR: each re-run writes a V8 CPU profile there (stopped by SIGINT, so the profile is written).
+// --full: one more re-run sent to the end, for its peak RSS.
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  demoEnv,
+  followPeakRss,
+  numberFlag,
+  PEAK_RSS_PRELOAD,
+  ROSTER,
+  requireBuild,
+  startSandbox,
+} from './lib.js';
+
+const ROWS = numberFlag('--rows', 80_000);
+const RUNS = numberFlag('--runs', 5);
+const argv = process.argv.slice(2);
+const PROF = argv.includes('--prof') ? argv[argv.indexOf('--prof') + 1] : undefined;
+const FULL = argv.includes('--full');
+const KEEP = argv.includes('--keep') ? argv[argv.indexOf('--keep') + 1] : undefined;
+const PORT = 47_231;
+
+requireBuild();
+
+function inviteCsv(dir, rows) {
+  const file = join(dir, 'resume.csv');
+  const lines = ['email,schoolId,studentCount'];
+  for (let i = 0; i < rows; i++) lines.push(`x-${i}@example.org,org-sch-${(i % 5) + 1},1`);
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  return file;
+}
+
+/** Counts the journal's sent entries and notes the first in-flight one appended after `from` bytes. */
+function journalWatch(stateHome, from = 0) {
+  const folder = join(stateHome, 'roster', 'invites');
+  let path;
+  let offset = from;
+  let tail = '';
+  const seen = { sent: 0, inFlightAt: undefined };
+  return () => {
+    if (!path) {
+      try {
+        const name = readdirSync(folder).find((f) => f.endsWith('.jsonl'));
+        if (name) path = join(folder, name);
+      } catch {}
+      if (!path) return seen;
+    }
+    const size = statSync(path).size;
+    if (size <= offset) return seen;
+    const fd = openSync(path, 'r');
+    const bytes = Buffer.alloc(size - offset);
+    readSync(fd, bytes, 0, bytes.length, offset);
+    closeSync(fd);
+    offset = size;
+    const lines = (tail + bytes.toString('utf8')).split('\n');
+    tail = lines.pop();
+    for (const line of lines) {
+      if (line.includes('"state":"sent"')) seen.sent++;
+      else if (seen.inFlightAt === undefined && line.includes('"state":"in-flight"'))
+        seen.inFlightAt = process.hrtime.bigint();
+    }
+    return seen;
+  };
+}
+
+const sendArgs = (file) => [
+  ...['invite', 'send', '--file', file, '--yes', '--sent-by-user-id', 'usr-1', '--concurrency', '8'],
+];
+
+/** Runs a send; `stop(seen)` returning a signal name sends it that signal. Resolves with timings. */
+function run(env, file, { from = 0, stop, nodeArgs = [] }) {
+  return new Promise((resolve) => {
+    const watch = journalWatch(env.XDG_STATE_HOME, from);
+    const started = process.hrtime.bigint();
+    const child = spawn(
+      process.execPath,
+      [...nodeArgs, '--import', PEAK_RSS_PRELOAD, ROSTER, ...sendArgs(file)],
+      {
+        env,
+        stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
+      },
+    );
+    const peakMb = followPeakRss(child);
+    let stderr = '';
+    child.stderr.on('data', (c) => (stderr += c));
+    let signalled = false;
+    let firstMs;
+    const timer = setInterval(() => {
+      const seen = watch();
+      if (firstMs === undefined && seen.inFlightAt !== undefined)
+        firstMs = Number(seen.inFlightAt - started) / 1e6;
+      const signal = !signalled && stop?.(seen);
+      if (signal) {
+        signalled = true;
+        child.kill(signal);
+      }
+    }, 5);
+    child.on('close', (code) => {
+      clearInterval(timer);
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      resolve({ ms, firstMs, peakMb: peakMb(), code, stderr, sent: watch().sent });
+    });
+  });
+}
+
+const sandbox = await startSandbox(['--latency', '1', ...(KEEP ? ['--port', String(PORT)] : [])]);
+try {
+  const env = demoEnv(sandbox.baseUrl);
+  const dir = KEEP ?? mkdtempSync(join(tmpdir(), 'roster-resume-'));
+  mkdirSync(dir, { recursive: true });
+  const saved = join(dir, 'state-saved');
+  const file = join(dir, 'resume.csv');
+  const state = env.XDG_STATE_HOME;
+  if (!existsSync(saved)) {
+    inviteCsv(dir, ROWS);
+    const killAt = Math.floor(ROWS * 0.6);
+    const first = await run(env, file, { stop: (seen) => seen.sent >= killAt && 'SIGKILL' });
+    console.log(
+      `killed run: ${first.sent} sent in ${(first.ms / 1000).toFixed(1)} s, peak RSS ${first.peakMb.toFixed(1)} MB`,
+    );
+    spawnSync('cp', ['-a', state, saved]);
+  }
+  const restore = () => {
+    spawnSync('rm', ['-rf', state]);
+    spawnSync('cp', ['-a', saved, state]);
+  };
+  restore();
+  const journalName = readdirSync(join(state, 'roster', 'invites')).find((f) => f.endsWith('.jsonl'));
+  const journalSize = () => statSync(join(state, 'roster', 'invites', journalName)).size;
+  const times = [];
+  for (let i = 0; i < RUNS; i++) {
+    restore();
+    const nodeArgs = PROF ? ['--cpu-prof', '--cpu-prof-dir', PROF] : [];
+    const r = await run(env, file, {
+      from: journalSize(),
+      nodeArgs,
+      stop: (seen) => seen.inFlightAt !== undefined && (PROF ? 'SIGINT' : 'SIGKILL'),
+    });
+    times.push(r.firstMs);
+    console.log(
+      `re-run ${i + 1}: first request after ${r.firstMs?.toFixed(0)} ms, peak RSS by then ${r.peakMb.toFixed(1)} MB`,
+    );
+  }
+  times.sort((a, b) => a - b);
+  console.log(`median time to first request: ${times[Math.floor(times.length / 2)].toFixed(0)} ms`);
+  if (FULL) {
+    restore();
+    const r = await run(env, file, { from: journalSize() });
+    console.log(
+      `full re-run: exit ${r.code}, ${r.sent} sent in ${(r.ms / 1000).toFixed(1)} s, first request after ${r.firstMs?.toFixed(0)} ms, peak RSS ${r.peakMb.toFixed(1)} MB`,
+    );
+  }
+} finally {
+  sandbox.stop();
+}
