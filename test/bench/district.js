@@ -25,23 +25,15 @@
 //    --all --ndjson` of it (goal ≤ 1.3×), peak RSS (goal ≤ 250 MB).
 // The sandbox runs as its own process: its CPU and memory are not counted.
 import { spawn, spawnSync } from 'node:child_process';
-import {
-  closeSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   curlStudentPages,
   demoEnv,
   followPeakRss,
+  inviteCsv,
+  journalFollower,
   numberFlag,
   ROSTER,
   requireBuild,
@@ -217,63 +209,10 @@ async function bigRead() {
   }
 }
 
-/** A CSV of `rows` invitations to fresh addresses (rows already in a journal would be skipped, not sent). */
-function inviteCsv(dir, tag, rows) {
-  const file = join(dir, `${tag}.csv`);
-  const lines = ['email,schoolId,studentCount'];
-  for (let i = 0; i < rows; i++) lines.push(`${tag}-${i}@example.org,org-sch-${(i % 5) + 1},1`);
-  writeFileSync(file, `${lines.join('\n')}\n`);
-  return file;
-}
-
 const sendArgs = (file) => [
   ...['invite', 'send', '--file', file, '--yes', '--sent-by-user-id', 'usr-1'],
   ...['--concurrency', String(CONCURRENCY)],
 ];
-
-/**
- * Follows the journal of a run (the one .jsonl under the private state folder's invites/) as it grows,
- * reading only what was appended: counts rows journaled sent and notes when the first in-flight entry
- * appeared. Call poll() on a timer.
- */
-function journalFollower(stateHome) {
-  const folder = join(stateHome, 'roster', 'invites');
-  let path;
-  let offset = 0;
-  let tail = '';
-  const seen = { sent: 0, firstInFlightAt: undefined };
-  const poll = () => {
-    if (!path) {
-      try {
-        const name = readdirSync(folder).find((f) => f.endsWith('.jsonl'));
-        if (name) path = join(folder, name);
-      } catch {}
-      if (!path) return seen;
-    }
-    const size = statSync(path).size;
-    if (size <= offset) return seen;
-    const fd = openSync(path, 'r');
-    const bytes = Buffer.alloc(size - offset);
-    readSync(fd, bytes, 0, bytes.length, offset);
-    closeSync(fd);
-    offset = size;
-    const lines = (tail + bytes.toString('utf8')).split('\n');
-    tail = lines.pop();
-    for (const line of lines) {
-      if (line.includes('"state":"sent"')) seen.sent++;
-      else if (seen.firstInFlightAt === undefined && line.includes('"state":"in-flight"'))
-        seen.firstInFlightAt = process.hrtime.bigint();
-    }
-    return seen;
-  };
-  /** Reads what is there, then counts afresh: what follows is a new run's. */
-  const restart = () => {
-    poll();
-    seen.sent = 0;
-    seen.firstInFlightAt = undefined;
-  };
-  return { poll, restart };
-}
 
 /**
  * Runs roster send (stdout discarded), following its journal; `killAt` sent rows kills it with SIGKILL.

@@ -1,6 +1,16 @@
 // Shared by the benchmark scripts: start the sandbox as its own process, time commands, print ratios.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -175,4 +185,57 @@ export function curlStudentPages(baseUrl, env, students, pageSize) {
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   if (result.status !== 0) throw new Error(`curl failed (${result.status}): ${result.stderr}`);
   return ms;
+}
+
+/** A CSV of `rows` invitations to fresh addresses (rows already in a journal would be skipped, not sent). */
+export function inviteCsv(dir, tag, rows) {
+  const file = join(dir, `${tag}.csv`);
+  const lines = ['email,schoolId,studentCount'];
+  for (let i = 0; i < rows; i++) lines.push(`${tag}-${i}@example.org,org-sch-${(i % 5) + 1},1`);
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  return file;
+}
+
+/**
+ * Follows the journal of a run (the one .jsonl under the private state folder's invites/) as it grows,
+ * reading only what was appended (from `from` bytes on): counts rows journaled sent and notes when the first
+ * in-flight entry appeared. Call poll() on a timer.
+ */
+export function journalFollower(stateHome, from = 0) {
+  const folder = join(stateHome, 'roster', 'invites');
+  let path;
+  let offset = from;
+  let tail = '';
+  const seen = { sent: 0, firstInFlightAt: undefined };
+  const poll = () => {
+    if (!path) {
+      try {
+        const name = readdirSync(folder).find((f) => f.endsWith('.jsonl'));
+        if (name) path = join(folder, name);
+      } catch {}
+      if (!path) return seen;
+    }
+    const size = statSync(path).size;
+    if (size <= offset) return seen;
+    const fd = openSync(path, 'r');
+    const bytes = Buffer.alloc(size - offset);
+    readSync(fd, bytes, 0, bytes.length, offset);
+    closeSync(fd);
+    offset = size;
+    const lines = (tail + bytes.toString('utf8')).split('\n');
+    tail = lines.pop();
+    for (const line of lines) {
+      if (line.includes('"state":"sent"')) seen.sent++;
+      else if (seen.firstInFlightAt === undefined && line.includes('"state":"in-flight"'))
+        seen.firstInFlightAt = process.hrtime.bigint();
+    }
+    return seen;
+  };
+  /** Reads what is there, then counts afresh: what follows is a new run's. */
+  const restart = () => {
+    poll();
+    seen.sent = 0;
+    seen.firstInFlightAt = undefined;
+  };
+  return { poll, restart };
 }

@@ -8,22 +8,14 @@
 // --prof DIR: each re-run writes a V8 CPU profile there (stopped by SIGINT, so the profile is written).
 // --full: one more re-run sent to the end, for its peak RSS.
 import { spawn, spawnSync } from 'node:child_process';
-import {
-  closeSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  readSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   demoEnv,
   followPeakRss,
+  inviteCsv,
+  journalFollower,
   numberFlag,
   PEAK_RSS_PRELOAD,
   ROSTER,
@@ -41,47 +33,6 @@ const PORT = 47_231;
 
 requireBuild();
 
-function inviteCsv(dir, rows) {
-  const file = join(dir, 'resume.csv');
-  const lines = ['email,schoolId,studentCount'];
-  for (let i = 0; i < rows; i++) lines.push(`x-${i}@example.org,org-sch-${(i % 5) + 1},1`);
-  writeFileSync(file, `${lines.join('\n')}\n`);
-  return file;
-}
-
-/** Counts the journal's sent entries and notes the first in-flight one appended after `from` bytes. */
-function journalWatch(stateHome, from = 0) {
-  const folder = join(stateHome, 'roster', 'invites');
-  let path;
-  let offset = from;
-  let tail = '';
-  const seen = { sent: 0, inFlightAt: undefined };
-  return () => {
-    if (!path) {
-      try {
-        const name = readdirSync(folder).find((f) => f.endsWith('.jsonl'));
-        if (name) path = join(folder, name);
-      } catch {}
-      if (!path) return seen;
-    }
-    const size = statSync(path).size;
-    if (size <= offset) return seen;
-    const fd = openSync(path, 'r');
-    const bytes = Buffer.alloc(size - offset);
-    readSync(fd, bytes, 0, bytes.length, offset);
-    closeSync(fd);
-    offset = size;
-    const lines = (tail + bytes.toString('utf8')).split('\n');
-    tail = lines.pop();
-    for (const line of lines) {
-      if (line.includes('"state":"sent"')) seen.sent++;
-      else if (seen.inFlightAt === undefined && line.includes('"state":"in-flight"'))
-        seen.inFlightAt = process.hrtime.bigint();
-    }
-    return seen;
-  };
-}
-
 const sendArgs = (file) => [
   ...['invite', 'send', '--file', file, '--yes', '--sent-by-user-id', 'usr-1', '--concurrency', '8'],
 ];
@@ -89,7 +40,7 @@ const sendArgs = (file) => [
 /** Runs a send; `stop(seen)` returning a signal name sends it that signal. Resolves with timings. */
 function run(env, file, { from = 0, stop, nodeArgs = [] }) {
   return new Promise((resolve) => {
-    const watch = journalWatch(env.XDG_STATE_HOME, from);
+    const { poll } = journalFollower(env.XDG_STATE_HOME, from);
     const started = process.hrtime.bigint();
     const child = spawn(
       process.execPath,
@@ -105,9 +56,9 @@ function run(env, file, { from = 0, stop, nodeArgs = [] }) {
     let signalled = false;
     let firstMs;
     const timer = setInterval(() => {
-      const seen = watch();
-      if (firstMs === undefined && seen.inFlightAt !== undefined)
-        firstMs = Number(seen.inFlightAt - started) / 1e6;
+      const seen = poll();
+      if (firstMs === undefined && seen.firstInFlightAt !== undefined)
+        firstMs = Number(seen.firstInFlightAt - started) / 1e6;
       const signal = !signalled && stop?.(seen);
       if (signal) {
         signalled = true;
@@ -117,7 +68,7 @@ function run(env, file, { from = 0, stop, nodeArgs = [] }) {
     child.on('close', (code) => {
       clearInterval(timer);
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      resolve({ ms, firstMs, peakMb: peakMb(), code, stderr, sent: watch().sent });
+      resolve({ ms, firstMs, peakMb: peakMb(), code, stderr, sent: poll().sent });
     });
   });
 }
@@ -128,10 +79,10 @@ try {
   const dir = KEEP ?? mkdtempSync(join(tmpdir(), 'roster-resume-'));
   mkdirSync(dir, { recursive: true });
   const saved = join(dir, 'state-saved');
-  const file = join(dir, 'resume.csv');
+  const file = join(dir, 'resume.csv'); // inviteCsv's name for the tag 'resume'
   const state = env.XDG_STATE_HOME;
   if (!existsSync(saved)) {
-    inviteCsv(dir, ROWS);
+    inviteCsv(dir, 'resume', ROWS);
     const killAt = Math.floor(ROWS * 0.6);
     const first = await run(env, file, { stop: (seen) => seen.sent >= killAt && 'SIGKILL' });
     console.log(
@@ -153,7 +104,7 @@ try {
     const r = await run(env, file, {
       from: journalSize(),
       nodeArgs,
-      stop: (seen) => seen.inFlightAt !== undefined && (PROF ? 'SIGINT' : 'SIGKILL'),
+      stop: (seen) => seen.firstInFlightAt !== undefined && (PROF ? 'SIGINT' : 'SIGKILL'),
     });
     times.push(r.firstMs);
     console.log(
