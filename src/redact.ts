@@ -53,9 +53,7 @@ export class Redactor {
         const lineStart = Math.max(from, out.lastIndexOf('\n', found.index) + 1);
         const newline = out.indexOf('\n', found.index);
         const lineEnd = newline < 0 ? out.length : newline;
-        const line = out.slice(lineStart, lineEnd);
-        result +=
-          out.slice(from, lineStart) + (isRawOnly(line, p) ? redactRaw(line, p) : redactSecret(line, p));
+        result += out.slice(from, lineStart) + redactSecret(out.slice(lineStart, lineEnd), p);
         from = lineEnd;
         p.start.lastIndex = lineEnd;
       }
@@ -77,35 +75,11 @@ export class Redactor {
  * running.
  */
 function mayHold(text: string, p: SecretPatterns, escapes: boolean): boolean {
-  if (text.includes(p.prefix)) return true;
-  if (!escapes && !(p.prefix.includes(' ') && text.includes('+'))) return false;
+  const raw = p.chars.slice(0, MIN_LENGTH).join('');
+  if (text.includes(raw)) return true;
+  if (!escapes && !(raw.includes(' ') && text.includes('+'))) return false;
   p.start.lastIndex = 0;
   return p.start.test(text);
-}
-
-/**
- * Whether a line can hold the secret only as itself: it has no % or backslash, and the secret no space or
- * quote (a + or a doubled quote would encode them). Most lines of a district's records are so, and many hold
- * the secret's first characters (a district's name in every e-mail address).
- */
-function isRawOnly(line: string, p: SecretPatterns): boolean {
-  return p.rawOnly && !line.includes('%') && !line.includes('\\');
-}
-
-/**
- * `redactSecret` for a line `isRawOnly`: every occurrence of the secret as itself, and a beginning of it
- * (MIN_LENGTH characters or more) that runs to where the line was cut. Plain string comparison, no pattern.
- */
-function redactRaw(line: string, p: SecretPatterns): string {
-  const { secret } = p;
-  const spans: [number, number][] = [];
-  for (let at = line.indexOf(p.prefix); at >= 0; at = line.indexOf(p.prefix, at + 1)) {
-    let n = p.prefix.length;
-    while (n < secret.length && line.charCodeAt(at + n) === secret.charCodeAt(n)) n++;
-    const end = at + n;
-    if (n === secret.length || end === line.length || line.charAt(end) === '…') spans.push([at, end]);
-  }
-  return withRedacted(line, spans);
 }
 
 /** The text with every occurrence of one secret redacted (and its beginning, where the text was cut). */
@@ -127,11 +101,6 @@ interface SecretPatterns {
   /** One encoded character of the secret (the longest encoding first). */
   token: RegExp;
   chars: string[];
-  secret: string;
-  /** The secret's first MIN_LENGTH characters, raw. */
-  prefix: string;
-  /** The secret holds no space, quote or "…": raw, it can only be itself (see isRawOnly). */
-  rawOnly: boolean;
   /** KMP failure function of chars: the longest proper border of each prefix. */
   borders: number[];
 }
@@ -159,9 +128,6 @@ function secretPatterns(secret: string): SecretPatterns {
     run: new RegExp(`(?<!${token})(?=((?:${token})+))\\1`, 'g'),
     token: new RegExp(token, 'gy'),
     chars,
-    secret,
-    prefix: chars.slice(0, MIN_LENGTH).join(''),
-    rawOnly: !/[ "…]/.test(secret),
     borders: bordersOf(chars),
   };
 }
@@ -194,20 +160,15 @@ function redactRun(run: string, p: SecretPatterns, cut: boolean): string {
     ...occurrences(decoded, starts, run.length, p, cut),
     ...occurrences(raw, rawStarts, run.length, p, cut),
   ];
-  return withRedacted(run, spans);
-}
-
-/** The text with its spans (character offsets, end exclusive; they may overlap) each written [redacted]. */
-function withRedacted(text: string, spans: [number, number][]): string {
-  if (spans.length === 0) return text;
+  if (spans.length === 0) return run;
   spans.sort((a, b) => a[0] - b[0]);
   let out = '';
   let from = 0; // the first character not yet written
   for (const [first, end] of spans) {
-    if (first >= from) out += `${text.slice(from, first)}[redacted]`;
+    if (first >= from) out += `${run.slice(from, first)}[redacted]`;
     from = Math.max(from, end);
   }
-  return out + text.slice(from);
+  return out + run.slice(from);
 }
 
 /** Where in the run (character offsets, end exclusive) the units spell the secret or, when cut, its beginning. */

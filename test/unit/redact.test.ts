@@ -178,39 +178,4 @@ describe('Redactor.redactEchoes (stdout)', () => {
     expect(r.redactEchoes(text)).toBe(text);
     expect(new Redactor().redactEchoes(`${SECRET}\n`)).toBe(`${SECRET}\n`);
   });
-
-  it('a line with no escapes gets the same redaction as the full search gives it (random lines)', () => {
-    // The fast path (no % or backslash in the line) against the full one, which a leading "\\q " forces.
-    const secret = 'riverside-secret-2024';
-    const full = new Redactor();
-    full.add(secret);
-    const alphabet = [
-      'river',
-      'side',
-      '-secret',
-      '-2024',
-      'rive',
-      'r',
-      's',
-      'e',
-      '-',
-      '…',
-      'x',
-      ' ',
-      ',',
-      secret,
-    ];
-    let seed = 7;
-    const random = (n: number) => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      return seed % n;
-    };
-    for (let i = 0; i < 2000; i++) {
-      const parts = Array.from({ length: 1 + random(12) }, () => alphabet[random(alphabet.length)]);
-      const line = parts.join('');
-      const fast = full.redactEchoes(line);
-      const slow = full.redactEchoes(`\\q ${line}`).slice(3);
-      expect(fast, line).toBe(slow);
-    }
-  });
 });
