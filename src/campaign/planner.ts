@@ -216,6 +216,7 @@ export class CampaignPlanner {
     const tally = new SchoolTally(this.scope.schools);
     const { groups, refused } = this.groupByIdentity(identity);
     for (const r of refused) tally.of(r.schoolId).refused++;
+    // The groups last first: each is dropped as it becomes an invitation, so the two are never held whole.
     const decided = this.invitationsOf(groups, history, tally);
     const uncovered = this.uncoveredStudents(decided.covered, decided.crowded, identity, tally);
     return {
@@ -227,7 +228,10 @@ export class CampaignPlanner {
     };
   }
 
-  /** Step 1: the active guardians' children in scope, grouped by identity; refused e-mails set apart. */
+  /**
+   * Step 1: the active guardians' children in scope, grouped by identity, in reverse order (the last group
+   * first: step 2 pops them); refused e-mails set apart.
+   */
   private groupByIdentity(identity: Identity): { groups: Group[]; refused: Skipped[] } {
     const { schoolYearId } = this.scope;
     const groups = new Map<string, Group>();
@@ -269,8 +273,9 @@ export class CampaignPlanner {
         addNew(group.atSchool, children, group.seen?.atSchool);
       }
     }
-    const sorted = [...groups.values()].sort(bySchoolThenKey(this.scope.schools));
-    return { groups: sorted, refused: [...refused.values()] };
+    const order = bySchoolThenKey(this.scope.schools);
+    const lastFirst = [...groups.values()].sort((a, b) => order(b, a));
+    return { groups: lastFirst, refused: [...refused.values()] };
   }
 
   /**
@@ -278,7 +283,7 @@ export class CampaignPlanner {
    * before (without --include-invited). `covered` are the students in scope some invitation reaches.
    */
   private invitationsOf(
-    groups: readonly Group[],
+    lastFirst: Group[],
     { invitedBy, includeInvited }: PlanHistory,
     tally: SchoolTally,
   ): { invitations: PlannedInvitation[]; skipped: Skipped[]; crowded: Crowded[]; covered: Set<string> } {
@@ -288,7 +293,7 @@ export class CampaignPlanner {
     const crowded: Crowded[] = [];
     const covered = new Set<string>();
     const reached = new Map<string, Set<string>>();
-    for (const group of groups) {
+    for (let group = lastFirst.pop(); group !== undefined; group = lastFirst.pop()) {
       const { email, schoolId } = group;
       // A staff address on every student, or a teacher entered as a guardian: not a family.
       if (group.atSchool.length > scope.maxChildren) {
@@ -305,7 +310,8 @@ export class CampaignPlanner {
         skipped.push({ email, schoolId, reason: alreadyInvited(by) });
         continue;
       }
-      const counted = [...(scope.count === 'school' ? group.atSchool : group.inScope)].sort(compare);
+      // Sorted in place: the group is dropped once it is an invitation.
+      const counted = (scope.count === 'school' ? group.atSchool : group.inScope).sort(compare);
       const guardians = group.guardians.map(named);
       const students = counted.map((id) => named(this.student(id)));
       // Literals, not spreads of optional parts: a spread object takes twice the bytes, and a district's plan
