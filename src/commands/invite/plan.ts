@@ -11,6 +11,7 @@ import { DEFAULT_MAX_CHILDREN_PER_EMAIL } from '../../campaign/limits.js';
 import {
   crowdedWarning,
   planCsv,
+  planCsvPieces,
   planJson,
   previewTable,
   summaryLines,
@@ -237,7 +238,7 @@ async function run(flags: PlanFlags, ctx: Context): Promise<void> {
     Boolean(flags.includeInvited),
     Boolean(flags.refreshSchools),
   );
-  if (request.out) await writePrivateFile(request.out, planCsv(plan, request.schoolYearId));
+  if (request.out) await writePrivateFile(request.out, planCsvPieces(plan, request.schoolYearId));
   if (request.uncoveredCsv) await writePrivateFile(request.uncoveredCsv, uncoveredCsv(plan));
   if (flags.json) printJson(ctx, planJson(plan, { alreadyInvited: source }));
   else if (!request.out && !ctx.io.stdoutIsTTY) ctx.io.stdout.write(planCsv(plan, request.schoolYearId));
@@ -292,7 +293,7 @@ async function savePlan(ctx: Context, plan: CampaignPlan, schoolYearId: string |
   // A random suffix: two plans sent in one second must not share a file, hence a journal (the second would
   // be taken for a resume of the first and send nothing).
   const file = `${folder}/plan-${stamp}-${randomBytes(3).toString('hex')}.csv`;
-  await writePrivateFile(file, planCsv(plan, schoolYearId));
+  await writePrivateFile(file, planCsvPieces(plan, schoolYearId));
   ctx.log.info(`Plan saved to ${file}.`);
   return file;
 }
