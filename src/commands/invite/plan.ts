@@ -24,7 +24,7 @@ import { type ListRead, streamList } from '../../campaign/read.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { outputFileFolder, privateFolder, shell, writePrivateFile } from '../../files.js';
-import { favourMemory } from '../../heap.js';
+import { favourMemory, PLAN_HEAP } from '../../heap.js';
 import { MAX_ID_LENGTH } from '../../invite/invitation.js';
 import { encodePathSegment, type ReadQuery } from '../../oneroster/query.js';
 import { onerosterService } from '../../oneroster/service.js';
@@ -149,7 +149,7 @@ export async function makePlan(
   const today = new Date(ctx.now()).toISOString().slice(0, 10);
   const planner = new CampaignPlanner({ ...request, schools });
   const sent = await alreadySent(ctx, session, session.settings.clientId ?? '');
-  await favourMemory((line) => ctx.log.debug(line));
+  await favourMemory((line) => ctx.log.debug(line), PLAN_HEAP);
 
   // The grades the students read are in (key → a spelling): what --grade is checked against.
   const grades = new Map<string, string>();
