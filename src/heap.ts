@@ -5,9 +5,10 @@
 // of a send. Allowed to grow only 10% past what survived its last collection, the old generation stays near
 // what the run holds (keepHeapNearLive). Reads also watch a budget (favourMemory): optimize_for_size holds
 // the peak near 100–130 MB but costs ~30% more CPU (it keeps the young generation so small that every page's
-// records are promoted and compacted again), so it is turned on only should the process pass its budget (READ_HEAP; `invite plan` keeps more: PLAN_HEAP)
-// anyway (Node 24 does). V8 reads both flags as it goes; should a Node version refuse them, nothing breaks
-// but the figures (test/bench/district.js).
+// records are promoted and compacted again), so it is turned on only should the process pass its budget
+// anyway (Node 24 does). `invite plan` keeps more, and has a policy of its own (PLAN_HEAP). V8 reads both
+// flags as it goes; should a Node version refuse them, nothing breaks but the figures
+// (test/bench/district.js).
 import type * as V8 from 'node:v8';
 
 const MB = 1024 * 1024;
