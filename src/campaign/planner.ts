@@ -247,6 +247,8 @@ export class CampaignPlanner {
    */
   plan(identity: Identity, invitedBy: PlanHistory['invitedBy'], includeInvited: boolean): CampaignPlan {
     const history: PlanHistory = { identity, invitedBy, includeInvited };
+    // Every link a student's record names is in its agent's students by now: freed before the plan's peak.
+    this.named.clear();
     const tally = new SchoolTally(this.scope.schools);
     const { groups, refused } = this.groupByIdentity(identity);
     for (const r of refused) tally.of(r.schoolId).refused++;
@@ -403,14 +405,17 @@ export class CampaignPlanner {
     return student;
   }
 
-  /** An agent's children, by the campaign's school they attend. */
-  private childrenBySchool(agent: Agent): Map<string, string[]> {
-    const bySchool = new Map<string, string[]>();
+  /**
+   * An agent's children, by the campaign's school they attend, in the order first met: pairs rather than a
+   * Map, as most agents' children are at one school and a Map per agent of 80,000 is allocation for nothing.
+   */
+  private childrenBySchool(agent: Agent): [string, string[]][] {
+    const bySchool: [string, string[]][] = [];
     for (const id of agent.students)
       for (const school of this.students.get(id)?.schools ?? []) {
-        const children = bySchool.get(school);
-        if (children) children.push(id);
-        else bySchool.set(school, [id]);
+        const entry = bySchool.find(([known]) => known === school);
+        if (entry) entry[1].push(id);
+        else bySchool.push([school, [id]]);
       }
     return bySchool;
   }
