@@ -10,7 +10,7 @@
 // On Windows there are no POSIX owners or modes to check or set, nor folders to fsync (platform.ts says
 // why): there roster's files are private because they live in the user's own profile folders.
 import { closeSync, fstatSync, fsyncSync, openSync, readFileSync, type Stats, statSync } from 'node:fs';
-import { constants, type FileHandle, lstat, mkdir, open, rename, rm } from 'node:fs/promises';
+import { constants, type FileHandle, lstat, mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { RosterError } from './errors.js';
 import { canSyncFolders, hasPosixOwners, quotePath, renameRefusedForNow } from './platform.js';
@@ -253,7 +253,8 @@ export async function createFresh(path: string): Promise<FileHandle> {
  */
 export async function writePrivateFile(
   path: string,
-  content: string,
+  /** The text, or its pieces in order (a large file need not be held as one string: planCsvPieces). */
+  content: string | Iterable<string>,
   options: { durable?: boolean } = {},
 ): Promise<void> {
   try {
@@ -267,7 +268,7 @@ export async function writePrivateFile(
   try {
     const handle = await createFresh(temp);
     try {
-      await handle.writeFile(content);
+      await writeFile(handle, content);
       // durable: on disk before it replaces the target, so a power cut leaves the old file or the new one.
       if (options.durable) await handle.sync();
     } finally {

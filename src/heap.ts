@@ -5,21 +5,43 @@
 // of a send. Allowed to grow only 10% past what survived its last collection, the old generation stays near
 // what the run holds (keepHeapNearLive). Reads also watch a budget (favourMemory): optimize_for_size holds
 // the peak near 100–130 MB but costs ~30% more CPU (it keeps the young generation so small that every page's
-// records are promoted and compacted again), so it is turned on only should the process pass MEMORY_BUDGET
-// anyway (Node 24 does). V8 reads both flags as it goes; should a Node version refuse them, nothing breaks
-// but the figures (test/bench/district.js).
+// records are promoted and compacted again), so it is turned on only should the process pass its budget
+// anyway (Node 24 does). `invite plan` keeps more, and has a policy of its own (PLAN_HEAP). V8 reads both
+// flags as it goes; should a Node version refuse them, nothing breaks but the figures
+// (test/bench/district.js).
 import type * as V8 from 'node:v8';
 
-const MEMORY_BUDGET = 130 * 1024 * 1024;
+const MB = 1024 * 1024;
 const WATCH_MS = 10;
+
+/** How far the heap grows past what survived its last collection, and the RSS past which it favours size. */
+export interface HeapPolicy {
+  growPercent: number;
+  budget: number;
+}
+
+/** Paged reads: they keep little, so the heap stays near it. */
+export const READ_HEAP: HeapPolicy = { growPercent: 10, budget: 130 * MB };
+/**
+ * `invite plan`: a district's plan keeps ~55 MB through its read and ~70 MB at the peak of its synchronous
+ * phase (src/campaign/planner.ts), where growth of 10% past that means a full collection every few MB. A
+ * district of 50,000 students on Node 20 (test/bench/district.js --only plan): 60% takes ~1.8 s (2.2 s of
+ * CPU) and 215–245 MB; 40% ~1.9 s and 215–255 MB; 80% ~1.7 s but up to 265 MB; V8's own growth ~1.55 s but
+ * 270–305 MB; READ_HEAP ~3.4 s (4.5 s of CPU) and 180–190 MB. The budget is the net for a Node whose young
+ * generation is larger (Node 24).
+ */
+export const PLAN_HEAP: HeapPolicy = { growPercent: 60, budget: 240 * MB };
 
 let tuned = false;
 
-/** The heap grows only 10% past what survived its last collection, from now on. */
-export async function keepHeapNearLive(debug: (line: string) => void): Promise<typeof V8 | undefined> {
+/** The heap grows only `percent` past what survived its last collection, from now on. */
+export async function keepHeapNearLive(
+  debug: (line: string) => void,
+  percent = READ_HEAP.growPercent,
+): Promise<typeof V8 | undefined> {
   try {
     const v8 = await import('node:v8');
-    v8.setFlagsFromString('--heap-growing-percent=10');
+    v8.setFlagsFromString(`--heap-growing-percent=${percent}`);
     return v8;
   } catch (error) {
     debug(`could not tune the heap for a long run: ${(error as Error).message}`);
@@ -43,14 +65,14 @@ export async function keepHeapSmall(debug: (line: string) => void): Promise<void
   }
 }
 
-/** keepHeapNearLive, and optimize_for_size for the rest of the run once RSS passes MEMORY_BUDGET. */
-export async function favourMemory(debug: (line: string) => void): Promise<void> {
+/** keepHeapNearLive, and optimize_for_size for the rest of the run once RSS passes the policy's budget. */
+export async function favourMemory(debug: (line: string) => void, policy = READ_HEAP): Promise<void> {
   if (tuned) return;
   tuned = true;
-  const v8 = await keepHeapNearLive(debug);
+  const v8 = await keepHeapNearLive(debug, policy.growPercent);
   if (!v8) return;
   const watch = setInterval(() => {
-    if (process.memoryUsage.rss() <= MEMORY_BUDGET) return;
+    if (process.memoryUsage.rss() <= policy.budget) return;
     clearInterval(watch);
     try {
       v8.setFlagsFromString('--optimize-for-size');

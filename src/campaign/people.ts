@@ -69,3 +69,8 @@ export function orgsAs(person: Person, role: string): string[] {
 export function holds(person: Person, roles: ReadonlySet<string>): boolean {
   return person.roles.some((r) => roles.has(r.role));
 }
+
+/** A student, now or once (a 1.2 student role that has ended): what a server lists under /students. */
+export function isStudent(person: Person): boolean {
+  return person.roles.some((r) => r.role === 'student') || person.endedRoles.includes('student');
+}

@@ -1,6 +1,7 @@
 // The campaign's plan from the people read: the school's students first (few), then the district's users
 // streamed past `offer`, which keeps only those linked to one of those students, through `agents` on either
-// side (the standard asks for both, servers often fill one). Then one invitation per (e-mail, school, school
+// side (the standard asks for both, servers often fill one). A read of the whole district's users serves
+// both at once (addUser, then linkUsers). Then one invitation per (e-mail, school, school
 // year): the e-mail trimmed and compared case-insensitively, its children the union over everyone sharing
 // it. Everything left out is listed with its reason.
 import { emailProblem } from '../invite/invitation.js';
@@ -124,6 +125,11 @@ interface Agent extends Named {
   students: string[];
 }
 
+/** A user read before every student is known: an agent to be, with the ids its own record links. */
+interface Candidate extends Omit<Agent, 'students'> {
+  agents: string[];
+}
+
 /** The identity of an invitation (as roster's record of sent invitations keys it). */
 export type Identity = (email: string, schoolId: string, schoolYearId?: string) => string;
 
@@ -143,6 +149,8 @@ export class CampaignPlanner {
   /** Agent id → the students whose own records name it. */
   private readonly named = new Map<string, string[]>();
   private readonly agents = new Map<string, Agent>();
+  /** The users addUser kept, linked once the read is over (linkUsers). */
+  private readonly candidates: Candidate[] = [];
 
   constructor(private readonly scope: PlanScope) {}
 
@@ -158,37 +166,50 @@ export class CampaignPlanner {
     const inScope = inGrades(person.grades, this.scope.grades);
     if (!inScope && this.scope.count !== 'school') return;
     const known = this.students.get(person.sourcedId);
-    const student: Student = known ?? {
-      sourcedId: person.sourcedId,
-      name: person.name,
-      schools: [],
-      inScope,
-      agents: [],
-    };
-    addNew(student.schools, schools);
-    for (const agent of addNew(student.agents, person.agents)) {
+    // Lists kept are copied to their exact size (newOf's grew by push): a district keeps 50,000 students.
+    const agents = newOf(known?.agents ?? [], person.agents).slice();
+    if (known) {
+      known.schools = known.schools.concat(newOf(known.schools, schools));
+      known.agents = known.agents.concat(agents);
+    } else
+      this.students.set(person.sourcedId, {
+        sourcedId: person.sourcedId,
+        name: person.name,
+        schools: newOf([], schools).slice(),
+        inScope,
+        agents,
+      });
+    for (const agent of agents) {
       const students = this.named.get(agent);
-      if (students) students.push(student.sourcedId);
-      else this.named.set(agent, [student.sourcedId]);
+      if (students) students.push(person.sourcedId);
+      else this.named.set(agent, [person.sourcedId]);
     }
-    this.students.set(person.sourcedId, student);
   }
 
   /** A user of the district: kept (compactly) only when linked to a student kept, on either side. */
   offer(person: Person): void {
-    const linked = [...(this.named.get(person.sourcedId) ?? [])];
-    addNew(
-      linked,
-      person.agents.filter((id) => this.students.has(id)),
-    );
-    if (linked.length === 0) return;
-    const known = this.agents.get(person.sourcedId);
-    if (known) {
-      addNew(known.students, linked);
-      return;
-    }
+    this.link(this.candidateOf(person));
+  }
+
+  /**
+   * A user of a read of the whole district (--all-schools), which serves both sides at once: kept as a
+   * student now (addStudent), and offered once every student is known (linkUsers), as a linked person may
+   * come before the students that name it.
+   */
+  addUser(person: Person): void {
+    this.addStudent(person);
+    this.candidates.push(this.candidateOf(person));
+  }
+
+  /** Offers each user addUser kept, once the read is over. */
+  linkUsers(): void {
+    for (let c = this.candidates.pop(); c !== undefined; c = this.candidates.pop()) this.link(c);
+  }
+
+  /** What of a user `link` needs: its agents, and what it would be kept as (its lists at their exact size). */
+  private candidateOf(person: Person): Candidate {
     const guardian = holds(person, this.scope.roles);
-    this.agents.set(person.sourcedId, {
+    return {
       sourcedId: person.sourcedId,
       name: person.name,
       email: person.email,
@@ -196,8 +217,27 @@ export class CampaignPlanner {
       guardian,
       ended: !guardian && person.endedRoles.some((r) => this.scope.roles.has(r)),
       role: person.roles[0]?.role ?? '',
-      students: linked,
-    });
+      agents: person.agents.slice(),
+    };
+  }
+
+  private link(candidate: Candidate): void {
+    const named = this.named.get(candidate.sourcedId) ?? [];
+    const linked = named.concat(
+      newOf(
+        named,
+        candidate.agents.filter((id) => this.students.has(id)),
+      ),
+    );
+    if (linked.length === 0) return;
+    const known = this.agents.get(candidate.sourcedId);
+    if (known) {
+      known.students = known.students.concat(newOf(known.students, linked));
+      return;
+    }
+    // A literal: a spread object takes twice the bytes, and a district keeps 80,000 agents.
+    const { sourcedId, name, email, active, guardian, ended, role } = candidate;
+    this.agents.set(sourcedId, { sourcedId, name, email, active, guardian, ended, role, students: linked });
   }
 
   /**
@@ -207,9 +247,12 @@ export class CampaignPlanner {
    */
   plan(identity: Identity, invitedBy: PlanHistory['invitedBy'], includeInvited: boolean): CampaignPlan {
     const history: PlanHistory = { identity, invitedBy, includeInvited };
+    // Every link a student's record names is in its agent's students by now: freed before the plan's peak.
+    this.named.clear();
     const tally = new SchoolTally(this.scope.schools);
     const { groups, refused } = this.groupByIdentity(identity);
     for (const r of refused) tally.of(r.schoolId).refused++;
+    // The groups last first: each is dropped as it becomes an invitation, so the two are never held whole.
     const decided = this.invitationsOf(groups, history, tally);
     const uncovered = this.uncoveredStudents(decided.covered, decided.crowded, identity, tally);
     return {
@@ -221,7 +264,10 @@ export class CampaignPlanner {
     };
   }
 
-  /** Step 1: the active guardians' children in scope, grouped by identity; refused e-mails set apart. */
+  /**
+   * Step 1: the active guardians' children in scope, grouped by identity, in reverse order (the last group
+   * first: step 2 pops them); refused e-mails set apart.
+   */
   private groupByIdentity(identity: Identity): { groups: Group[]; refused: Skipped[] } {
     const { schoolYearId } = this.scope;
     const groups = new Map<string, Group>();
@@ -239,10 +285,20 @@ export class CampaignPlanner {
             refused.set(key, { email: agent.email, schoolId, reason: `e-mail refused: ${problem}` });
           continue;
         }
-        let group = groups.get(key);
+        const group = groups.get(key);
         if (!group) {
-          group = { key, email: agent.email, schoolId, guardians: [], inScope: [], atSchool: [] };
-          groups.set(key, group);
+          // A literal (a spread object costs twice the bytes) with lists of their exact size (one grown by
+          // push keeps room for 16 more): ~380 bytes a group rather than ~740, of a district's 80,000.
+          // (An agent's children are distinct: agent.students is.)
+          groups.set(key, {
+            key,
+            email: agent.email,
+            schoolId,
+            guardians: [agent],
+            inScope: inScope.slice(),
+            atSchool: children.slice(),
+          });
+          continue;
         }
         group.guardians.push(agent);
         // One e-mail on many guardians (a planted address, a shared office one): sets beside the lists from
@@ -253,8 +309,9 @@ export class CampaignPlanner {
         addNew(group.atSchool, children, group.seen?.atSchool);
       }
     }
-    const sorted = [...groups.values()].sort(bySchoolThenKey(this.scope.schools));
-    return { groups: sorted, refused: [...refused.values()] };
+    const order = bySchoolThenKey(this.scope.schools);
+    const lastFirst = [...groups.values()].sort((a, b) => order(b, a));
+    return { groups: lastFirst, refused: [...refused.values()] };
   }
 
   /**
@@ -262,7 +319,7 @@ export class CampaignPlanner {
    * before (without --include-invited). `covered` are the students in scope some invitation reaches.
    */
   private invitationsOf(
-    groups: readonly Group[],
+    lastFirst: Group[],
     { invitedBy, includeInvited }: PlanHistory,
     tally: SchoolTally,
   ): { invitations: PlannedInvitation[]; skipped: Skipped[]; crowded: Crowded[]; covered: Set<string> } {
@@ -272,7 +329,7 @@ export class CampaignPlanner {
     const crowded: Crowded[] = [];
     const covered = new Set<string>();
     const reached = new Map<string, Set<string>>();
-    for (const group of groups) {
+    for (let group = lastFirst.pop(); group !== undefined; group = lastFirst.pop()) {
       const { email, schoolId } = group;
       // A staff address on every student, or a teacher entered as a guardian: not a family.
       if (group.atSchool.length > scope.maxChildren) {
@@ -289,16 +346,25 @@ export class CampaignPlanner {
         skipped.push({ email, schoolId, reason: alreadyInvited(by) });
         continue;
       }
-      const counted = [...(scope.count === 'school' ? group.atSchool : group.inScope)].sort(compare);
-      invitations.push({
-        email,
-        schoolId,
-        ...(scope.schoolYearId !== undefined && { schoolYearId: scope.schoolYearId }),
-        studentCount: counted.length,
-        guardians: group.guardians.map(named),
-        students: counted.map((id) => named(this.student(id))),
-        ...(by !== undefined && { invitedBefore: by }),
-      });
+      // Sorted in place: the group is dropped once it is an invitation.
+      const counted = (scope.count === 'school' ? group.atSchool : group.inScope).sort(compare);
+      const guardians = group.guardians.map(named);
+      const students = counted.map((id) => named(this.student(id)));
+      // Literals, not spreads of optional parts: a spread object takes twice the bytes, and a district's plan
+      // holds 80,000 of these. (The keys in the order --json prints them.)
+      const invitation: PlannedInvitation =
+        scope.schoolYearId === undefined
+          ? { email, schoolId, studentCount: counted.length, guardians, students }
+          : {
+              email,
+              schoolId,
+              schoolYearId: scope.schoolYearId,
+              studentCount: counted.length,
+              guardians,
+              students,
+            };
+      if (by !== undefined) invitation.invitedBefore = by;
+      invitations.push(invitation);
       tally.of(schoolId).invitations++;
       const set = reached.get(schoolId) ?? new Set();
       for (const id of group.inScope) set.add(id);
@@ -325,7 +391,8 @@ export class CampaignPlanner {
       if (!student.inScope) continue;
       for (const schoolId of student.schools) tally.of(schoolId).inScope++;
       if (covered.has(student.sourcedId)) continue;
-      uncovered.push({ ...named(student), reason: this.reasonFor(student, byStudent, isCrowded) });
+      const reason = this.reasonFor(student, byStudent, isCrowded);
+      uncovered.push({ sourcedId: student.sourcedId, name: student.name, reason });
       for (const schoolId of student.schools) tally.of(schoolId).uncovered++;
     }
     return uncovered;
@@ -338,14 +405,17 @@ export class CampaignPlanner {
     return student;
   }
 
-  /** An agent's children, by the campaign's school they attend. */
-  private childrenBySchool(agent: Agent): Map<string, string[]> {
-    const bySchool = new Map<string, string[]>();
+  /**
+   * An agent's children, by the campaign's school they attend, in the order first met: pairs rather than a
+   * Map, as most agents' children are at one school and a Map per agent of 80,000 is allocation for nothing.
+   */
+  private childrenBySchool(agent: Agent): [string, string[]][] {
+    const bySchool: [string, string[]][] = [];
     for (const id of agent.students)
       for (const school of this.students.get(id)?.schools ?? []) {
-        const children = bySchool.get(school);
-        if (children) children.push(id);
-        else bySchool.set(school, [id]);
+        const entry = bySchool.find(([known]) => known === school);
+        if (entry) entry[1].push(id);
+        else bySchool.push([school, [id]]);
       }
     return bySchool;
   }
@@ -397,17 +467,29 @@ interface Group {
 const MANY_GUARDIANS = 8;
 
 const named = ({ sourcedId, name }: Named): Named => ({ sourcedId, name });
+/** Lists this short are searched with includes(): a Set per call would cost more than it saves. */
+const SHORT = 16;
+/** Appends to `list` the ids of `ids` it lacks (newOf), and returns those appended. */
+function addNew(list: string[], ids: readonly string[], seen?: Set<string>): string[] {
+  const added = newOf(list, ids, seen);
+  for (const id of added) list.push(id);
+  return added;
+}
 /**
- * Appends to `list` the ids of `ids` it lacks (each once), in order, and returns those appended. Linear: a
- * record may name hundreds of thousands of agents (a 16 MB page), where includes() per id would take minutes.
- * `seen`, when given, holds the ids of `list` already (kept by a caller that adds to one list many times).
+ * The ids of `ids` that `list` lacks (each once), in order. Linear: a record may name hundreds of thousands
+ * of agents (a 16 MB page), where includes() per id would take minutes. `seen`, when given, holds the ids of
+ * `list` already (kept by a caller that adds to one list many times).
  */
-function addNew(list: string[], ids: readonly string[], seen = new Set(list)): string[] {
+function newOf(list: readonly string[], ids: readonly string[], seen?: Set<string>): string[] {
   const added: string[] = [];
+  if (!seen && list.length + ids.length <= SHORT) {
+    for (const id of ids) if (!list.includes(id) && !added.includes(id)) added.push(id);
+    return added;
+  }
+  const known = seen ?? new Set(list);
   for (const id of ids) {
-    if (seen.has(id)) continue;
-    seen.add(id);
-    list.push(id);
+    if (known.has(id)) continue;
+    known.add(id);
     added.push(id);
   }
   return added;

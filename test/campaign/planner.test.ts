@@ -295,4 +295,33 @@ describe('the plan', () => {
     // biome-ignore lint/complexity/useLiteralKeys: a private field, read to prove what is kept
     expect((planner as unknown as { agents: Map<string, unknown> })['agents'].size).toBe(1);
   });
+
+  it('one read of every user (--all-schools), in any order, plans as the students then the users do', () => {
+    const students = [
+      student11('s1', 'sch-a', '01', ['g1']),
+      student11('s2', 'sch-a', '02'),
+      student11('s3', 'sch-b', '01', ['s4', 'g3']),
+      student11('s4', 'sch-b', '05', ['g3']),
+      student11('s5', 'sch-a', 'KG', ['ghost']),
+      user11('s6', 'student', { status: 'tobedeleted', orgs: [ref('sch-a', 'org')], agents: [ref('g1')] }),
+      student11('s7', 'sch-c', '01', ['g1']),
+    ];
+    const others = [
+      guardian11('g1', 'p1@example.org'),
+      guardian11('g2', 'P1@example.org ', ['s2', 's3']),
+      guardian11('g3', 'p3@example.org', [], 'guardian'),
+      guardian11('r1', 'aunt@example.org', ['s5'], 'relative'),
+      guardian11('g4', 'x@example.org', ['s6', 'nobody']),
+      user11('t1', 'teacher', { email: 't1@example.org', orgs: [ref('sch-a', 'org')] }),
+    ];
+    const everyone = [...students, ...others];
+    const twoReads = planOf(students, everyone);
+    expect(twoReads.invitations.length).toBeGreaterThan(1);
+    for (const order of [everyone, [...others, ...students], [...everyone].reverse()]) {
+      const planner = new CampaignPlanner(scope());
+      for (const u of order) planner.addUser(personOf(u, TODAY)!);
+      planner.linkUsers();
+      expect(planner.plan(invitationIdentity, () => undefined, false)).toEqual(twoReads);
+    }
+  });
 });

@@ -422,11 +422,13 @@ describe('a server whose answers roster cannot read (a scripted server on 127.0.
 
   it('invite plan stops at an ambiguous list: exit 1, nothing planned, nothing sent', async () => {
     list = { users: [{ sourcedId: 's-1' }], students: [] };
-    const result = await run(['invite', 'plan', '--all-schools', '--json']);
+    // A school's students: --all-schools reads only the district's users (GET …/users), whose list is
+    // under "users" whatever else the body holds (no "students" list to tell it from).
+    const result = await run(['invite', 'plan', '--school', 'sch-1', '--json']);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe(
-      'Error: Reading students: the server answered HTTP 200 with both a "users" and a "students" list: roster cannot tell which one is the answer. Report it to the vendor: the OneRoster standard puts the list under "users".\n',
+      'Error: Reading the students of One: the server answered HTTP 200 with both a "users" and a "students" list: roster cannot tell which one is the answer. Report it to the vendor: the OneRoster standard puts the list under "users".\n',
     );
     expect(studentReads()).toHaveLength(1);
     expect(server.requests.filter((r) => r.method === 'POST' && !r.path.endsWith('/token'))).toEqual([]);

@@ -1,6 +1,7 @@
 // `roster invite plan`: the invitations a campaign needs, from the families the roster already knows. The
 // school's students are read first, then the district's users streamed past the planner (src/campaign/),
-// which keeps only the guardians linked to them. The plan is reviewed (a table and a summary on a terminal,
+// which keeps only the guardians linked to them; for --all-schools one read of the district's users serves
+// both. The plan is reviewed (a table and a summary on a terminal,
 // a CSV, --json) and sent by `invite send --file`, the bulk sender with its journal: never by anything else.
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
@@ -11,18 +12,19 @@ import { DEFAULT_MAX_CHILDREN_PER_EMAIL } from '../../campaign/limits.js';
 import {
   crowdedWarning,
   planCsv,
+  planCsvPieces,
   planJson,
   previewTable,
   summaryLines,
   uncoveredCsv,
 } from '../../campaign/output.js';
-import { personOf } from '../../campaign/people.js';
+import { isStudent, type Person, personOf } from '../../campaign/people.js';
 import { type CampaignPlan, CampaignPlanner, type PlanScope } from '../../campaign/planner.js';
-import { streamList } from '../../campaign/read.js';
+import { type ListRead, streamList } from '../../campaign/read.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { outputFileFolder, privateFolder, shell, writePrivateFile } from '../../files.js';
-import { favourMemory } from '../../heap.js';
+import { favourMemory, PLAN_HEAP } from '../../heap.js';
 import { MAX_ID_LENGTH } from '../../invite/invitation.js';
 import { encodePathSegment, type ReadQuery } from '../../oneroster/query.js';
 import { onerosterService } from '../../oneroster/service.js';
@@ -147,43 +149,58 @@ export async function makePlan(
   const today = new Date(ctx.now()).toISOString().slice(0, 10);
   const planner = new CampaignPlanner({ ...request, schools });
   const sent = await alreadySent(ctx, session, session.settings.clientId ?? '');
-  await favourMemory((line) => ctx.log.debug(line));
+  await favourMemory((line) => ctx.log.debug(line), PLAN_HEAP);
 
-  const studentQuery: ReadQuery = { limit: PAGE_SIZE, filter: "status='active'", fields };
-  const reads =
-    request.schools === 'all'
-      ? [{ path: 'students', what: 'students' }]
-      : [...schools].map(([id, name]) => ({
-          path: `schools/${encodePathSegment(id)}/students`,
-          what: `the students of ${printable(name, 80)}`,
-        }));
   // The grades the students read are in (key → a spelling): what --grade is checked against.
   const grades = new Map<string, string>();
-  for (const read of reads)
-    await streamList(ctx, service, { ...read, query: studentQuery, concurrency: CONCURRENCY }, (record) => {
+  const noteGrades = (person: Person) => {
+    for (const grade of person.grades)
+      if (!grades.has(gradeKey(grade))) grades.set(gradeKey(grade), grade.trim());
+  };
+  const usersRead: ListRead = {
+    path: 'users',
+    what: "the district's users",
+    query: { limit: PAGE_SIZE, fields },
+    concurrency: CONCURRENCY,
+  };
+  if (request.schools === 'all') {
+    // One read of the district's users serves both sides (the students are users too): the cost of the
+    // plan is that of the read (issue #23). Each student is kept as it comes, everyone linked once it ends.
+    await streamList(ctx, service, usersRead, (record) => {
       const person = personOf(record, today);
       if (!person) return;
-      for (const grade of person.grades)
-        if (!grades.has(gradeKey(grade))) grades.set(gradeKey(grade), grade.trim());
-      planner.addStudent(person);
+      if (person.active && isStudent(person)) noteGrades(person);
+      planner.addUser(person);
     });
-  // Before the district's users are read: a grade no one could be in is a typo, not an empty campaign.
-  checkGrades(ctx, request, grades, request.schools === 'all' ? undefined : [...schools.values()]);
-  ctx.log.debug(`campaign: ${planner.studentCount} students kept; reading the district's users`);
-  await streamList(
-    ctx,
-    service,
-    {
-      path: 'users',
-      what: "the district's users",
-      query: { limit: PAGE_SIZE, fields },
-      concurrency: CONCURRENCY,
-    },
-    (record) => {
+    checkGrades(ctx, request, grades, undefined);
+    planner.linkUsers();
+  } else {
+    const studentQuery: ReadQuery = { limit: PAGE_SIZE, filter: "status='active'", fields };
+    for (const [id, name] of schools)
+      await streamList(
+        ctx,
+        service,
+        {
+          path: `schools/${encodePathSegment(id)}/students`,
+          what: `the students of ${printable(name, 80)}`,
+          query: studentQuery,
+          concurrency: CONCURRENCY,
+        },
+        (record) => {
+          const person = personOf(record, today);
+          if (!person) return;
+          noteGrades(person);
+          planner.addStudent(person);
+        },
+      );
+    // Before the district's users are read: a grade no one could be in is a typo, not an empty campaign.
+    checkGrades(ctx, request, grades, [...schools.values()]);
+    ctx.log.debug(`campaign: ${planner.studentCount} students kept; reading the district's users`);
+    await streamList(ctx, service, usersRead, (record) => {
       const person = personOf(record, today);
       if (person) planner.offer(person);
-    },
-  );
+    });
+  }
   return {
     plan: planner.plan(invitationIdentity, (identity) => sent.by(identity), includeInvited),
     source: sent.source,
@@ -237,7 +254,7 @@ async function run(flags: PlanFlags, ctx: Context): Promise<void> {
     Boolean(flags.includeInvited),
     Boolean(flags.refreshSchools),
   );
-  if (request.out) await writePrivateFile(request.out, planCsv(plan, request.schoolYearId));
+  if (request.out) await writePrivateFile(request.out, planCsvPieces(plan, request.schoolYearId));
   if (request.uncoveredCsv) await writePrivateFile(request.uncoveredCsv, uncoveredCsv(plan));
   if (flags.json) printJson(ctx, planJson(plan, { alreadyInvited: source }));
   else if (!request.out && !ctx.io.stdoutIsTTY) ctx.io.stdout.write(planCsv(plan, request.schoolYearId));
@@ -292,7 +309,7 @@ async function savePlan(ctx: Context, plan: CampaignPlan, schoolYearId: string |
   // A random suffix: two plans sent in one second must not share a file, hence a journal (the second would
   // be taken for a resume of the first and send nothing).
   const file = `${folder}/plan-${stamp}-${randomBytes(3).toString('hex')}.csv`;
-  await writePrivateFile(file, planCsv(plan, schoolYearId));
+  await writePrivateFile(file, planCsvPieces(plan, schoolYearId));
   ctx.log.info(`Plan saved to ${file}.`);
   return file;
 }
