@@ -13,7 +13,7 @@ const BENCHMARKS = {
   audit:
     'roster roster audit of a district of 50,000 students: time and RSS beside roster roster export of it (~3–5 min)',
   district:
-    'district scale: CPU µs per record of export and --all --ndjson reads, parallel pages against a curl loop, RSS at 200,000 students; invite send --file of 80,000 rows at 20 ms: time, CPU/row, RSS, resume after kill -9 (~10–15 min)',
+    'district scale: CPU µs per record of export and --all --ndjson reads, parallel pages against a curl loop, RSS at 200,000 students; invite send --file of 80,000 rows at 20 ms: time, CPU/row, RSS, resume after kill -9; invite plan --all-schools beside the users read (~12–16 min)',
 };
 
 const names = process.argv.slice(2);
