@@ -18,6 +18,7 @@ import { closeSync, fstatSync, ftruncateSync, readSync, writeFileSync } from 'no
 import { dirname } from 'node:path';
 import { RosterError } from '../../errors.js';
 import { fileError, openOwnAppendableSync, syncFolder, writePrivateFile } from '../../files.js';
+import { forEachLine } from './json-lines.js';
 import { type ProcessRef, syncFd } from './lock.js';
 
 export type ClaimState = 'sending' | 'in-doubt' | 'done';
@@ -127,13 +128,10 @@ export class ClaimsFile {
   }
 
   private ingest(text: string): void {
-    if (text === '') return;
-    const lines = text.split('\n');
-    lines.pop(); // '' after the last \n
-    for (const [index, line] of lines.entries()) {
+    forEachLine(text, (line, index) => {
       if (index === 0 && this.lines === 0 && isRewriteHeader(line)) {
         this.lines++;
-        continue;
+        return;
       }
       const claim = parseClaim(line);
       // A claim skipped could let two runs send one family: refuse, as the record does.
@@ -146,7 +144,7 @@ export class ClaimsFile {
       }
       this.latest.set(claim.id, claim);
       this.lines++;
-    }
+    });
   }
 }
 

@@ -14,6 +14,7 @@ import { dirname } from 'node:path';
 import type { InvitationBody } from '../../api/enrollment.js';
 import { RosterError } from '../../errors.js';
 import { openOwnAppendable, privateFolder, readPrivateFile } from '../../files.js';
+import { forEachLine } from './json-lines.js';
 import { type Destination, journalPath, sameDestination } from './layout.js';
 import { refuseIfHeld, releaseLock } from './lock.js';
 
@@ -233,11 +234,7 @@ class JournalReader {
 
   /** Whole lines: text that is empty or ends with a newline. */
   lines(text: string): void {
-    for (let start = 0; start < text.length; ) {
-      const newline = text.indexOf('\n', start);
-      this.line(text.slice(start, newline), false);
-      start = newline + 1;
-    }
+    forEachLine(text, (line) => this.line(line, false));
   }
 
   /** What follows the last newline: a torn line when it does not parse. */

@@ -32,6 +32,7 @@ import {
   claimDecision,
   standing,
 } from './decide.js';
+import { forEachLine } from './json-lines.js';
 import { canonical, canonicalBaseUrl, type Destination, sentRecordPath } from './layout.js';
 import { releaseLock, syncFd, thisProcess, waitForLock } from './lock.js';
 
@@ -160,22 +161,17 @@ export class SentRecord {
     if (end === 0) return;
     const first = this.offset === 0;
     const text = bytes.toString('utf8', 0, end);
-    // Line by line without splitting: a district's record is hundreds of thousands of lines.
-    let index = 0;
-    for (let start = 0; start < text.length; index++) {
-      const newline = text.indexOf('\n', start);
-      const line = text.slice(start, newline);
-      start = newline + 1;
+    const count = forEachLine(text, (line, index) => {
       if (first && index === 0) {
         this.checkHeader(line);
-        continue;
+        return;
       }
       const entry = parseEntry(line);
       if (entry && 'forgottenAt' in entry) {
         const identity = invitationIdentity(entry.email, entry.schoolId, entry.schoolYearId);
         this.sent.delete(identity);
         this.forgotten.set(identity, entry.forgottenAt);
-        continue;
+        return;
       }
       if (!entry) {
         throw new RosterError(
@@ -185,9 +181,9 @@ export class SentRecord {
         );
       }
       this.note(entry);
-    }
+    });
     this.offset += end;
-    this.lines += index;
+    this.lines += count;
   }
 
   private note(entry: SentEntry): void {
