@@ -31,15 +31,17 @@ import { join } from 'node:path';
 import {
   curlStudentPages,
   demoEnv,
-  followPeakRss,
+  followedRun,
   inviteCsv,
   journalFollower,
   numberFlag,
   ROSTER,
   requireBuild,
   row,
+  sendArgs,
   startDistrictSandbox,
   startSandbox,
+  USAGE_PRELOAD,
 } from './lib.js';
 
 const STUDENTS = numberFlag('--students', 50_000);
@@ -61,11 +63,6 @@ const PLAN_GOAL = 1.3;
 const PLAN_MEMORY_GOAL_MB = 250;
 
 requireBuild();
-
-/** Reports, at exit and on file descriptor 3, the process's CPU time (µs, every thread) and peak RSS (kB). */
-const USAGE_PRELOAD = `data:text/javascript,${encodeURIComponent(
-  "import{writeSync}from'node:fs';process.on('exit',()=>{try{const u=process.cpuUsage();writeSync(3,JSON.stringify({cpuUs:u.user+u.system,maxRssKb:process.resourceUsage().maxRSS}))}catch{}});",
-)}`;
 
 /**
  * Runs roster; resolves with wall ms, CPU µs, peak RSS MB, the lines of stdout (counted, not kept) and
@@ -209,54 +206,12 @@ async function bigRead() {
   }
 }
 
-const sendArgs = (file) => [
-  ...['invite', 'send', '--file', file, '--yes', '--sent-by-user-id', 'usr-1'],
-  ...['--concurrency', String(CONCURRENCY)],
-];
-
-/**
- * Runs roster send (stdout discarded), following its journal; `killAt` sent rows kills it with SIGKILL.
- * Resolves with wall ms, CPU µs (when it exited by itself), peak RSS MB, ms to its first in-flight entry.
- */
-function followedSend(env, file, follower, killAt) {
-  return new Promise((resolve, reject) => {
-    const started = process.hrtime.bigint();
-    const child = spawn(process.execPath, ['--import', USAGE_PRELOAD, ROSTER, ...sendArgs(file)], {
-      env,
-      stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    let usage = '';
-    let killed = false;
-    let firstMs;
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.stdio[3].on('data', (chunk) => (usage += chunk));
-    const peakMb = followPeakRss(child);
-    const timer = setInterval(() => {
-      const seen = follower.poll();
-      if (firstMs === undefined && seen.firstInFlightAt !== undefined)
-        firstMs = Number(seen.firstInFlightAt - started) / 1e6;
-      if (killAt !== undefined && !killed && seen.sent >= killAt) {
-        killed = true;
-        child.kill('SIGKILL');
-      }
-    }, 10);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearInterval(timer);
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      // Exit 5 (partial): the rows in flight when the last run was killed are in doubt, as they should be.
-      if (!killed && code !== 0 && code !== 5)
-        return reject(new Error(`roster exited with ${code}: ${stderr.trim()}`));
-      const report = killed ? {} : JSON.parse(usage);
-      resolve({
-        ms,
-        cpuUs: report.cpuUs,
-        peakMb: Math.max(peakMb(), (report.maxRssKb ?? 0) / 1024),
-        firstMs,
-      });
-    });
-  });
+/** A send followed to its end; exit 5 (partial) is fine: rows in flight when a last run was killed are in doubt. */
+async function followedSend(env, file, follower, stop) {
+  const run = await followedRun(env, sendArgs(file, CONCURRENCY), { follower, stop });
+  if (!stop && run.code !== 0 && run.code !== 5)
+    throw new Error(`roster exited with ${run.code}: ${run.stderr.trim()}`);
+  return run;
 }
 
 async function sends() {
@@ -268,7 +223,7 @@ async function sends() {
   try {
     const env = demoEnv(sandbox.baseUrl);
     // Warm-up: the token cached, as a second run in a day would have it. Its journal is another file's.
-    await measured(env, sendArgs(inviteCsv(dir, 'warm-up', 2 * CONCURRENCY)));
+    await measured(env, sendArgs(inviteCsv(dir, 'warm-up', 2 * CONCURRENCY), CONCURRENCY));
     // Each measured run with a state folder of its own, so the follower finds its journal alone.
     const fresh = (tag) => ({ ...env, XDG_STATE_HOME: join(dir, `state-${tag}`) });
     const ideal = (ROWS * LATENCY_MS) / CONCURRENCY;
@@ -288,7 +243,12 @@ async function sends() {
     const resumeEnv = fresh('resume');
     const file = inviteCsv(dir, 'resume', ROWS);
     const resumeFollower = journalFollower(resumeEnv.XDG_STATE_HOME);
-    const killed = await followedSend(resumeEnv, file, resumeFollower, killAt);
+    const killed = await followedSend(
+      resumeEnv,
+      file,
+      resumeFollower,
+      (seen) => seen.sent >= killAt && 'SIGKILL',
+    );
     const sentBefore = resumeFollower.poll().sent;
     resumeFollower.restart();
     const resumed = await followedSend(resumeEnv, file, resumeFollower);

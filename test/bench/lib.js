@@ -58,6 +58,11 @@ export const PEAK_RSS_PRELOAD = `data:text/javascript,${encodeURIComponent(
   "import{writeSync}from'node:fs';process.on('exit',()=>{try{writeSync(3,String(process.resourceUsage().maxRSS))}catch{}});",
 )}`;
 
+/** A preload that reports, at exit and on file descriptor 3, the process's CPU time (µs, every thread) and peak RSS (kB). */
+export const USAGE_PRELOAD = `data:text/javascript,${encodeURIComponent(
+  "import{writeSync}from'node:fs';process.on('exit',()=>{try{const u=process.cpuUsage();writeSync(3,JSON.stringify({cpuUs:u.user+u.system,maxRssKb:process.resourceUsage().maxRSS}))}catch{}});",
+)}`;
+
 /**
  * Follows the peak RSS of a child started with PEAK_RSS_PRELOAD and file descriptor 3 piped: its own report
  * at exit, or /proc polling where it could not report. Returns a function giving MB once the child closed.
@@ -238,4 +243,61 @@ export function journalFollower(stateHome, from = 0) {
     seen.firstInFlightAt = undefined;
   };
   return { poll, restart };
+}
+
+/** `roster invite send --file` of a bench's CSV: every row confirmed, no prompt. */
+export const sendArgs = (file, concurrency = 8) => [
+  ...['invite', 'send', '--file', file, '--yes', '--sent-by-user-id', 'usr-1'],
+  ...['--concurrency', String(concurrency)],
+];
+
+/**
+ * Runs roster (stdout discarded) under USAGE_PRELOAD, polling `follower` (journalFollower) every 5 ms;
+ * `stop(seen)` returning a signal name sends it that signal, once. Resolves with wall ms, the exit code,
+ * stderr, CPU µs (when it exited by itself), peak RSS MB, ms to its first in-flight entry and the rows
+ * journaled sent.
+ */
+export function followedRun(env, args, { follower, stop, nodeArgs = [] }) {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(process.execPath, [...nodeArgs, '--import', USAGE_PRELOAD, ROSTER, ...args], {
+      env,
+      stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    let usage = '';
+    let signalled = false;
+    let firstMs;
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.stdio[3].on('data', (chunk) => (usage += chunk));
+    const peakMb = followPeakRss(child);
+    const timer = setInterval(() => {
+      const seen = follower.poll();
+      if (firstMs === undefined && seen.firstInFlightAt !== undefined)
+        firstMs = Number(seen.firstInFlightAt - started) / 1e6;
+      const signal = !signalled && stop?.(seen);
+      if (signal) {
+        signalled = true;
+        child.kill(signal);
+      }
+    }, 5);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearInterval(timer);
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      let report = {};
+      try {
+        report = JSON.parse(usage);
+      } catch {} // killed: no report
+      resolve({
+        ms,
+        code,
+        stderr,
+        cpuUs: report.cpuUs,
+        peakMb: Math.max(peakMb(), (report.maxRssKb ?? 0) / 1024),
+        firstMs,
+        sent: follower.poll().sent,
+      });
+    });
+  });
 }

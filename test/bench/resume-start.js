@@ -7,19 +7,18 @@
 // (the sandbox then listens on a fixed port, which the journal's name depends on).
 // --prof DIR: each re-run writes a V8 CPU profile there (stopped by SIGINT, so the profile is written).
 // --full: one more re-run sent to the end, for its peak RSS.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   demoEnv,
-  followPeakRss,
+  followedRun,
   inviteCsv,
   journalFollower,
   numberFlag,
-  PEAK_RSS_PRELOAD,
-  ROSTER,
   requireBuild,
+  sendArgs,
   startSandbox,
 } from './lib.js';
 
@@ -33,45 +32,9 @@ const PORT = 47_231;
 
 requireBuild();
 
-const sendArgs = (file) => [
-  ...['invite', 'send', '--file', file, '--yes', '--sent-by-user-id', 'usr-1', '--concurrency', '8'],
-];
-
-/** Runs a send; `stop(seen)` returning a signal name sends it that signal. Resolves with timings. */
-function run(env, file, { from = 0, stop, nodeArgs = [] }) {
-  return new Promise((resolve) => {
-    const { poll } = journalFollower(env.XDG_STATE_HOME, from);
-    const started = process.hrtime.bigint();
-    const child = spawn(
-      process.execPath,
-      [...nodeArgs, '--import', PEAK_RSS_PRELOAD, ROSTER, ...sendArgs(file)],
-      {
-        env,
-        stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
-      },
-    );
-    const peakMb = followPeakRss(child);
-    let stderr = '';
-    child.stderr.on('data', (c) => (stderr += c));
-    let signalled = false;
-    let firstMs;
-    const timer = setInterval(() => {
-      const seen = poll();
-      if (firstMs === undefined && seen.firstInFlightAt !== undefined)
-        firstMs = Number(seen.firstInFlightAt - started) / 1e6;
-      const signal = !signalled && stop?.(seen);
-      if (signal) {
-        signalled = true;
-        child.kill(signal);
-      }
-    }, 5);
-    child.on('close', (code) => {
-      clearInterval(timer);
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      resolve({ ms, firstMs, peakMb: peakMb(), code, stderr, sent: poll().sent });
-    });
-  });
-}
+/** A send (`stop` as followedRun's), its journal followed from `from` bytes on. */
+const run = (env, file, { from = 0, stop, nodeArgs }) =>
+  followedRun(env, sendArgs(file), { follower: journalFollower(env.XDG_STATE_HOME, from), stop, nodeArgs });
 
 const sandbox = await startSandbox(['--latency', '1', ...(KEEP ? ['--port', String(PORT)] : [])]);
 try {
