@@ -9,7 +9,7 @@ import type { Context } from '../context.js';
 import { RosterError } from '../errors.js';
 import type { Session } from '../session.js';
 import type { Settings } from '../settings.js';
-import { claimHoldMs, invitationIdentity, SentRecord } from './store/index.js';
+import { claimHoldMs, invitationIdentity, SentRecord, sentEntry } from './store/index.js';
 
 /** Sends `body` (validated, confirmed) and notes the outcome in the record; the server's answer. */
 export async function sendOne(
@@ -69,14 +69,7 @@ async function settle(
       identity,
       SINGLE_SEND,
       outcome === 'in-doubt' ? 'in-doubt' : 'done',
-      outcome === 'sent'
-        ? {
-            email: body.email,
-            schoolId: body.schoolId,
-            ...(body.schoolYearId !== undefined && { schoolYearId: body.schoolYearId }),
-            sentAt: new Date(ctx.now()).toISOString(),
-          }
-        : undefined,
+      outcome === 'sent' ? sentEntry(body, new Date(ctx.now())) : undefined,
     );
   } catch (error) {
     const problem = (error as Error).message.replace(/\.$/, '');

@@ -179,7 +179,8 @@ async function recordSentRows(
     const identity = identityOf(row);
     if (record.has(identity)) continue;
     const forgotten = record.forgottenAt(identity);
-    if (forgotten === undefined || forgotten < entry.at) missing.push(sentEntry(row, new Date(entry.at)));
+    if (forgotten === undefined || forgotten < entry.at)
+      missing.push(sentEntry(row.body, new Date(entry.at)));
   }
   await record.add(missing);
 }

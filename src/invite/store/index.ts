@@ -49,7 +49,7 @@ export { type RowPlan, standing, waitEnd } from './decide.js';
 export { FileRun, peekRun, type ResendFlags, type RunOf, type RunView } from './file-run.js';
 export { bodyHash, contentHash, Journal, type JournalEntry, type LastEntry } from './journal.js';
 export { canonicalBaseUrl, type Destination, journalPath, sentRecordPath } from './layout.js';
-export { claimHoldMs, type RowGuard } from './row-guard.js';
+export { claimHoldMs, type RowGuard, sentEntry } from './row-guard.js';
 export {
   type ForgetOutcome,
   type InvitationParts,

@@ -2,6 +2,7 @@
 // just before its request leaves and settled after, so a run of another file never sends it meanwhile, and
 // a row this run leaves in doubt stays in doubt for every other run too, until this file's run settles it.
 import { hostname } from 'node:os';
+import type { InvitationBody } from '../../api/enrollment.js';
 import { MAX_RETRIES, MAX_RETRY_AFTER_MS } from '../../api/retry.js';
 import { invitationKey } from '../invitation.js';
 import type { PlannedRow } from '../invite-file.js';
@@ -71,7 +72,7 @@ export function recordGuard(record: SentRecord, options: GuardOptions): RowGuard
           identityOf(row),
           options.run,
           state === 'in-doubt' ? 'in-doubt' : 'done',
-          state === 'sent' ? sentEntry(row, options.now()) : undefined,
+          state === 'sent' ? sentEntry(row.body, options.now()) : undefined,
         );
       } catch (error) {
         if (warned) return;
@@ -87,12 +88,12 @@ export function recordGuard(record: SentRecord, options: GuardOptions): RowGuard
   };
 }
 
-/** A row confirmed sent, as roster's record of sent invitations keeps it. */
-export function sentEntry(row: PlannedRow, at: Date): SentEntry {
+/** An invitation confirmed sent, as roster's record of sent invitations keeps it. */
+export function sentEntry(body: InvitationBody, at: Date): SentEntry {
   return {
-    email: row.body.email,
-    schoolId: row.body.schoolId,
-    ...(row.body.schoolYearId !== undefined && { schoolYearId: row.body.schoolYearId }),
+    email: body.email,
+    schoolId: body.schoolId,
+    ...(body.schoolYearId !== undefined && { schoolYearId: body.schoolYearId }),
     sentAt: at.toISOString(),
   };
 }
