@@ -10,7 +10,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { demoEnv, numberFlag, requireBuild, row, startDistrictSandbox, timedRoster } from './lib.js';
+import { demoEnv, median, numberFlag, requireBuild, row, startDistrictSandbox, timedRoster } from './lib.js';
 
 const STUDENTS = numberFlag('--students', 50_000);
 const SCHOOLS = numberFlag('--schools', 25);
@@ -47,7 +47,6 @@ try {
       peaks[label].push(peakMb);
     }
   }
-  const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
   const base = median(times.export);
   const range = (list) =>
     `(range ${(Math.min(...list) / base).toFixed(2)}–${(Math.max(...list) / base).toFixed(2)}×)`;

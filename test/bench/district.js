@@ -34,6 +34,7 @@ import {
   followedRun,
   inviteCsv,
   journalFollower,
+  median,
   numberFlag,
   ROSTER,
   requireBuild,
@@ -96,7 +97,6 @@ function measured(env, args, keep = false) {
   });
 }
 
-const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
 const spread = (list, scale = (v) => v) =>
   `${scale(Math.min(...list)).toFixed(1)}–${scale(Math.max(...list)).toFixed(1)}`;
 

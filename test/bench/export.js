@@ -15,6 +15,7 @@ import {
   curlStudentPages,
   demoEnv,
   followPeakRss,
+  median,
   numberFlag,
   PEAK_RSS_PRELOAD,
   ROSTER,
@@ -112,7 +113,6 @@ async function parallelAgainstCurl() {
       times.sequential.push((await runExport(env, ['--concurrency', '1'])).ms);
       times.parallel.push((await runExport(env)).ms);
     }
-    const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
     const curl = median(times.curl);
     const range = (list) =>
       `(range ${(Math.min(...list) / curl).toFixed(2)}–${(Math.max(...list) / curl).toFixed(2)}×)`;

@@ -127,6 +127,9 @@ export function demoEnv(baseUrl) {
   });
 }
 
+/** The middle value of a list of numbers (the upper one of an even list). */
+export const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
+
 /** Median wall time in ms of `runs` runs of a command (after one warm-up run). */
 export function medianMs(command, args, env, runs) {
   const times = [];
@@ -139,8 +142,7 @@ export function medianMs(command, args, env, runs) {
     }
     if (i > 0) times.push(ms);
   }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)];
+  return median(times);
 }
 
 /**

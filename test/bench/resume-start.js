@@ -16,6 +16,7 @@ import {
   followedRun,
   inviteCsv,
   journalFollower,
+  median,
   numberFlag,
   requireBuild,
   sendArgs,
@@ -74,8 +75,7 @@ try {
       `re-run ${i + 1}: first request after ${r.firstMs?.toFixed(0)} ms, peak RSS by then ${r.peakMb.toFixed(1)} MB`,
     );
   }
-  times.sort((a, b) => a - b);
-  console.log(`median time to first request: ${times[Math.floor(times.length / 2)].toFixed(0)} ms`);
+  console.log(`median time to first request: ${median(times).toFixed(0)} ms`);
   if (FULL) {
     restore();
     const r = await run(env, file, { from: journalSize() });
