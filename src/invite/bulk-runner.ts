@@ -38,8 +38,8 @@ export interface RunnerOptions {
 }
 
 export interface RunOutcome {
-  /** By row key (invitationKey). */
-  results: Map<string, RowResult>;
+  /** By the row's place in `rows`. */
+  results: RowResults;
   /** The error that made the run stop taking rows, when one did. */
   stoppedBy?: RosterError;
 }
@@ -47,9 +47,42 @@ export interface RunOutcome {
 /** The result of every row sent whose message is not kept: one object for them all. */
 const SENT: RowResult & { state: 'sent' } = Object.freeze({ state: 'sent' });
 
+/**
+ * Each row's result by its place in the run's rows: a byte a row, and an object only for a row with more
+ * to tell than "sent" (a failure's reason, a kept message). A district's run held a key and a map entry
+ * per row (about 80 bytes).
+ */
+export class RowResults {
+  private readonly sent: Uint8Array;
+  private readonly told = new Map<number, RowResult>();
+  /** Rows given a result. */
+  size = 0;
+
+  constructor(rows: number) {
+    this.sent = new Uint8Array(rows);
+  }
+
+  set(index: number, result: RowResult): void {
+    if (this.get(index) === undefined) this.size++;
+    if (result === SENT) this.sent[index] = 1;
+    else this.told.set(index, result);
+  }
+
+  get(index: number): RowResult | undefined {
+    return this.sent[index] === 1 ? SENT : this.told.get(index);
+  }
+
+  *values(): Generator<RowResult> {
+    for (let i = 0; i < this.sent.length; i++) {
+      const result = this.get(i);
+      if (result) yield result;
+    }
+  }
+}
+
 export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
   const { rows, journal, signal } = options;
-  const results = new Map<string, RowResult>();
+  const results = new RowResults(rows.length);
   const counts: RunCounts = { sent: 0, failed: 0, inDoubt: 0, remaining: rows.length };
   let stoppedBy: RosterError | undefined;
   let next = 0;
@@ -114,8 +147,8 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
     }
   }
 
-  function count(key: string, result: RowResult): void {
-    results.set(key, result);
+  function count(index: number, result: RowResult): void {
+    results.set(index, result);
     if (result.state === 'sent') counts.sent++;
     else if (result.state === 'failed') counts.failed++;
     else if (result.state === 'in-doubt') counts.inDoubt++;
@@ -154,7 +187,8 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
 
   async function worker(): Promise<void> {
     while (!signal.aborted && stoppedBy === undefined && !journalFailure && next < rows.length) {
-      const row = rows[next++]!;
+      const index = next++;
+      const row = rows[index]!;
       const key = invitationKey(row.body.email, row.body.schoolId);
       counts.remaining--;
       const claimed = await claim(row);
@@ -164,13 +198,13 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
         break;
       }
       if (claimed !== 'go') {
-        count(key, claimed);
+        count(index, claimed);
         continue;
       }
       const hash = bodyHash(row.body);
       await markInFlight(row, key, hash);
       const result = await request(row);
-      count(key, result);
+      count(index, result);
       note(row, key, hash, result);
     }
   }

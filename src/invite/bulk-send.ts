@@ -15,7 +15,7 @@ import { printNdjsonLine } from '../output/render.js';
 import { consent } from '../prompter.js';
 import type { Session } from '../session.js';
 import type { Settings } from '../settings.js';
-import { type RunOutcome, sendRows } from './bulk-runner.js';
+import { RowResults, type RunOutcome, sendRows } from './bulk-runner.js';
 import { checkFile, type FileSendOptions, readInput } from './file-check.js';
 import { type InfoColumn, inviteCsv, type PlannedRow } from './invite-file.js';
 import {
@@ -53,15 +53,13 @@ export async function sendFileAndShow(options: FileSendOptions, ctx: Context): P
 async function sendInviteFile(options: FileSendOptions, ctx: Context): Promise<FileSendOutcome | undefined> {
   await keepHeapSmall((line) => ctx.log.debug(line));
   const file = resolve(options.given);
-  const content = await readInput(file, options.given);
-  const session = await ctx.session();
+  const { session, rows, info, sha256 } = await readChecked(ctx, file, options);
   const { settings } = session;
-  const { rows, info } = await checkFile(ctx, session, content, file, options);
   // The same file sent to another district, or as another client, is another run with its own journal.
   const run: RunOf = {
     stateDir: ctx.paths.stateDir,
     file,
-    content,
+    sha256,
     destination: { baseUrl: session.baseUrl, clientId: settings.clientId ?? '' },
   };
   const flags: ResendFlags = { resendSent: options.resendSent, resendInDoubt: options.resendInDoubt };
@@ -72,7 +70,7 @@ async function sendInviteFile(options: FileSendOptions, ctx: Context): Promise<F
 
   const store = await FileRun.open(run, rows, flags, new Date(ctx.now()));
   try {
-    const contentChanged = noteChanged(ctx, store.view, content, options.given);
+    const contentChanged = noteChanged(ctx, store.view, sha256, options.given);
     await confirmSend(ctx, session, store.view.plan, options);
     await store.journalPlan(new Date(ctx.now()));
     const sent = await sendPlan(ctx, session, settings, store, options);
@@ -81,6 +79,17 @@ async function sendInviteFile(options: FileSendOptions, ctx: Context): Promise<F
   } finally {
     await store.close();
   }
+}
+
+/**
+ * The file read, then the session, then every row checked; the file's text is let go once hashed (a
+ * district's file is megabytes the run would hold for nothing).
+ */
+async function readChecked(ctx: Context, file: string, options: FileSendOptions) {
+  const content = await readInput(file, options.given);
+  const session = await ctx.session();
+  const { rows, info } = await checkFile(ctx, session, content, file, options);
+  return { session, rows, info, sha256: contentHash(content) };
 }
 
 /**
@@ -105,7 +114,7 @@ async function sendPlan(
   options: FileSendOptions,
 ): Promise<{ outcome: RunOutcome; interrupted: boolean }> {
   const { plan, path } = store.view;
-  if (plan.toSend.length === 0) return { outcome: { results: new Map() }, interrupted: false };
+  if (plan.toSend.length === 0) return { outcome: { results: new RowResults(0) }, interrupted: false };
   const n = plan.toSend.length;
   ctx.log.info(
     `Sending ${n} invitation${n === 1 ? '' : 's'} from ${options.given}` +
@@ -150,13 +159,18 @@ async function reportOf(
   contentChanged: boolean,
   options: FileSendOptions,
 ): Promise<BulkReport> {
+  // The rows sent are the file's in its order, less some: a row's result is at the next one's place.
+  const { toSend } = view.plan;
+  let place = 0;
+  const thisRun = (row: PlannedRow) =>
+    toSend[place] === row ? sent.outcome.results.get(place++) : undefined;
   const {
     counts,
     rows: reportRows,
     failed,
   } = tallyRows(
     rows,
-    (row) => finalRow(row, view.before, sent.outcome.results, view.plan.elsewhere),
+    (row) => finalRow(row, view.before, thisRun(row), view.plan.elsewhere),
     // --json lists every row (its report is the size of the file by nature); the summary names a few.
     options.json ? () => true : namedInSummary,
   );
@@ -186,11 +200,11 @@ function unlistedOf(rows: readonly PlannedRow[]): UnlistedSends {
 function noteChanged(
   ctx: Context,
   view: { header?: { sha256: string; createdAt: string } },
-  content: string,
+  sha256: string,
   fileName: string,
 ): boolean {
   const { header } = view;
-  if (header === undefined || header.sha256 === contentHash(content)) return false;
+  if (header === undefined || header.sha256 === sha256) return false;
   ctx.log.info(
     `${fileName} changed since the first run (${header.createdAt}); rows are matched by e-mail and school, so rows already sent stay skipped.`,
   );
@@ -250,7 +264,7 @@ async function dryRun(
 ): Promise<void> {
   const view = await peekRun(run, rows, flags);
   const { plan: work, path } = view;
-  noteChanged(ctx, view, run.content, options.given);
+  noteChanged(ctx, view, run.sha256, options.given);
   const url = session.api.url(INVITATIONS_PATH);
   for (const row of work.toSend)
     await printNdjsonLine(ctx, {

@@ -68,14 +68,14 @@ type RowBase = Pick<ReportRow, 'line' | 'email' | 'schoolId' | 'unlistedSchool' 
 type InfoName = 'guardianNames' | 'studentIds' | 'schoolName' | 'studentNames';
 
 /**
- * Where one row stands after the run: this run's result (`results`, or `elsewhere`: sent by another run,
- * so not sent by this one), else the journal's state before the run (`before`); all by row key
+ * Where one row stands after the run: this run's result for it (`result`, or `elsewhere`: sent by another
+ * run, so not sent by this one), else the journal's state before the run (`before`); both maps by row key
  * (invitationKey). The report keeps the line of the current file.
  */
 export function finalRow(
   { line, body, info, unlistedSchool }: PlannedRow,
   before: ReadonlyMap<string, LastEntry>,
-  results: ReadonlyMap<string, RowResult>,
+  thisRun: RowResult | undefined,
   elsewhere: ReadonlyMap<string, string>,
 ): ReportRow {
   const base: RowBase = {
@@ -87,8 +87,7 @@ export function finalRow(
   };
   const key = invitationKey(body.email, body.schoolId);
   const sentAt = elsewhere.get(key);
-  const result: RowResult | undefined =
-    sentAt !== undefined ? { state: 'elsewhere', sentAt } : results.get(key);
+  const result: RowResult | undefined = sentAt !== undefined ? { state: 'elsewhere', sentAt } : thisRun;
   if (result?.state === 'sent')
     return { ...base, result: 'sent', ...(result.message !== undefined && { message: result.message }) };
   if (result?.state === 'elsewhere') return { ...base, result: 'skipped', sentElsewhere: result.sentAt };

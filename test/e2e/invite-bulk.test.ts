@@ -175,4 +175,37 @@ describe('invite send --file, end to end', () => {
     expect(report.counts).toMatchObject({ inDoubt: 4, sent: 36 });
     expect(Math.max(...deliveredTo(emails))).toBe(1);
   }, 60_000);
+
+  it("a re-run's report gives each row its own fate where sent, skipped and failed rows interleave", async () => {
+    const { file, emails } = csv('fates', 6);
+    const refuse = (email: string) =>
+      sandbox.injectFault({
+        match: (req) => req.method === 'POST' && req.body.includes(`"${email}"`),
+        status: 400,
+        body: { message: `Refused ${email}` },
+      });
+    const send = () =>
+      runCli(['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1', '--json'], home, {
+        env: env(),
+        timeoutMs: 60_000,
+      });
+    for (const i of [1, 4, 5]) refuse(emails[i]!);
+    expect((await send()).code).toBe(5);
+    // The re-run sends rows 2 and 5 of the six among three skipped; row 6 fails again.
+    refuse(emails[5]!);
+    const again = await send();
+    expect(again.code).toBe(5);
+    const report = JSON.parse(again.stdout);
+    expect(report.rows.map((r: { email: string; result: string }) => [r.email, r.result])).toEqual([
+      [emails[0], 'skipped'],
+      [emails[1], 'sent'],
+      [emails[2], 'skipped'],
+      [emails[3], 'skipped'],
+      [emails[4], 'sent'],
+      [emails[5], 'failed'],
+    ]);
+    expect(report.rows[5].reason).toContain(`Refused ${emails[5]}`);
+    expect(report.counts).toMatchObject({ total: 6, sent: 2, skipped: 3, failed: 1 });
+    expect(deliveredTo(emails)).toEqual([1, 1, 1, 1, 1, 0]);
+  }, 60_000);
 });

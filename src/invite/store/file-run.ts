@@ -5,7 +5,7 @@ import { dirname } from 'node:path';
 import { privateFolder } from '../../files.js';
 import type { PlannedRow } from '../invite-file.js';
 import { keyOf, planRows, type RowPlan, type SentElsewhere } from './decide.js';
-import { contentHash, Journal, type JournalHeader, type LastEntry, locateJournal } from './journal.js';
+import { Journal, type JournalHeader, type LastEntry, locateJournal } from './journal.js';
 import type { Destination } from './layout.js';
 import { type GuardOptions, identityOf, type RowGuard, recordGuard, sentEntry } from './row-guard.js';
 import { type SentEntry, SentRecord } from './sent-record.js';
@@ -14,7 +14,8 @@ import { type SentEntry, SentRecord } from './sent-record.js';
 export interface RunOf {
   stateDir: string;
   file: string;
-  content: string;
+  /** The SHA-256 of the file's text now (contentHash). */
+  sha256: string;
   destination: Destination;
 }
 
@@ -81,7 +82,7 @@ export class FileRun {
         version: 1,
         file: where.file,
         destination: run.destination,
-        sha256: contentHash(run.content),
+        sha256: run.sha256,
       },
       now,
     );
