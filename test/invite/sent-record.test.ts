@@ -408,6 +408,25 @@ describe('SentRecord: claims on invitations being sent', () => {
     await record.close();
   });
 
+  it("a run's own settled entries go to the file, not to its memory; what other runs append between its batches is read", async () => {
+    const state = tempDir();
+    const record = await SentRecord.open(state, destination);
+    const mine = invitationIdentity('mine@x.org', 'sch-1');
+    const theirs = invitationIdentity('theirs@x.org', 'sch-1');
+    await record.claim(mine, A, ask());
+    const other = await reopened(state);
+    await other.add([entry('theirs@x.org', 3)]);
+    await record.settle(mine, A, 'done', entry('mine@x.org', 2));
+    // Written after theirs, in one batch with nothing else in memory for it.
+    expect(record.has(mine)).toBe(false);
+    expect(record.sentAt(theirs)).toBe(at(3));
+    expect(await record.claim(theirs, A, ask())).toEqual({ kind: 'sent', sentAt: at(3) });
+    // Every other process reads both.
+    const later = await reopened(state);
+    expect([later.sentAt(mine), later.sentAt(theirs)]).toEqual([at(2), at(3)]);
+    await Promise.all([record.close(), other.close(), later.close()]);
+  });
+
   it('settled as sent: the record has it first, and every other run is told when', async () => {
     const state = tempDir();
     const record = await SentRecord.open(state, destination);

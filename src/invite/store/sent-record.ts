@@ -288,7 +288,9 @@ export class SentRecord {
 
   /**
    * Settles `run`'s claim after the request: 'done' (with `sent`, the invitation confirmed sent, recorded
-   * first) or 'in-doubt' (it may have been sent: no other run sends it without being told to).
+   * first) or 'in-doubt' (it may have been sent: no other run sends it without being told to). The sent
+   * entry goes to the file only, not to has(): a run never asks again about an invitation it sent (a file's
+   * rows are each sent once), and a district's run would hold an identity per row.
    */
   settle(
     identity: string,
@@ -296,7 +298,6 @@ export class SentRecord {
     state: Exclude<ClaimState, 'sending'>,
     sent?: SentEntry,
   ): Promise<void> {
-    if (sent) this.note(sent);
     return this.enqueue({
       kind: 'write',
       sent: sent ? [sent] : [],
@@ -356,8 +357,10 @@ export class SentRecord {
     const token = await waitForLock(lockPath);
     try {
       this.checkIdentity();
+      // What other runs appended, read before this batch's entries, which are not read back (see settle).
+      this.load();
       const text = batch.flatMap((b) => (b.kind === 'write' ? b.sent.map(entryLine) : [])).join('');
-      if (text !== '') await this.append(text);
+      if (text !== '') this.passOver(await this.append(text));
       if (!batch.some((b) => b.kind === 'claim' || b.claims.length > 0)) return [];
       this.load();
       const outcomes: Answer[] = [];
@@ -447,8 +450,18 @@ export class SentRecord {
     }
   }
 
-  /** Appends under the lock: the header first if the file is new, a torn last line cut off first. */
-  private async append(text: string): Promise<void> {
+  /** Moves the read offset past what this process just appended, when nothing else is left before it. */
+  private passOver(written: Appended): void {
+    if (this.offset !== written.from) return;
+    this.offset = written.to;
+    this.lines += written.lines;
+  }
+
+  /**
+   * Appends under the lock: the header first if the file is new, a torn last line cut off first. Says where
+   * the lines written start and end.
+   */
+  private async append(text: string): Promise<Appended> {
     // Synchronous but for the fsync, like the claims (the handle is opened O_APPEND).
     const { fd } = this.handle as FileHandle;
     try {
@@ -462,8 +475,10 @@ export class SentRecord {
         createdAt: new Date().toISOString(),
       };
       const head = whole === 0 ? `${JSON.stringify(header)}\n` : '';
-      writeFileSync(fd, head + text);
+      const lines = head + text;
+      writeFileSync(fd, lines);
       await syncFd(fd);
+      return { from: whole, to: whole + Buffer.byteLength(lines), lines: countLines(lines) };
     } catch (error) {
       throw fileError(error, this.path, 'write');
     }
@@ -492,6 +507,19 @@ export class SentRecord {
 function keptTime(at: string): number | string {
   const ms = Date.parse(at);
   return !Number.isNaN(ms) && new Date(ms).toISOString() === at ? ms : at;
+}
+
+/** Lines appended: from and to which byte of the file, and how many. */
+interface Appended {
+  from: number;
+  to: number;
+  lines: number;
+}
+
+function countLines(text: string): number {
+  let count = 0;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) count++;
+  return count;
 }
 
 /** What a batch is asked: to write entries and settled claims, or whether a claim may be taken. */
