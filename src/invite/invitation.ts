@@ -131,11 +131,31 @@ export function validateInvitation(draft: InvitationDraft): Validation {
   }
 
   if (problems.length > 0 || email === undefined) return { ok: false, problems };
-  const body: InvitationBody = {
+  return { ok: true, body: bodyOf(email, scopes, count, ids) };
+}
+
+/**
+ * The body in the spec's order. Most rows have none of the optional ids: a literal of the fields alone is
+ * 64 bytes where the same object built with spreads is 88, and a district's send holds a body per row.
+ */
+function bodyOf(
+  email: string,
+  scopes: string[],
+  studentCount: number,
+  ids: Partial<Record<FieldName, string>>,
+): InvitationBody {
+  if (
+    ids.interestFormSubmissionId === undefined &&
+    ids.learningCenterId === undefined &&
+    ids.schoolYearId === undefined
+  ) {
+    return { email, schoolId: ids.schoolId!, scopes, studentCount, sentByUserId: ids.sentByUserId! };
+  }
+  return {
     email,
     schoolId: ids.schoolId!,
     scopes,
-    studentCount: count,
+    studentCount,
     ...(ids.interestFormSubmissionId !== undefined && {
       interestFormSubmissionId: ids.interestFormSubmissionId,
     }),
@@ -143,5 +163,4 @@ export function validateInvitation(draft: InvitationDraft): Validation {
     ...(ids.schoolYearId !== undefined && { schoolYearId: ids.schoolYearId }),
     sentByUserId: ids.sentByUserId!,
   };
-  return { ok: true, body };
 }
