@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseCsv } from '../../src/invite/csv.js';
-import { inviteCsv, readInviteFile } from '../../src/invite/invite-file.js';
+import { invitationKey } from '../../src/invite/invitation.js';
+import { inviteCsv, keyHash, readInviteFile } from '../../src/invite/invite-file.js';
 
 const fill = { scopes: 'fillEnrollment', studentCount: '1' };
 
@@ -56,6 +57,29 @@ describe('readInviteFile', () => {
       'duplicate of line 2 (same email GOOD@x.org and schoolId s1)',
     );
     expect(result.problems.find((p) => p.line === 9)?.reason).toBe('2 fields, but the header has 4');
+  });
+
+  it('rows whose keys share a hash are told apart: only the same e-mail and school is a duplicate', async () => {
+    // Two addresses whose keys collide (a 30-bit hash: one pair in tens of thousands is expected).
+    const seen = new Map<number, string>();
+    let pair: [string, string] | undefined;
+    for (let i = 0; !pair; i++) {
+      const email = `p${i}@x.org`;
+      const hash = keyHash(invitationKey(email, 's1'));
+      const other = seen.get(hash);
+      if (other) pair = [other, email];
+      else seen.set(hash, email);
+    }
+    const [a, b] = pair;
+    const text = `email,schoolId,studentCount,sentByUserId\n${a},s1,1,u1\n${b},s1,1,u1\n${b},s1,2,u1\n`;
+    const result = await readInviteFile(text, fill);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.problems).toEqual([
+      { line: 4, reason: `duplicate of line 3 (same email ${b} and schoolId s1)` },
+    ]);
+    const apart = await readInviteFile(text.split('\n').slice(0, 3).join('\n'), fill);
+    expect(apart.ok && apart.rows.map((r) => r.body.email)).toEqual([a, b]);
   });
 
   it('a missing required column is said once, and the rows are still checked', async () => {
