@@ -6,7 +6,7 @@
 // it. Everything left out is listed with its reason.
 import { emailProblem } from '../invite/invitation.js';
 import { inGrades } from './grades.js';
-import { holds, orgsAs, type Person } from './people.js';
+import { holds, type Person } from './people.js';
 
 export interface PlanScope {
   /** The schools of the campaign: sourcedId → name. */
@@ -110,6 +110,8 @@ interface Student extends Named {
   /** In a grade asked for (else kept only for --count school). */
   inScope: boolean;
   agents: string[];
+  /** The student as invitations list it, made once: a district's 50,000 children are in 80,000 of them. */
+  named: Named | undefined;
 }
 
 interface Agent extends Named {
@@ -125,10 +127,12 @@ interface Agent extends Named {
   students: string[];
 }
 
-/** A user read before every student is known: an agent to be, with the ids its own record links. */
-interface Candidate extends Omit<Agent, 'students'> {
-  agents: string[];
-}
+/**
+ * A user read before every student is known: an agent to be, its `students` still the ids its own record
+ * links (its agents). Once linked it is the agent itself, `students` the students linked: one object per
+ * user rather than two, of a district's 130,000.
+ */
+type Candidate = Agent;
 
 /** The identity of an invitation (as roster's record of sent invitations keys it). */
 export type Identity = (email: string, schoolId: string, schoolYearId?: string) => string;
@@ -161,13 +165,14 @@ export class CampaignPlanner {
   /** A student of the school(s) read: kept when active and enrolled now at one of the campaign's schools. */
   addStudent(person: Person): void {
     if (!person.active) return;
-    const schools = orgsAs(person, 'student').filter((org) => this.scope.schools.has(org));
-    if (schools.length === 0) return;
+    const schools = this.campaignSchools(person);
+    if (schools === undefined) return;
     const inScope = inGrades(person.grades, this.scope.grades);
     if (!inScope && this.scope.count !== 'school') return;
     const known = this.students.get(person.sourcedId);
-    // Lists kept are copied to their exact size (newOf's grew by push): a district keeps 50,000 students.
-    const agents = newOf(known?.agents ?? [], person.agents).slice();
+    // Lists kept are of their exact size (newOf's grew by push, personOf's are): a district keeps 50,000
+    // students.
+    const agents = known ? newOf(known.agents, person.agents).slice() : distinct(person.agents);
     if (known) {
       known.schools = known.schools.concat(newOf(known.schools, schools));
       known.agents = known.agents.concat(agents);
@@ -175,15 +180,30 @@ export class CampaignPlanner {
       this.students.set(person.sourcedId, {
         sourcedId: person.sourcedId,
         name: person.name,
-        schools: newOf([], schools).slice(),
+        schools: distinct(schools),
         inScope,
         agents,
+        named: undefined,
       });
     for (const agent of agents) {
       const students = this.named.get(agent);
       if (students) students.push(person.sourcedId);
       else this.named.set(agent, [person.sourcedId]);
     }
+  }
+
+  /**
+   * The campaign's schools where the person is a student now (as orgsAs, without its lists: every user of a
+   * district passes here), or undefined.
+   */
+  private campaignSchools(person: Person): string[] | undefined {
+    let schools: string[] | undefined;
+    for (const { role, org } of person.roles) {
+      if (role !== 'student' || !org || !this.scope.schools.has(org)) continue;
+      if (schools) schools.push(org);
+      else schools = [org];
+    }
+    return schools;
   }
 
   /** A user of the district: kept (compactly) only when linked to a student kept, on either side. */
@@ -206,7 +226,10 @@ export class CampaignPlanner {
     for (let c = this.candidates.pop(); c !== undefined; c = this.candidates.pop()) this.link(c);
   }
 
-  /** What of a user `link` needs: its agents, and what it would be kept as (its lists at their exact size). */
+  /**
+   * What of a user `link` needs: its agents, and what it would be kept as. personOf's lists are of their
+   * exact size, and nothing changes them: its agents are kept as they are.
+   */
   private candidateOf(person: Person): Candidate {
     const guardian = holds(person, this.scope.roles);
     return {
@@ -217,27 +240,34 @@ export class CampaignPlanner {
       guardian,
       ended: !guardian && person.endedRoles.some((r) => this.scope.roles.has(r)),
       role: person.roles[0]?.role ?? '',
-      agents: person.agents.slice(),
+      students: person.agents,
     };
   }
 
+  /** Keeps the candidate as an agent when a student kept names it, or it names one. */
   private link(candidate: Candidate): void {
-    const named = this.named.get(candidate.sourcedId) ?? [];
-    const linked = named.concat(
-      newOf(
-        named,
-        candidate.agents.filter((id) => this.students.has(id)),
-      ),
-    );
+    const named = this.named.get(candidate.sourcedId) ?? NONE;
+    const own = candidate.students;
+    // Most name their students on both sides: then the list is the one of the students' side. (Short
+    // lists only: includes() on long ones would be quadratic, newOf is not.)
+    const bothSides =
+      named.length + own.length <= SHORT && own.every((id) => named.includes(id) || !this.students.has(id));
+    const linked = bothSides
+      ? named.slice()
+      : named.concat(
+          newOf(
+            named,
+            own.filter((id) => this.students.has(id)),
+          ),
+        );
     if (linked.length === 0) return;
     const known = this.agents.get(candidate.sourcedId);
     if (known) {
       known.students = known.students.concat(newOf(known.students, linked));
       return;
     }
-    // A literal: a spread object takes twice the bytes, and a district keeps 80,000 agents.
-    const { sourcedId, name, email, active, guardian, ended, role } = candidate;
-    this.agents.set(sourcedId, { sourcedId, name, email, active, guardian, ended, role, students: linked });
+    candidate.students = linked;
+    this.agents.set(candidate.sourcedId, candidate);
   }
 
   /**
@@ -270,6 +300,9 @@ export class CampaignPlanner {
    */
   private groupByIdentity(identity: Identity): { groups: Group[]; refused: Skipped[] } {
     const { schoolYearId } = this.scope;
+    // Every student kept is in scope, but with --count school and --grade (addStudent): a group's children
+    // in scope are then its children at the school, one list.
+    const allInScope = this.scope.count !== 'school' || this.scope.grades === undefined;
     const groups = new Map<string, Group>();
     const refused = new Map<string, Skipped>();
     const agents = [...this.agents.values()].sort((a, b) => compare(a.sourcedId, b.sourcedId));
@@ -277,7 +310,7 @@ export class CampaignPlanner {
       if (!agent.active || !agent.guardian || agent.email === '') continue;
       const problem = emailProblem(agent.email);
       for (const [schoolId, children] of this.childrenBySchool(agent)) {
-        const inScope = children.filter((id) => this.students.get(id)?.inScope);
+        const inScope = allInScope ? children : children.filter((id) => this.students.get(id)?.inScope);
         if (inScope.length === 0) continue;
         const key = identity(agent.email, schoolId, schoolYearId);
         if (problem !== undefined) {
@@ -288,30 +321,54 @@ export class CampaignPlanner {
         const group = groups.get(key);
         if (!group) {
           // A literal (a spread object costs twice the bytes) with lists of their exact size (one grown by
-          // push keeps room for 16 more): ~380 bytes a group rather than ~740, of a district's 80,000.
-          // (An agent's children are distinct: agent.students is.)
+          // push keeps room for 16 more), of a district's 80,000. (An agent's children are distinct:
+          // agent.students is.)
+          const atSchool = children.slice();
           groups.set(key, {
             key,
             email: agent.email,
             schoolId,
             guardians: [agent],
-            inScope: inScope.slice(),
-            atSchool: children.slice(),
+            inScope: allInScope ? atSchool : inScope.slice(),
+            atSchool,
           });
           continue;
         }
         group.guardians.push(agent);
         // One e-mail on many guardians (a planted address, a shared office one): sets beside the lists from
         // then on, so each guardian adds its children in their number, not the group's.
-        if (group.guardians.length === MANY_GUARDIANS)
-          group.seen = { inScope: new Set(group.inScope), atSchool: new Set(group.atSchool) };
-        addNew(group.inScope, inScope, group.seen?.inScope);
+        if (group.guardians.length === MANY_GUARDIANS) {
+          const atSchool = new Set(group.atSchool);
+          group.seen = {
+            atSchool,
+            inScope: group.inScope === group.atSchool ? atSchool : new Set(group.inScope),
+          };
+        }
         addNew(group.atSchool, children, group.seen?.atSchool);
+        if (group.inScope !== group.atSchool) addNew(group.inScope, inScope, group.seen?.inScope);
       }
     }
-    const order = bySchoolThenKey(this.scope.schools);
-    const lastFirst = [...groups.values()].sort((a, b) => order(b, a));
-    return { groups: lastFirst, refused: [...refused.values()] };
+    return { groups: this.lastFirst(groups.values()), refused: [...refused.values()] };
+  }
+
+  /**
+   * The groups in the plan's order (by the campaign's schools, then by key) reversed, the last first: sorted
+   * school by school, a comparison of keys alone.
+   */
+  private lastFirst(groups: Iterable<Group>): Group[] {
+    const bySchool = new Map<string, Group[]>([...this.scope.schools.keys()].map((id) => [id, []]));
+    for (const group of groups) {
+      const list = bySchool.get(group.schoolId);
+      if (!list) throw new Error(`planner: ${group.schoolId} is not a school of the campaign`);
+      list.push(group);
+    }
+    const lastFirst: Group[] = [];
+    for (const list of [...bySchool.values()].reverse()) {
+      // The keys sorted as strings (sort's own order, that of compare), with no comparator to call.
+      const byKey = new Map(list.map((group) => [group.key, group]));
+      for (const key of [...byKey.keys()].sort().reverse()) lastFirst.push(byKey.get(key) as Group);
+    }
+    return lastFirst;
   }
 
   /**
@@ -349,7 +406,7 @@ export class CampaignPlanner {
       // Sorted in place: the group is dropped once it is an invitation.
       const counted = (scope.count === 'school' ? group.atSchool : group.inScope).sort(compare);
       const guardians = group.guardians.map(named);
-      const students = counted.map((id) => named(this.student(id)));
+      const students = counted.map((id) => this.namedStudent(id));
       // Literals, not spreads of optional parts: a spread object takes twice the bytes, and a district's plan
       // holds 80,000 of these. (The keys in the order --json prints them.)
       const invitation: PlannedInvitation =
@@ -382,15 +439,20 @@ export class CampaignPlanner {
     tally: SchoolTally,
   ): Uncovered[] {
     const { schoolYearId } = this.scope;
-    const uncovered: Uncovered[] = [];
-    const byStudent = this.guardianSideLinks();
+    const left: Student[] = [];
+    for (const student of this.students.values()) {
+      if (!student.inScope) continue;
+      for (const schoolId of student.schools) tally.of(schoolId).inScope++;
+      if (!covered.has(student.sourcedId)) left.push(student);
+    }
+    // Only the students left out are sorted, and looked up on the guardians' side: a few of the district's.
+    left.sort((a, b) => compare(a.sourcedId, b.sourcedId));
+    const byStudent = this.guardianSideLinks(new Set(left.map((s) => s.sourcedId)));
     const crowdedKeys = new Set(crowded.map((c) => identity(c.email, c.schoolId, schoolYearId)));
     const isCrowded = (agent: Agent, student: Student) =>
       student.schools.some((schoolId) => crowdedKeys.has(identity(agent.email, schoolId, schoolYearId)));
-    for (const student of [...this.students.values()].sort((a, b) => compare(a.sourcedId, b.sourcedId))) {
-      if (!student.inScope) continue;
-      for (const schoolId of student.schools) tally.of(schoolId).inScope++;
-      if (covered.has(student.sourcedId)) continue;
+    const uncovered: Uncovered[] = [];
+    for (const student of left) {
       const reason = this.reasonFor(student, byStudent, isCrowded);
       uncovered.push({ sourcedId: student.sourcedId, name: student.name, reason });
       for (const schoolId of student.schools) tally.of(schoolId).uncovered++;
@@ -405,11 +467,23 @@ export class CampaignPlanner {
     return student;
   }
 
+  /** The student as invitations list it (one object however many list it). */
+  private namedStudent(id: string): Named {
+    const student = this.student(id);
+    student.named ??= named(student);
+    return student.named;
+  }
+
   /**
    * An agent's children, by the campaign's school they attend, in the order first met: pairs rather than a
    * Map, as most agents' children are at one school and a Map per agent of 80,000 is allocation for nothing.
+   * Children all at one school (most families) are the agent's own list, not a copy.
    */
   private childrenBySchool(agent: Agent): [string, string[]][] {
+    const ids = agent.students;
+    const only = this.onlySchool(ids[0]);
+    if (only !== undefined && ids.every((id, i) => i === 0 || this.onlySchool(id) === only))
+      return [[only, ids]];
     const bySchool: [string, string[]][] = [];
     for (const id of agent.students)
       for (const school of this.students.get(id)?.schools ?? []) {
@@ -420,11 +494,18 @@ export class CampaignPlanner {
     return bySchool;
   }
 
-  /** Student id → agents whose records name it. */
-  private guardianSideLinks(): Map<string, string[]> {
+  /** The one school of the campaign a student attends, if one. */
+  private onlySchool(id: string | undefined): string | undefined {
+    const schools = id === undefined ? undefined : this.students.get(id)?.schools;
+    return schools?.length === 1 ? schools[0] : undefined;
+  }
+
+  /** Student id → agents whose records name it, for the students `ids`. */
+  private guardianSideLinks(ids: ReadonlySet<string>): Map<string, string[]> {
     const links = new Map<string, string[]>();
     for (const agent of this.agents.values())
       for (const id of agent.students) {
+        if (!ids.has(id)) continue;
         const agents = links.get(id);
         if (agents) agents.push(agent.sourcedId);
         else links.set(id, [agent.sourcedId]);
@@ -467,6 +548,7 @@ interface Group {
 const MANY_GUARDIANS = 8;
 
 const named = ({ sourcedId, name }: Named): Named => ({ sourcedId, name });
+const NONE: readonly string[] = [];
 /** Lists this short are searched with includes(): a Set per call would cost more than it saves. */
 const SHORT = 16;
 /** Appends to `list` the ids of `ids` it lacks (newOf), and returns those appended. */
@@ -496,16 +578,16 @@ function newOf(list: readonly string[], ids: readonly string[], seen?: Set<strin
 }
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
+/** `ids` without repeats: the list itself when it has none (most), else a copy of its exact size. */
+function distinct(ids: string[]): string[] {
+  const once = newOf([], ids);
+  return once.length === ids.length ? ids : once.slice();
+}
+
 /** The fixed reasons in their order, then the "linked <role>" ones alphabetically. */
 function byReason(a: string, b: string): number {
   const rank = (r: string) => (ORDER.includes(r) ? ORDER.indexOf(r) : ORDER.length);
   return rank(a) - rank(b) || compare(a, b);
-}
-
-function bySchoolThenKey(schools: ReadonlyMap<string, string>) {
-  const rank = new Map([...schools.keys()].map((id, i) => [id, i]));
-  return (a: Group, b: Group) =>
-    (rank.get(a.schoolId) ?? 0) - (rank.get(b.schoolId) ?? 0) || compare(a.key, b.key);
 }
 
 /** Each campaign school's summary, in the campaign's order, counted as the plan is made. */
