@@ -30,9 +30,6 @@ function texts(value: unknown, of: (entry: unknown) => string): string[] {
   const all = list(value).map(of);
   return all.includes('') ? all.filter(Boolean) : all;
 }
-/** "Given Family", either alone, or '' (as `[given, family].filter(Boolean).join(' ')`). */
-const fullName = (given: string, family: string): string =>
-  given === '' ? family : family === '' ? given : `${given} ${family}`;
 
 /**
  * The person a record describes, or undefined when it has no sourcedId. `today` (YYYY-MM-DD) decides
@@ -62,7 +59,9 @@ export function personOf(record: unknown, today: string): Person | undefined {
   }
   return {
     sourcedId,
-    name: fullName(text(record.givenName), text(record.familyName)),
+    // join, not a template: one flat string, where a template's would hold both parts (a district keeps
+    // 130,000 names).
+    name: [text(record.givenName), text(record.familyName)].filter(Boolean).join(' '),
     email: text(record.email),
     active: text(record.status).toLowerCase() !== 'tobedeleted',
     roles,

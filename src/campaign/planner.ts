@@ -193,8 +193,11 @@ export class CampaignPlanner {
       });
     for (const agent of agents) {
       const students = this.named.get(agent);
-      if (students) students.push(person.sourcedId);
-      else this.named.set(agent, [person.sourcedId]);
+      // Short lists copied one longer (exact sizes: one grown by push keeps room for 16 more, and a district
+      // names 80,000 agents); long ones grown in place, as a copy each time would be quadratic.
+      if (!students) this.named.set(agent, [person.sourcedId]);
+      else if (students.length < SHORT) this.named.set(agent, students.concat(person.sourcedId));
+      else students.push(person.sourcedId);
     }
   }
 
