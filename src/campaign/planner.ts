@@ -289,110 +289,132 @@ export class CampaignPlanner {
     // Every link a student's record names is in its agent's students by now: freed before the plan's peak.
     this.named.clear();
     const tally = new SchoolTally(this.scope.schools);
-    const { groups, refused } = this.groupByIdentity(identity);
-    for (const r of refused) tally.of(r.schoolId).refused++;
-    // The groups last first: each is dropped as it becomes an invitation, so the two are never held whole.
-    const decided = this.invitationsOf(groups, history, tally);
+    const { bySchool, refusing } = this.guardiansBySchool();
+    const refused = new Map<string, Refused>();
+    const decided: Decided = { invitations: [], skipped: [], crowded: [] };
+    // School by school, in the campaign's order: one school's groups are held at a time (a district's
+    // 80,000 at once were the plan's peak), each dropped as it becomes an invitation.
+    for (const [schoolId, agents] of bySchool) {
+      const groups = this.groupsAt(schoolId, agents, identity, refusing, refused);
+      this.invitationsOf(groups, history, tally, decided);
+    }
+    // Refused e-mails in the order the guardians' ids and their schools meet them.
+    const refusals = [...refused.values()].sort((a, b) => a.rank - b.rank || a.position - b.position);
+    for (const r of refusals) tally.of(r.skipped.schoolId).refused++;
     const uncovered = this.uncoveredStudents(decided.crowded, identity, tally);
     return {
       invitations: decided.invitations,
       uncovered,
-      skipped: [...refused, ...decided.skipped],
+      skipped: [...refusals.map((r) => r.skipped), ...decided.skipped],
       crowded: decided.crowded,
       schools: tally.summaries(),
     };
   }
 
   /**
-   * Step 1: the active guardians' children in scope, grouped by identity, in reverse order (the last group
-   * first: step 2 pops them); refused e-mails set apart.
+   * Step 1: the active guardians with an e-mail, in the order of their ids, by the campaign's school of
+   * their children (in the campaign's order); and those whose e-mail `invite send` would refuse, with why
+   * and their rank in that order.
    */
-  private groupByIdentity(identity: Identity): { groups: Group[]; refused: Skipped[] } {
+  private guardiansBySchool(): { bySchool: Map<string, Agent[]>; refusing: Map<Agent, Refusing> } {
+    const bySchool = new Map<string, Agent[]>([...this.scope.schools.keys()].map((id) => [id, []]));
+    const refusing = new Map<Agent, Refusing>();
+    const agents = [...this.agents.values()].sort((a, b) => compare(a.sourcedId, b.sourcedId));
+    for (let rank = 0; rank < agents.length; rank++) {
+      const agent = agents[rank] as Agent;
+      if (!agent.active || !agent.guardian || agent.email === '') continue;
+      const problem = emailProblem(agent.email);
+      if (problem !== undefined) refusing.set(agent, { rank, problem });
+      for (const schoolId of this.schoolsOf(agent)) {
+        const list = bySchool.get(schoolId);
+        if (!list) throw new Error(`planner: ${schoolId} is not a school of the campaign`);
+        list.push(agent);
+      }
+    }
+    return { bySchool, refusing };
+  }
+
+  /**
+   * Step 1, at one school: its guardians' children in scope, grouped by identity, in reverse order (the last
+   * group first: step 2 pops them); refused e-mails set apart, each where it is first met.
+   */
+  private groupsAt(
+    schoolId: string,
+    agents: readonly Agent[],
+    identity: Identity,
+    refusing: ReadonlyMap<Agent, Refusing>,
+    refused: Map<string, Refused>,
+  ): Group[] {
     const { schoolYearId } = this.scope;
     // Every student kept is in scope, but with --count school and --grade (addStudent): a group's children
     // in scope are then its children at the school, one list.
     const allInScope = this.scope.count !== 'school' || this.scope.grades === undefined;
     const groups = new Map<string, Group>();
-    const refused = new Map<string, Skipped>();
-    const agents = [...this.agents.values()].sort((a, b) => compare(a.sourcedId, b.sourcedId));
     for (const agent of agents) {
-      if (!agent.active || !agent.guardian || agent.email === '') continue;
-      const problem = emailProblem(agent.email);
-      for (const [schoolId, children] of this.childrenBySchool(agent)) {
-        const inScope = allInScope ? children : children.filter((id) => this.students.get(id)?.inScope);
-        if (inScope.length === 0) continue;
-        const key = identity(agent.email, schoolId, schoolYearId);
-        if (problem !== undefined) {
-          if (!refused.has(key))
-            refused.set(key, { email: agent.email, schoolId, reason: `e-mail refused: ${problem}` });
-          continue;
-        }
-        const group = groups.get(key);
-        if (!group) {
-          // A literal (a spread object costs twice the bytes) with lists of their exact size (one grown by
-          // push keeps room for 16 more), of a district's 80,000. (An agent's children are distinct:
-          // agent.students is.)
-          const atSchool = children.slice();
-          groups.set(key, {
-            key,
-            email: agent.email,
-            schoolId,
-            guardians: [agent],
-            inScope: allInScope ? atSchool : inScope.slice(),
-            atSchool,
+      const children = this.childrenAt(agent, schoolId);
+      const inScope = allInScope ? children : children.filter((id) => this.students.get(id)?.inScope);
+      if (inScope.length === 0) continue;
+      const key = identity(agent.email, schoolId, schoolYearId);
+      const refusal = refusing.get(agent);
+      if (refusal !== undefined) {
+        const position = this.schoolsOf(agent).indexOf(schoolId);
+        const first = refused.get(key);
+        if (!first || refusal.rank < first.rank || (refusal.rank === first.rank && position < first.position))
+          refused.set(key, {
+            rank: refusal.rank,
+            position,
+            skipped: { email: agent.email, schoolId, reason: `e-mail refused: ${refusal.problem}` },
           });
-          continue;
-        }
-        group.guardians.push(agent);
-        // One e-mail on many guardians (a planted address, a shared office one): sets beside the lists from
-        // then on, so each guardian adds its children in their number, not the group's.
-        if (group.guardians.length === MANY_GUARDIANS) {
-          const atSchool = new Set(group.atSchool);
-          group.seen = {
-            atSchool,
-            inScope: group.inScope === group.atSchool ? atSchool : new Set(group.inScope),
-          };
-        }
-        addNew(group.atSchool, children, group.seen?.atSchool);
-        if (group.inScope !== group.atSchool) addNew(group.inScope, inScope, group.seen?.inScope);
+        continue;
       }
+      const group = groups.get(key);
+      if (!group) {
+        // A literal (a spread object costs twice the bytes) with lists of their exact size (one grown by
+        // push keeps room for 16 more). (An agent's children are distinct: agent.students is.)
+        const atSchool = children.slice();
+        groups.set(key, {
+          key,
+          email: agent.email,
+          schoolId,
+          guardians: [agent],
+          inScope: allInScope ? atSchool : inScope.slice(),
+          atSchool,
+        });
+        continue;
+      }
+      group.guardians.push(agent);
+      // One e-mail on many guardians (a planted address, a shared office one): sets beside the lists from
+      // then on, so each guardian adds its children in their number, not the group's.
+      if (group.guardians.length === MANY_GUARDIANS) {
+        const atSchool = new Set(group.atSchool);
+        group.seen = {
+          atSchool,
+          inScope: group.inScope === group.atSchool ? atSchool : new Set(group.inScope),
+        };
+      }
+      addNew(group.atSchool, children, group.seen?.atSchool);
+      if (group.inScope !== group.atSchool) addNew(group.inScope, inScope, group.seen?.inScope);
     }
-    return { groups: this.lastFirst(groups), refused: [...refused.values()] };
-  }
-
-  /**
-   * The groups in the plan's order (by the campaign's schools, then by key) reversed, the last first: the
-   * keys of each school sorted as strings (sort's own order, compare's, with no comparator to call: twice
-   * as fast on a district's 80,000).
-   */
-  private lastFirst(groups: ReadonlyMap<string, Group>): Group[] {
-    const bySchool = new Map<string, string[]>([...this.scope.schools.keys()].map((id) => [id, []]));
-    for (const group of groups.values()) {
-      const keys = bySchool.get(group.schoolId);
-      if (!keys) throw new Error(`planner: ${group.schoolId} is not a school of the campaign`);
-      keys.push(group.key);
-    }
+    // The keys sorted as strings (sort's own order, compare's, with no comparator to call: twice as fast),
+    // then their groups, the last first.
+    const keys = [...groups.keys()].sort();
     const lastFirst: Group[] = [];
-    for (const keys of [...bySchool.values()].reverse()) {
-      keys.sort();
-      for (let k = keys.length - 1; k >= 0; k--) lastFirst.push(groups.get(keys[k] as string) as Group);
-    }
+    for (let k = keys.length - 1; k >= 0; k--) lastFirst.push(groups.get(keys[k] as string) as Group);
     return lastFirst;
   }
 
   /**
    * Step 2: each group an invitation, or left out: more children than --max-children (crowded), or sent
-   * before (without --include-invited). The students in scope some invitation reaches are marked covered.
+   * before (without --include-invited), added to `decided`. The students in scope some invitation reaches
+   * are marked covered.
    */
   private invitationsOf(
     lastFirst: Group[],
     { invitedBy, includeInvited }: PlanHistory,
     tally: SchoolTally,
-  ): { invitations: PlannedInvitation[]; skipped: Skipped[]; crowded: Crowded[] } {
+    { invitations, skipped, crowded }: Decided,
+  ): void {
     const { scope } = this;
-    const invitations: PlannedInvitation[] = [];
-    const skipped: Skipped[] = [];
-    const crowded: Crowded[] = [];
     for (let group = lastFirst.pop(); group !== undefined; group = lastFirst.pop()) {
       const { email, schoolId } = group;
       // A staff address on every student, or a teacher entered as a guardian: not a family.
@@ -431,7 +453,7 @@ export class CampaignPlanner {
       invitations.push(invitation);
       const summary = tally.of(schoolId);
       summary.invitations++;
-      // The groups come school by school (lastFirst): a student is counted at a school the first time an
+      // The groups come school by school (plan): a student is counted at a school the first time an
       // invitation there reaches it.
       for (const id of group.inScope) {
         const student = this.student(id);
@@ -440,7 +462,6 @@ export class CampaignPlanner {
         summary.students++;
       }
     }
-    return { invitations, skipped, crowded };
   }
 
   /** Step 3: every student in scope that no invitation reaches, with the reasons of its linked people. */
@@ -485,24 +506,24 @@ export class CampaignPlanner {
     return student.named;
   }
 
-  /**
-   * An agent's children, by the campaign's school they attend, in the order first met: pairs rather than a
-   * Map, as most agents' children are at one school and a Map per agent of 80,000 is allocation for nothing.
-   * Children all at one school (most families) are the agent's own list, not a copy.
-   */
-  private childrenBySchool(agent: Agent): [string, string[]][] {
+  /** The campaign's schools an agent's children attend, in the order first met. */
+  private schoolsOf(agent: Agent): string[] {
     const ids = agent.students;
+    // Most agents' children are all at one school.
     const only = this.onlySchool(ids[0]);
-    if (only !== undefined && ids.every((id, i) => i === 0 || this.onlySchool(id) === only))
-      return [[only, ids]];
-    const bySchool: [string, string[]][] = [];
-    for (const id of agent.students)
-      for (const school of this.students.get(id)?.schools ?? []) {
-        const entry = bySchool.find(([known]) => known === school);
-        if (entry) entry[1].push(id);
-        else bySchool.push([school, [id]]);
-      }
-    return bySchool;
+    if (only !== undefined && ids.every((id, i) => i === 0 || this.onlySchool(id) === only)) return [only];
+    const schools: string[] = [];
+    for (const id of ids)
+      for (const school of this.students.get(id)?.schools ?? [])
+        if (!schools.includes(school)) schools.push(school);
+    return schools;
+  }
+
+  /** An agent's children at a school, in its order: its own list when they are all there (most families). */
+  private childrenAt(agent: Agent, schoolId: string): string[] {
+    const ids = agent.students;
+    if (ids.every((id) => this.onlySchool(id) === schoolId)) return ids;
+    return ids.filter((id) => this.students.get(id)?.schools.includes(schoolId));
   }
 
   /** The one school of the campaign a student attends, if one. */
@@ -555,6 +576,26 @@ interface Group {
   /** The ids in inScope and atSchool, kept once the group has MANY_GUARDIANS (most have one or two). */
   seen?: { inScope: Set<string>; atSchool: Set<string> };
 }
+/** An agent whose e-mail `invite send` would refuse: why, and its rank in the order of the agents' ids. */
+interface Refusing {
+  rank: number;
+  problem: string;
+}
+
+/** A refused e-mail at a school, where it is first met: its agent's rank, and the school's among its own. */
+interface Refused {
+  rank: number;
+  position: number;
+  skipped: Skipped;
+}
+
+/** What step 2 decided, school after school. */
+interface Decided {
+  invitations: PlannedInvitation[];
+  skipped: Skipped[];
+  crowded: Crowded[];
+}
+
 /** Guardians on one e-mail and school past which a group keeps sets of its children. */
 const MANY_GUARDIANS = 8;
 
