@@ -425,10 +425,20 @@ export class CampaignPlanner {
         tally.of(schoolId).tooManyChildren++;
         continue;
       }
-      for (const id of group.inScope) this.student(id).covered = true;
       const by = invitedBy(group.key);
-      if (by !== undefined) tally.of(schoolId).alreadyInvited++;
-      if (by !== undefined && !includeInvited) {
+      const summary = tally.of(schoolId);
+      if (by !== undefined) summary.alreadyInvited++;
+      const invited = by === undefined || includeInvited;
+      // Its students in scope are covered, by this invitation or one sent before. The groups come school by
+      // school (plan): a student is counted at a school the first time an invitation there reaches it.
+      for (const id of group.inScope) {
+        const student = this.student(id);
+        student.covered = true;
+        if (!invited || student.reachedAt === schoolId) continue;
+        student.reachedAt = schoolId;
+        summary.students++;
+      }
+      if (!invited) {
         skipped.push({ email, schoolId, reason: alreadyInvited(by) });
         continue;
       }
@@ -451,16 +461,7 @@ export class CampaignPlanner {
             };
       if (by !== undefined) invitation.invitedBefore = by;
       invitations.push(invitation);
-      const summary = tally.of(schoolId);
       summary.invitations++;
-      // The groups come school by school (plan): a student is counted at a school the first time an
-      // invitation there reaches it.
-      for (const id of group.inScope) {
-        const student = this.student(id);
-        if (student.reachedAt === schoolId) continue;
-        student.reachedAt = schoolId;
-        summary.students++;
-      }
     }
   }
 
