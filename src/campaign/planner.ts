@@ -288,6 +288,11 @@ export class CampaignPlanner {
     const history: PlanHistory = { identity, invitedBy, includeInvited };
     // Every link a student's record names is in its agent's students by now: freed before the plan's peak.
     this.named.clear();
+    // Step 2 marks the students: a plan made again starts afresh.
+    for (const student of this.students.values()) {
+      student.covered = false;
+      student.reachedAt = undefined;
+    }
     const tally = new SchoolTally(this.scope.schools);
     const { bySchool, refusing } = this.guardiansBySchool();
     const refused = new Map<string, Refused>();
