@@ -2,10 +2,10 @@
 // informational ones it never sends), the uncovered students for the office, the --json document, and the
 // lines an admin reads on the terminal.
 import { csvLine } from '../invite/csv.js';
-import { formulaSafe } from '../output/csv.js';
+import { csvCell, formulaSafe } from '../output/csv.js';
 import { type Column, tableText } from '../output/render.js';
 import { displayText } from '../output/safe-text.js';
-import type { CampaignPlan, PlannedInvitation } from './planner.js';
+import type { CampaignPlan, Named, PlannedInvitation } from './planner.js';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
@@ -29,18 +29,20 @@ const LINES_PER_PIECE = 1000;
 export function* planCsvPieces(plan: CampaignPlan, schoolYearId: string | undefined): Generator<string> {
   const header = ['email', 'schoolId', 'studentCount', ...(schoolYearId ? ['schoolYearId'] : [])];
   let lines = [csvLine([...header, 'guardianNames', 'studentIds'])];
+  // Each row as csvLine writes it (cells through formulaSafe, then csvCell, joined by commas, CRLF), cell by
+  // cell: the school's cells are made once per school, the count's are its digits, which neither changes.
+  const schoolCells = new Map<string, string>();
+  const yearCell = schoolYearId ? `,${cell(schoolYearId)}` : '';
   for (const i of plan.invitations) {
+    let school = schoolCells.get(i.schoolId);
+    if (school === undefined) {
+      school = cell(i.schoolId);
+      schoolCells.set(i.schoolId, school);
+    }
+    const guardians = joined(i.guardians, '; ', (g) => g.name || g.sourcedId);
+    const students = joined(i.students, ' ', (s) => s.sourcedId);
     lines.push(
-      csvLine(
-        [
-          i.email,
-          i.schoolId,
-          String(i.studentCount),
-          ...(schoolYearId ? [schoolYearId] : []),
-          i.guardians.map((g) => g.name || g.sourcedId).join('; '),
-          i.students.map((s) => s.sourcedId).join(' '),
-        ].map(formulaSafe),
-      ),
+      `${cell(i.email)},${school},${i.studentCount}${yearCell},${cell(guardians)},${cell(students)}\r\n`,
     );
     if (lines.length === LINES_PER_PIECE) {
       yield lines.join('');
@@ -48,6 +50,17 @@ export function* planCsvPieces(plan: CampaignPlan, schoolYearId: string | undefi
     }
   }
   if (lines.length > 0) yield lines.join('');
+}
+
+/** One cell of the plan's CSV, never a live formula. */
+const cell = (value: string) => csvCell(formulaSafe(value));
+
+/** `people.map(text).join(separator)`, without the list in between. */
+function joined(people: readonly Named[], separator: string, text: (person: Named) => string): string {
+  let line = '';
+  for (let p = 0; p < people.length; p++)
+    line += p === 0 ? text(people[p] as Named) : separator + text(people[p] as Named);
+  return line;
 }
 
 /** The students left out, with their reasons, for the office to fix in the SIS (never a live formula). */

@@ -6,7 +6,7 @@
 // it. Everything left out is listed with its reason.
 import { emailProblem } from '../invite/invitation.js';
 import { inGrades } from './grades.js';
-import { holds, orgsAs, type Person } from './people.js';
+import { holds, type Person } from './people.js';
 
 export interface PlanScope {
   /** The schools of the campaign: sourcedId → name. */
@@ -110,6 +110,12 @@ interface Student extends Named {
   /** In a grade asked for (else kept only for --count school). */
   inScope: boolean;
   agents: string[];
+  /** The student as invitations list it, made once: a district's 50,000 children are in 80,000 of them. */
+  named: Named | undefined;
+  /** Reached by an invitation, or one sent before (step 2): marks rather than sets of a district's ids. */
+  covered: boolean;
+  /** The school of the last invitation that reached it (step 2 counts each student once per school). */
+  reachedAt: string | undefined;
 }
 
 interface Agent extends Named {
@@ -125,10 +131,12 @@ interface Agent extends Named {
   students: string[];
 }
 
-/** A user read before every student is known: an agent to be, with the ids its own record links. */
-interface Candidate extends Omit<Agent, 'students'> {
-  agents: string[];
-}
+/**
+ * A user read before every student is known: an agent to be, its `students` still the ids its own record
+ * links (its agents). Once linked it is the agent itself, `students` the students linked: one object per
+ * user rather than two, of a district's 130,000.
+ */
+type Candidate = Agent;
 
 /** The identity of an invitation (as roster's record of sent invitations keys it). */
 export type Identity = (email: string, schoolId: string, schoolYearId?: string) => string;
@@ -161,13 +169,14 @@ export class CampaignPlanner {
   /** A student of the school(s) read: kept when active and enrolled now at one of the campaign's schools. */
   addStudent(person: Person): void {
     if (!person.active) return;
-    const schools = orgsAs(person, 'student').filter((org) => this.scope.schools.has(org));
-    if (schools.length === 0) return;
+    const schools = this.campaignSchools(person);
+    if (schools === undefined) return;
     const inScope = inGrades(person.grades, this.scope.grades);
     if (!inScope && this.scope.count !== 'school') return;
     const known = this.students.get(person.sourcedId);
-    // Lists kept are copied to their exact size (newOf's grew by push): a district keeps 50,000 students.
-    const agents = newOf(known?.agents ?? [], person.agents).slice();
+    // Lists kept are of their exact size (newOf's grew by push, personOf's are): a district keeps 50,000
+    // students.
+    const agents = known ? newOf(known.agents, person.agents).slice() : distinct(person.agents);
     if (known) {
       known.schools = known.schools.concat(newOf(known.schools, schools));
       known.agents = known.agents.concat(agents);
@@ -175,15 +184,35 @@ export class CampaignPlanner {
       this.students.set(person.sourcedId, {
         sourcedId: person.sourcedId,
         name: person.name,
-        schools: newOf([], schools).slice(),
+        schools: distinct(schools),
         inScope,
         agents,
+        named: undefined,
+        covered: false,
+        reachedAt: undefined,
       });
     for (const agent of agents) {
       const students = this.named.get(agent);
-      if (students) students.push(person.sourcedId);
-      else this.named.set(agent, [person.sourcedId]);
+      // Short lists copied one longer (exact sizes: one grown by push keeps room for 16 more, and a district
+      // names 80,000 agents); long ones grown in place, as a copy each time would be quadratic.
+      if (!students) this.named.set(agent, [person.sourcedId]);
+      else if (students.length < SHORT) this.named.set(agent, students.concat(person.sourcedId));
+      else students.push(person.sourcedId);
     }
+  }
+
+  /**
+   * The campaign's schools where the person is a student now (as orgsAs, without its lists: every user of a
+   * district passes here), or undefined.
+   */
+  private campaignSchools(person: Person): string[] | undefined {
+    let schools: string[] | undefined;
+    for (const { role, org } of person.roles) {
+      if (role !== 'student' || !org || !this.scope.schools.has(org)) continue;
+      if (schools) schools.push(org);
+      else schools = [org];
+    }
+    return schools;
   }
 
   /** A user of the district: kept (compactly) only when linked to a student kept, on either side. */
@@ -206,7 +235,10 @@ export class CampaignPlanner {
     for (let c = this.candidates.pop(); c !== undefined; c = this.candidates.pop()) this.link(c);
   }
 
-  /** What of a user `link` needs: its agents, and what it would be kept as (its lists at their exact size). */
+  /**
+   * What of a user `link` needs: its agents, and what it would be kept as. personOf's lists are of their
+   * exact size, and nothing changes them: its agents are kept as they are.
+   */
   private candidateOf(person: Person): Candidate {
     const guardian = holds(person, this.scope.roles);
     return {
@@ -217,27 +249,34 @@ export class CampaignPlanner {
       guardian,
       ended: !guardian && person.endedRoles.some((r) => this.scope.roles.has(r)),
       role: person.roles[0]?.role ?? '',
-      agents: person.agents.slice(),
+      students: person.agents,
     };
   }
 
+  /** Keeps the candidate as an agent when a student kept names it, or it names one. */
   private link(candidate: Candidate): void {
-    const named = this.named.get(candidate.sourcedId) ?? [];
-    const linked = named.concat(
-      newOf(
-        named,
-        candidate.agents.filter((id) => this.students.has(id)),
-      ),
-    );
+    const named = this.named.get(candidate.sourcedId) ?? NONE;
+    const own = candidate.students;
+    // Most name their students on both sides: then the list is the one of the students' side. (Short
+    // lists only: includes() on long ones would be quadratic, newOf is not.)
+    const bothSides =
+      named.length + own.length <= SHORT && own.every((id) => named.includes(id) || !this.students.has(id));
+    const linked = bothSides
+      ? named.slice()
+      : named.concat(
+          newOf(
+            named,
+            own.filter((id) => this.students.has(id)),
+          ),
+        );
     if (linked.length === 0) return;
     const known = this.agents.get(candidate.sourcedId);
     if (known) {
       known.students = known.students.concat(newOf(known.students, linked));
       return;
     }
-    // A literal: a spread object takes twice the bytes, and a district keeps 80,000 agents.
-    const { sourcedId, name, email, active, guardian, ended, role } = candidate;
-    this.agents.set(sourcedId, { sourcedId, name, email, active, guardian, ended, role, students: linked });
+    candidate.students = linked;
+    this.agents.set(candidate.sourcedId, candidate);
   }
 
   /**
@@ -249,86 +288,138 @@ export class CampaignPlanner {
     const history: PlanHistory = { identity, invitedBy, includeInvited };
     // Every link a student's record names is in its agent's students by now: freed before the plan's peak.
     this.named.clear();
+    // Step 2 marks the students: a plan made again starts afresh.
+    for (const student of this.students.values()) {
+      student.covered = false;
+      student.reachedAt = undefined;
+    }
     const tally = new SchoolTally(this.scope.schools);
-    const { groups, refused } = this.groupByIdentity(identity);
-    for (const r of refused) tally.of(r.schoolId).refused++;
-    // The groups last first: each is dropped as it becomes an invitation, so the two are never held whole.
-    const decided = this.invitationsOf(groups, history, tally);
-    const uncovered = this.uncoveredStudents(decided.covered, decided.crowded, identity, tally);
+    const { bySchool, refusing } = this.guardiansBySchool();
+    const refused = new Map<string, Refused>();
+    const decided: Decided = { invitations: [], skipped: [], crowded: [] };
+    // School by school, in the campaign's order: one school's groups are held at a time (a district's
+    // 80,000 at once were the plan's peak), each dropped as it becomes an invitation.
+    for (const [schoolId, agents] of bySchool) {
+      const groups = this.groupsAt(schoolId, agents, identity, refusing, refused);
+      this.invitationsOf(groups, history, tally, decided);
+    }
+    // Refused e-mails in the order the guardians' ids and their schools meet them.
+    const refusals = [...refused.values()].sort((a, b) => a.rank - b.rank || a.position - b.position);
+    for (const r of refusals) tally.of(r.skipped.schoolId).refused++;
+    const uncovered = this.uncoveredStudents(decided.crowded, identity, tally);
     return {
       invitations: decided.invitations,
       uncovered,
-      skipped: [...refused, ...decided.skipped],
+      skipped: [...refusals.map((r) => r.skipped), ...decided.skipped],
       crowded: decided.crowded,
       schools: tally.summaries(),
     };
   }
 
   /**
-   * Step 1: the active guardians' children in scope, grouped by identity, in reverse order (the last group
-   * first: step 2 pops them); refused e-mails set apart.
+   * Step 1: the active guardians with an e-mail, in the order of their ids, by the campaign's school of
+   * their children (in the campaign's order); and those whose e-mail `invite send` would refuse, with why
+   * and their rank in that order.
    */
-  private groupByIdentity(identity: Identity): { groups: Group[]; refused: Skipped[] } {
-    const { schoolYearId } = this.scope;
-    const groups = new Map<string, Group>();
-    const refused = new Map<string, Skipped>();
+  private guardiansBySchool(): { bySchool: Map<string, Agent[]>; refusing: Map<Agent, Refusing> } {
+    const bySchool = new Map<string, Agent[]>([...this.scope.schools.keys()].map((id) => [id, []]));
+    const refusing = new Map<Agent, Refusing>();
     const agents = [...this.agents.values()].sort((a, b) => compare(a.sourcedId, b.sourcedId));
-    for (const agent of agents) {
+    for (let rank = 0; rank < agents.length; rank++) {
+      const agent = agents[rank] as Agent;
       if (!agent.active || !agent.guardian || agent.email === '') continue;
       const problem = emailProblem(agent.email);
-      for (const [schoolId, children] of this.childrenBySchool(agent)) {
-        const inScope = children.filter((id) => this.students.get(id)?.inScope);
-        if (inScope.length === 0) continue;
-        const key = identity(agent.email, schoolId, schoolYearId);
-        if (problem !== undefined) {
-          if (!refused.has(key))
-            refused.set(key, { email: agent.email, schoolId, reason: `e-mail refused: ${problem}` });
-          continue;
-        }
-        const group = groups.get(key);
-        if (!group) {
-          // A literal (a spread object costs twice the bytes) with lists of their exact size (one grown by
-          // push keeps room for 16 more): ~380 bytes a group rather than ~740, of a district's 80,000.
-          // (An agent's children are distinct: agent.students is.)
-          groups.set(key, {
-            key,
-            email: agent.email,
-            schoolId,
-            guardians: [agent],
-            inScope: inScope.slice(),
-            atSchool: children.slice(),
-          });
-          continue;
-        }
-        group.guardians.push(agent);
-        // One e-mail on many guardians (a planted address, a shared office one): sets beside the lists from
-        // then on, so each guardian adds its children in their number, not the group's.
-        if (group.guardians.length === MANY_GUARDIANS)
-          group.seen = { inScope: new Set(group.inScope), atSchool: new Set(group.atSchool) };
-        addNew(group.inScope, inScope, group.seen?.inScope);
-        addNew(group.atSchool, children, group.seen?.atSchool);
+      if (problem !== undefined) refusing.set(agent, { rank, problem });
+      for (const schoolId of this.schoolsOf(agent)) {
+        const list = bySchool.get(schoolId);
+        if (!list) throw new Error(`planner: ${schoolId} is not a school of the campaign`);
+        list.push(agent);
       }
     }
-    const order = bySchoolThenKey(this.scope.schools);
-    const lastFirst = [...groups.values()].sort((a, b) => order(b, a));
-    return { groups: lastFirst, refused: [...refused.values()] };
+    return { bySchool, refusing };
+  }
+
+  /**
+   * Step 1, at one school: its guardians' children in scope, grouped by identity, in reverse order (the last
+   * group first: step 2 pops them); refused e-mails set apart, each where it is first met.
+   */
+  private groupsAt(
+    schoolId: string,
+    agents: readonly Agent[],
+    identity: Identity,
+    refusing: ReadonlyMap<Agent, Refusing>,
+    refused: Map<string, Refused>,
+  ): Group[] {
+    const { schoolYearId } = this.scope;
+    // Every student kept is in scope, but with --count school and --grade (addStudent): a group's children
+    // in scope are then its children at the school, one list.
+    const allInScope = this.scope.count !== 'school' || this.scope.grades === undefined;
+    const groups = new Map<string, Group>();
+    for (const agent of agents) {
+      const children = this.childrenAt(agent, schoolId);
+      const inScope = allInScope ? children : children.filter((id) => this.students.get(id)?.inScope);
+      if (inScope.length === 0) continue;
+      const key = identity(agent.email, schoolId, schoolYearId);
+      const refusal = refusing.get(agent);
+      if (refusal !== undefined) {
+        const position = this.schoolsOf(agent).indexOf(schoolId);
+        const first = refused.get(key);
+        if (!first || refusal.rank < first.rank || (refusal.rank === first.rank && position < first.position))
+          refused.set(key, {
+            rank: refusal.rank,
+            position,
+            skipped: { email: agent.email, schoolId, reason: `e-mail refused: ${refusal.problem}` },
+          });
+        continue;
+      }
+      const group = groups.get(key);
+      if (!group) {
+        // A literal (a spread object costs twice the bytes) with lists of their exact size (one grown by
+        // push keeps room for 16 more). (An agent's children are distinct: agent.students is.)
+        const atSchool = children.slice();
+        groups.set(key, {
+          key,
+          email: agent.email,
+          schoolId,
+          guardians: [agent],
+          inScope: allInScope ? atSchool : inScope.slice(),
+          atSchool,
+        });
+        continue;
+      }
+      group.guardians.push(agent);
+      // One e-mail on many guardians (a planted address, a shared office one): sets beside the lists from
+      // then on, so each guardian adds its children in their number, not the group's.
+      if (group.guardians.length === MANY_GUARDIANS) {
+        const atSchool = new Set(group.atSchool);
+        group.seen = {
+          atSchool,
+          inScope: group.inScope === group.atSchool ? atSchool : new Set(group.inScope),
+        };
+      }
+      addNew(group.atSchool, children, group.seen?.atSchool);
+      if (group.inScope !== group.atSchool) addNew(group.inScope, inScope, group.seen?.inScope);
+    }
+    // The keys sorted as strings (sort's own order, compare's, with no comparator to call: twice as fast),
+    // then their groups, the last first.
+    const keys = [...groups.keys()].sort();
+    const lastFirst: Group[] = [];
+    for (let k = keys.length - 1; k >= 0; k--) lastFirst.push(groups.get(keys[k] as string) as Group);
+    return lastFirst;
   }
 
   /**
    * Step 2: each group an invitation, or left out: more children than --max-children (crowded), or sent
-   * before (without --include-invited). `covered` are the students in scope some invitation reaches.
+   * before (without --include-invited), added to `decided`. The students in scope some invitation reaches
+   * are marked covered.
    */
   private invitationsOf(
     lastFirst: Group[],
     { invitedBy, includeInvited }: PlanHistory,
     tally: SchoolTally,
-  ): { invitations: PlannedInvitation[]; skipped: Skipped[]; crowded: Crowded[]; covered: Set<string> } {
+    { invitations, skipped, crowded }: Decided,
+  ): void {
     const { scope } = this;
-    const invitations: PlannedInvitation[] = [];
-    const skipped: Skipped[] = [];
-    const crowded: Crowded[] = [];
-    const covered = new Set<string>();
-    const reached = new Map<string, Set<string>>();
     for (let group = lastFirst.pop(); group !== undefined; group = lastFirst.pop()) {
       const { email, schoolId } = group;
       // A staff address on every student, or a teacher entered as a guardian: not a family.
@@ -339,17 +430,27 @@ export class CampaignPlanner {
         tally.of(schoolId).tooManyChildren++;
         continue;
       }
-      for (const id of group.inScope) covered.add(id);
       const by = invitedBy(group.key);
-      if (by !== undefined) tally.of(schoolId).alreadyInvited++;
-      if (by !== undefined && !includeInvited) {
+      const summary = tally.of(schoolId);
+      if (by !== undefined) summary.alreadyInvited++;
+      const invited = by === undefined || includeInvited;
+      // Its students in scope are covered, by this invitation or one sent before. The groups come school by
+      // school (plan): a student is counted at a school the first time an invitation there reaches it.
+      for (const id of group.inScope) {
+        const student = this.student(id);
+        student.covered = true;
+        if (!invited || student.reachedAt === schoolId) continue;
+        student.reachedAt = schoolId;
+        summary.students++;
+      }
+      if (!invited) {
         skipped.push({ email, schoolId, reason: alreadyInvited(by) });
         continue;
       }
       // Sorted in place: the group is dropped once it is an invitation.
       const counted = (scope.count === 'school' ? group.atSchool : group.inScope).sort(compare);
       const guardians = group.guardians.map(named);
-      const students = counted.map((id) => named(this.student(id)));
+      const students = counted.map((id) => this.namedStudent(id));
       // Literals, not spreads of optional parts: a spread object takes twice the bytes, and a district's plan
       // holds 80,000 of these. (The keys in the order --json prints them.)
       const invitation: PlannedInvitation =
@@ -365,32 +466,31 @@ export class CampaignPlanner {
             };
       if (by !== undefined) invitation.invitedBefore = by;
       invitations.push(invitation);
-      tally.of(schoolId).invitations++;
-      const set = reached.get(schoolId) ?? new Set();
-      for (const id of group.inScope) set.add(id);
-      reached.set(schoolId, set);
+      summary.invitations++;
     }
-    for (const [schoolId, set] of reached) tally.of(schoolId).students = set.size;
-    return { invitations, skipped, crowded, covered };
   }
 
   /** Step 3: every student in scope that no invitation reaches, with the reasons of its linked people. */
   private uncoveredStudents(
-    covered: ReadonlySet<string>,
     crowded: readonly Crowded[],
     identity: Identity,
     tally: SchoolTally,
   ): Uncovered[] {
     const { schoolYearId } = this.scope;
-    const uncovered: Uncovered[] = [];
-    const byStudent = this.guardianSideLinks();
+    const left: Student[] = [];
+    for (const student of this.students.values()) {
+      if (!student.inScope) continue;
+      for (const schoolId of student.schools) tally.of(schoolId).inScope++;
+      if (!student.covered) left.push(student);
+    }
+    // Only the students left out are sorted, and looked up on the guardians' side: a few of the district's.
+    left.sort((a, b) => compare(a.sourcedId, b.sourcedId));
+    const byStudent = this.guardianSideLinks(new Set(left.map((s) => s.sourcedId)));
     const crowdedKeys = new Set(crowded.map((c) => identity(c.email, c.schoolId, schoolYearId)));
     const isCrowded = (agent: Agent, student: Student) =>
       student.schools.some((schoolId) => crowdedKeys.has(identity(agent.email, schoolId, schoolYearId)));
-    for (const student of [...this.students.values()].sort((a, b) => compare(a.sourcedId, b.sourcedId))) {
-      if (!student.inScope) continue;
-      for (const schoolId of student.schools) tally.of(schoolId).inScope++;
-      if (covered.has(student.sourcedId)) continue;
+    const uncovered: Uncovered[] = [];
+    for (const student of left) {
       const reason = this.reasonFor(student, byStudent, isCrowded);
       uncovered.push({ sourcedId: student.sourcedId, name: student.name, reason });
       for (const schoolId of student.schools) tally.of(schoolId).uncovered++;
@@ -405,26 +505,45 @@ export class CampaignPlanner {
     return student;
   }
 
-  /**
-   * An agent's children, by the campaign's school they attend, in the order first met: pairs rather than a
-   * Map, as most agents' children are at one school and a Map per agent of 80,000 is allocation for nothing.
-   */
-  private childrenBySchool(agent: Agent): [string, string[]][] {
-    const bySchool: [string, string[]][] = [];
-    for (const id of agent.students)
-      for (const school of this.students.get(id)?.schools ?? []) {
-        const entry = bySchool.find(([known]) => known === school);
-        if (entry) entry[1].push(id);
-        else bySchool.push([school, [id]]);
-      }
-    return bySchool;
+  /** The student as invitations list it (one object however many list it). */
+  private namedStudent(id: string): Named {
+    const student = this.student(id);
+    student.named ??= named(student);
+    return student.named;
   }
 
-  /** Student id → agents whose records name it. */
-  private guardianSideLinks(): Map<string, string[]> {
+  /** The campaign's schools an agent's children attend, in the order first met. */
+  private schoolsOf(agent: Agent): string[] {
+    const ids = agent.students;
+    // Most agents' children are all at one school.
+    const only = this.onlySchool(ids[0]);
+    if (only !== undefined && ids.every((id, i) => i === 0 || this.onlySchool(id) === only)) return [only];
+    const schools: string[] = [];
+    for (const id of ids)
+      for (const school of this.students.get(id)?.schools ?? [])
+        if (!schools.includes(school)) schools.push(school);
+    return schools;
+  }
+
+  /** An agent's children at a school, in its order: its own list when they are all there (most families). */
+  private childrenAt(agent: Agent, schoolId: string): string[] {
+    const ids = agent.students;
+    if (ids.every((id) => this.onlySchool(id) === schoolId)) return ids;
+    return ids.filter((id) => this.students.get(id)?.schools.includes(schoolId));
+  }
+
+  /** The one school of the campaign a student attends, if one. */
+  private onlySchool(id: string | undefined): string | undefined {
+    const schools = id === undefined ? undefined : this.students.get(id)?.schools;
+    return schools?.length === 1 ? schools[0] : undefined;
+  }
+
+  /** Student id → agents whose records name it, for the students `ids`. */
+  private guardianSideLinks(ids: ReadonlySet<string>): Map<string, string[]> {
     const links = new Map<string, string[]>();
     for (const agent of this.agents.values())
       for (const id of agent.students) {
+        if (!ids.has(id)) continue;
         const agents = links.get(id);
         if (agents) agents.push(agent.sourcedId);
         else links.set(id, [agent.sourcedId]);
@@ -463,10 +582,31 @@ interface Group {
   /** The ids in inScope and atSchool, kept once the group has MANY_GUARDIANS (most have one or two). */
   seen?: { inScope: Set<string>; atSchool: Set<string> };
 }
+/** An agent whose e-mail `invite send` would refuse: why, and its rank in the order of the agents' ids. */
+interface Refusing {
+  rank: number;
+  problem: string;
+}
+
+/** A refused e-mail at a school, where it is first met: its agent's rank, and the school's among its own. */
+interface Refused {
+  rank: number;
+  position: number;
+  skipped: Skipped;
+}
+
+/** What step 2 decided, school after school. */
+interface Decided {
+  invitations: PlannedInvitation[];
+  skipped: Skipped[];
+  crowded: Crowded[];
+}
+
 /** Guardians on one e-mail and school past which a group keeps sets of its children. */
 const MANY_GUARDIANS = 8;
 
 const named = ({ sourcedId, name }: Named): Named => ({ sourcedId, name });
+const NONE: readonly string[] = [];
 /** Lists this short are searched with includes(): a Set per call would cost more than it saves. */
 const SHORT = 16;
 /** Appends to `list` the ids of `ids` it lacks (newOf), and returns those appended. */
@@ -496,16 +636,16 @@ function newOf(list: readonly string[], ids: readonly string[], seen?: Set<strin
 }
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
+/** `ids` without repeats: the list itself when it has none (most), else a copy of its exact size. */
+function distinct(ids: string[]): string[] {
+  const once = newOf([], ids);
+  return once.length === ids.length ? ids : once.slice();
+}
+
 /** The fixed reasons in their order, then the "linked <role>" ones alphabetically. */
 function byReason(a: string, b: string): number {
   const rank = (r: string) => (ORDER.includes(r) ? ORDER.indexOf(r) : ORDER.length);
   return rank(a) - rank(b) || compare(a, b);
-}
-
-function bySchoolThenKey(schools: ReadonlyMap<string, string>) {
-  const rank = new Map([...schools.keys()].map((id, i) => [id, i]));
-  return (a: Group, b: Group) =>
-    (rank.get(a.schoolId) ?? 0) - (rank.get(b.schoolId) ?? 0) || compare(a.key, b.key);
 }
 
 /** Each campaign school's summary, in the campaign's order, counted as the plan is made. */

@@ -324,4 +324,37 @@ describe('the plan', () => {
       expect(planner.plan(invitationIdentity, () => undefined, false)).toEqual(twoReads);
     }
   });
+
+  it("lists refused e-mails in the order of their guardians, then of each guardian's schools, not school by school", () => {
+    const plan = planOf(
+      [
+        student11('s1', 'sch-b', '01', ['g1']),
+        student11('s2', 'sch-a', '01', ['g2']),
+        student11('s3', 'sch-b', '02', ['g3']),
+        student11('s4', 'sch-a', '02', ['g3']),
+      ],
+      [guardian11('g1', 'one@'), guardian11('g2', 'two@'), guardian11('g3', 'three@')],
+    );
+    expect(plan.skipped.map((s) => [s.email, s.schoolId])).toEqual([
+      ['one@', 'sch-b'],
+      ['two@', 'sch-a'],
+      ['three@', 'sch-b'],
+      ['three@', 'sch-a'],
+    ]);
+  });
+
+  it('a plan made again of the same planner is the same plan (what one plan marks does not carry over)', () => {
+    const planner = new CampaignPlanner(scope());
+    planner.addStudent(personOf(student11('s1', 'sch-a', '01', ['g1']), TODAY)!);
+    planner.addStudent(personOf(student11('s2', 'sch-b', '01', ['g2']), TODAY)!);
+    planner.addStudent(personOf(student11('s3', 'sch-a', '02'), TODAY)!);
+    planner.offer(personOf(guardian11('g1', 'p@example.org'), TODAY)!);
+    planner.offer(personOf(guardian11('g2', 'p@example.org', ['s1']), TODAY)!);
+    const first = planner.plan(invitationIdentity, () => undefined, false);
+    expect(first.schools.map((s) => [s.schoolId, s.students, s.uncovered])).toEqual([
+      ['sch-a', 1, 1],
+      ['sch-b', 1, 0],
+    ]);
+    expect(planner.plan(invitationIdentity, () => undefined, false)).toEqual(first);
+  });
 });

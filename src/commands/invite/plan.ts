@@ -153,9 +153,15 @@ export async function makePlan(
 
   // The grades the students read are in (key → a spelling): what --grade is checked against.
   const grades = new Map<string, string>();
+  // Each spelling once: a district's 50,000 students spell a dozen grades.
+  const spellings = new Set<string>();
   const noteGrades = (person: Person) => {
-    for (const grade of person.grades)
-      if (!grades.has(gradeKey(grade))) grades.set(gradeKey(grade), grade.trim());
+    for (const grade of person.grades) {
+      if (spellings.has(grade)) continue;
+      spellings.add(grade);
+      const key = gradeKey(grade);
+      if (!grades.has(key)) grades.set(key, grade.trim());
+    }
   };
   const usersRead: ListRead = {
     path: 'users',
