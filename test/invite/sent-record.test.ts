@@ -427,6 +427,23 @@ describe('SentRecord: claims on invitations being sent', () => {
     await Promise.all([record.close(), other.close(), later.close()]);
   });
 
+  it('a record damaged by another writer mid-run still gets the entries of a batch before the batch fails', async () => {
+    const state = tempDir();
+    const record = await SentRecord.open(state, destination);
+    const mine = invitationIdentity('mine@x.org', 'sch-1');
+    await record.add([entry('first@x.org', 1)]);
+    await record.claim(mine, A, ask());
+    appendFileSync(
+      sentRecordPath(state, destination),
+      'garbage\n{"email":"b@x.org","schoolId":"sch-1","sentAt":"x"}\n',
+    );
+    await expect(record.settle(mine, A, 'done', entry('mine@x.org', 2))).rejects.toThrow(
+      /is damaged at line 3/,
+    );
+    expect(readFileSync(sentRecordPath(state, destination), 'utf8')).toContain('"email":"mine@x.org"');
+    await record.close();
+  });
+
   it('settled as sent: the record has it first, and every other run is told when', async () => {
     const state = tempDir();
     const record = await SentRecord.open(state, destination);

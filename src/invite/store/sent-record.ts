@@ -358,10 +358,18 @@ export class SentRecord {
     try {
       this.checkIdentity();
       // What other runs appended, read before this batch's entries, which are not read back (see settle).
-      this.load();
+      // A record that cannot be read (a damaged line) still gets the entries first: the batch fails after,
+      // where it reads the record to decide claims, as it always did.
+      let unread: unknown;
+      try {
+        this.load();
+      } catch (error) {
+        unread = error;
+      }
       const text = batch.flatMap((b) => (b.kind === 'write' ? b.sent.map(entryLine) : [])).join('');
       if (text !== '') this.passOver(await this.append(text));
       if (!batch.some((b) => b.kind === 'claim' || b.claims.length > 0)) return [];
+      if (unread !== undefined) throw unread;
       this.load();
       const outcomes: Answer[] = [];
       this.claims ??= new ClaimsFile(`${this.path}.claims`);
