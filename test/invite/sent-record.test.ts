@@ -12,7 +12,6 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   invitationIdentity,
@@ -22,6 +21,7 @@ import {
   waitEnd,
 } from '../../src/invite/store/index.js';
 import { tempDir } from '../helpers/context.js';
+import { bundleDriver, startDriver } from '../helpers/driver.js';
 import { asRoot, expectOwnPrivate, expectUntouched, ME, NOBODY, victim } from '../helpers/planted.js';
 
 const destination = { baseUrl: 'http://127.0.0.1:8080/v1', clientId: 'district-42' };
@@ -224,49 +224,26 @@ describe('SentRecord', () => {
 describe('SentRecord: real processes appending at once', () => {
   let driver: string;
   beforeAll(async () => {
-    // A small program that appends COUNT entries one add() at a time (the most lock traffic), bundled from
-    // the module under test.
-    driver = join(tempDir(), 'append.mjs');
-    await build({
-      stdin: {
-        contents: `
-          import { SentRecord } from './src/invite/store/index.ts';
-          const [state, tag, count] = process.argv.slice(2);
-          const record = await SentRecord.open(state, ${JSON.stringify(destination)});
-          for (let i = 0; i < Number(count); i++)
-            await record.add([{ email: tag + '-' + i + '@x.org', schoolId: 'sch-1', sentAt: new Date().toISOString() }]);
-          await record.close();
-          process.stdout.write('done');`,
-        resolveDir: join(import.meta.dirname, '..', '..'),
-        loader: 'ts',
-      },
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      outfile: driver,
-      logLevel: 'error',
-    });
+    // A small program that appends COUNT entries one add() at a time (the most lock traffic).
+    driver = await bundleDriver(
+      'append',
+      `
+      import { SentRecord } from './src/invite/store/index.ts';
+      const [state, tag, count] = process.argv.slice(2);
+      const record = await SentRecord.open(state, ${JSON.stringify(destination)});
+      for (let i = 0; i < Number(count); i++)
+        await record.add([{ email: tag + '-' + i + '@x.org', schoolId: 'sch-1', sentAt: new Date().toISOString() }]);
+      await record.close();`,
+    );
   });
 
-  const run = (state: string, tag: string, count: number) => {
-    const child = spawn(process.execPath, [driver, state, tag, String(count)], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let err = '';
-    child.stderr.on('data', (d) => {
-      err += d;
-    });
-    const done = new Promise<{ code: number | null; err: string }>((resolve) =>
-      child.on('close', (code) => resolve({ code, err })),
-    );
-    return { child, done };
-  };
+  const run = (state: string, tag: string, count: number) => startDriver(driver, [state, tag, String(count)]);
 
   it('8 processes × 150 appends at once: every entry survives, each once, every line whole', async () => {
     const state = tempDir();
     const runs = Array.from({ length: 8 }, (_, p) => run(state, `p${p}`, 150));
     const results = await Promise.all(runs.map((r) => r.done));
-    expect(results).toEqual(Array(8).fill({ code: 0, err: '' }));
+    expect(results.map(({ code, err }) => ({ code, err }))).toEqual(Array(8).fill({ code: 0, err: '' }));
 
     const lines = readFileSync(sentRecordPath(state, destination), 'utf8').trimEnd().split('\n');
     expect(lines).toHaveLength(1 + 8 * 150);

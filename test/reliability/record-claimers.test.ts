@@ -1,22 +1,19 @@
 // Real processes claiming and settling the same invitations at once through one record (as overlapping bulk
 // runs do), two killed with kill -9 mid-way, a `forget` appending meanwhile: with a run's own entries passed
 // over rather than read back, no process may miss what another appended (nobody sent twice, nobody lost).
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { invitationIdentity, SentRecord } from '../../src/invite/store/index.js';
 import { tempDir } from '../helpers/context.js';
+import { bundleDriver, startDriver } from '../helpers/driver.js';
 
 const destination = { baseUrl: 'http://127.0.0.1:8080/v1', clientId: 'district-42' };
 const IDS = 300;
 
 let driver: string;
 beforeAll(async () => {
-  driver = join(tempDir(), 'claimer.mjs');
-  await build({
-    stdin: {
-      contents: `
+  driver = await bundleDriver(
+    'claimer',
+    `
         import { SentRecord, invitationIdentity } from './src/invite/store/index.ts';
         const [state, tag, mode, seed] = process.argv.slice(2);
         const record = await SentRecord.open(state, ${JSON.stringify(destination)});
@@ -49,30 +46,11 @@ beforeAll(async () => {
         await Promise.all([worker(), worker(), worker(), worker()]);
         await record.close();
         process.exit(0);`,
-      resolveDir: join(import.meta.dirname, '..', '..'),
-      loader: 'ts',
-    },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    outfile: driver,
-    logLevel: 'error',
-  });
+  );
 });
 
-function start(state: string, tag: string, mode: string, seed: number) {
-  const child = spawn(process.execPath, [driver, state, tag, mode, String(seed)], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (err += d));
-  const done = new Promise<{ code: number | null; out: string; err: string }>((resolve) =>
-    child.on('close', (code) => resolve({ code, out, err })),
-  );
-  return { child, done };
-}
+const start = (state: string, tag: string, mode: string, seed: number) =>
+  startDriver(driver, [state, tag, mode, String(seed)]);
 
 describe("roster's record under concurrent claimers, kills and a forget", () => {
   for (const round of [1, 2, 3])
