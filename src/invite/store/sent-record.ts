@@ -366,8 +366,8 @@ export class SentRecord {
       } catch (error) {
         unread = error;
       }
-      const text = batch.flatMap((b) => (b.kind === 'write' ? b.sent.map(entryLine) : [])).join('');
-      if (text !== '') this.passOver(await this.append(text));
+      const lines = batch.flatMap((b) => (b.kind === 'write' ? b.sent.map(entryLine) : []));
+      if (lines.length > 0) this.passOver(await this.append(lines));
       if (!batch.some((b) => b.kind === 'claim' || b.claims.length > 0)) return [];
       if (unread !== undefined) throw unread;
       this.load();
@@ -448,7 +448,7 @@ export class SentRecord {
         });
       if (write && outcome.forgotten.length > 0) {
         const at = new Date().toISOString();
-        await this.append(outcome.forgotten.map((f) => forgetLine(f, at)).join(''));
+        await this.append(outcome.forgotten.map((f) => forgetLine(f, at)));
         // Read back at once, so this process's view and its offset follow the file.
         this.load();
       }
@@ -466,10 +466,10 @@ export class SentRecord {
   }
 
   /**
-   * Appends under the lock: the header first if the file is new, a torn last line cut off first. Says where
-   * the lines written start and end.
+   * Appends the lines (each ending with a newline) under the lock: the header first if the file is new, a
+   * torn last line cut off first. Says where the lines written start and end, and how many there were.
    */
-  private async append(text: string): Promise<Appended> {
+  private async append(lines: string[]): Promise<Appended> {
     // Synchronous but for the fsync, like the claims (the handle is opened O_APPEND).
     const { fd } = this.handle as FileHandle;
     try {
@@ -482,11 +482,11 @@ export class SentRecord {
         destination: this.destination,
         createdAt: new Date().toISOString(),
       };
-      const head = whole === 0 ? `${JSON.stringify(header)}\n` : '';
-      const lines = head + text;
-      writeFileSync(fd, lines);
+      const written = whole === 0 ? [`${JSON.stringify(header)}\n`, ...lines] : lines;
+      const text = written.join('');
+      writeFileSync(fd, text);
       await syncFd(fd);
-      return { from: whole, to: whole + Buffer.byteLength(lines), lines: countLines(lines) };
+      return { from: whole, to: whole + Buffer.byteLength(text), lines: written.length };
     } catch (error) {
       throw fileError(error, this.path, 'write');
     }
@@ -522,12 +522,6 @@ interface Appended {
   from: number;
   to: number;
   lines: number;
-}
-
-function countLines(text: string): number {
-  let count = 0;
-  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) count++;
-  return count;
 }
 
 /** What a batch is asked: to write entries and settled claims, or whether a claim may be taken. */
