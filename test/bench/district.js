@@ -42,6 +42,7 @@ import {
   sendArgs,
   startDistrictSandbox,
   startSandbox,
+  stringFlag,
   USAGE_PRELOAD,
 } from './lib.js';
 
@@ -320,5 +321,5 @@ const PARTS = [
   ['plan', plans],
 ];
 
-const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
+const only = stringFlag('--only');
 for (const [part, measure] of PARTS) if (!only || only === part) await measure();

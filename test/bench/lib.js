@@ -38,11 +38,17 @@ export function startDistrictSandbox(students, schools) {
   return startSandbox(['--students', String(students), '--schools', String(schools), '--family-traps']);
 }
 
-/** A numeric command-line flag of a bench script (`--students 50000`), or its default. */
-export function numberFlag(name, fallback) {
+/** The value of a command-line flag of a bench script (`--keep DIR`), or undefined. */
+export function stringFlag(name) {
   const argv = process.argv.slice(2);
   const i = argv.indexOf(name);
-  return i >= 0 && argv[i + 1] !== undefined ? Number(argv[i + 1]) : fallback;
+  return i >= 0 ? argv[i + 1] : undefined;
+}
+
+/** A numeric command-line flag of a bench script (`--students 50000`), or its default. */
+export function numberFlag(name, fallback) {
+  const value = stringFlag(name);
+  return value !== undefined ? Number(value) : fallback;
 }
 
 /** Exits with a hint when dist/ has not been built (the scripts also run alone). */

@@ -21,14 +21,14 @@ import {
   requireBuild,
   sendArgs,
   startSandbox,
+  stringFlag,
 } from './lib.js';
 
 const ROWS = numberFlag('--rows', 80_000);
 const RUNS = numberFlag('--runs', 5);
-const argv = process.argv.slice(2);
-const PROF = argv.includes('--prof') ? argv[argv.indexOf('--prof') + 1] : undefined;
-const FULL = argv.includes('--full');
-const KEEP = argv.includes('--keep') ? argv[argv.indexOf('--keep') + 1] : undefined;
+const PROF = stringFlag('--prof');
+const FULL = process.argv.slice(2).includes('--full');
+const KEEP = stringFlag('--keep');
 const PORT = 47_231;
 
 requireBuild();
