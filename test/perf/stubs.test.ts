@@ -77,6 +77,8 @@ describe('stand-ins still match what they replace', () => {
       ['core/diagnostics-channel.js', '{ randomUUID }'],
     ]);
     expect(randomUUID()).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    // Each request its own id.
+    expect(new Set(Array.from({ length: 1000 }, randomUUID)).size).toBe(1000);
   });
   it('cacheable-request: got imports its default and CacheError, and builds it only for its `cache` option', () => {
     const imports = importsOf('cacheable-request');
