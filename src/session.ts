@@ -45,6 +45,8 @@ export class Session implements Authenticator {
   readonly tokens: TokenProvider;
   private transportInstance?: Transport;
   private apiInstance?: ApiClient;
+  /** The token cache's client id (cacheClientId), made once: a bulk run asks for a token per request. */
+  private cacheClientIdValue?: string;
 
   constructor(
     readonly ctx: SessionContext,
@@ -86,14 +88,8 @@ export class Session implements Authenticator {
       choice.endpoint ?? profile.tokenEndpoints?.[purpose] ?? DEFAULT_ENDPOINT[purpose],
     );
     const scope = choice.scope ?? this.settings.scopes[purpose];
-    const env = this.settings.envCredentials;
-    // Environment credentials can change between runs: a token cached for another secret must not
-    // answer for a wrong one. A short one-way fingerprint tells them apart without storing the secret.
-    const clientId = env
-      ? `${env.clientId}#${fingerprint(env.clientId, env.clientSecret)}`
-      : (this.settings.clientId ?? '');
     return {
-      key: { baseUrl: this.baseUrl, clientId, endpoint, scope },
+      key: { baseUrl: this.baseUrl, clientId: this.cacheClientId(), endpoint, scope },
       fetch: async () => {
         const credentials = await loadCredentials(this.ctx, this.settings);
         const token = await requestToken(this.transport, {
@@ -108,6 +104,21 @@ export class Session implements Authenticator {
         return token;
       },
     };
+  }
+
+  /**
+   * The client id tokens are cached under. Environment credentials can change between runs: a token cached
+   * for another secret must not answer for a wrong one. A short one-way fingerprint tells them apart without
+   * storing the secret.
+   */
+  private cacheClientId(): string {
+    if (this.cacheClientIdValue === undefined) {
+      const env = this.settings.envCredentials;
+      this.cacheClientIdValue = env
+        ? `${env.clientId}#${fingerprint(env.clientId, env.clientSecret)}`
+        : (this.settings.clientId ?? '');
+    }
+    return this.cacheClientIdValue;
   }
 
   async accessToken(purpose: TokenPurpose, choice: TokenChoice = {}, refresh = false): Promise<CachedToken> {
