@@ -11,6 +11,7 @@ const NEEDS_A_PROCESS_OR_SOCKET = [
   'test/unit/files.test.ts', // mkfifo
   'test/unit/zip.test.ts', // python3, unzip
   'test/invite/bulk.test.ts', // the sandbox
+  'test/invite/dead-run-claims.test.ts', // a child process (a pid that has exited)
   'test/invite/journal.test.ts', // mkfifo
   'test/invite/list.test.ts', // the sandbox
   'test/invite/lock-without-hard-links.test.ts', // child processes

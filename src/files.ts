@@ -187,6 +187,14 @@ export async function readPrivateFile(
   // Synchronous: roster's own files are small and read before any work starts, and each asynchronous
   // step (open, stat, read, close) is a thread-pool round trip: ~2 ms of CPU of a run with a cached
   // token (test/bench/startup.js).
+  return readPrivateFileSync(path, options);
+}
+
+/** readPrivateFile, for a caller that cannot wait (under a lock, deciding a batch). */
+export function readPrivateFileSync(
+  path: string,
+  options: { own?: boolean; followLinks?: boolean } = {},
+): string | undefined {
   let fd: number;
   try {
     fd = openSync(path, O_RDONLY | O_NONBLOCK | (options.followLinks === false ? O_NOFOLLOW : 0));

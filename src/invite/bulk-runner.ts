@@ -1,7 +1,9 @@
 // Sends planned rows with bounded concurrency, journaling each row before its request (in-flight) and after
-// it (sent, failed or in-doubt), and claiming it from other runs around both (RowGuard). Stops taking new
-// rows on interrupt or on an error every later row would meet too (credentials, permission, an unreachable
-// server); rows already in flight always finish.
+// it (sent, failed or in-doubt), and claiming it from other runs around both (RowGuard): claims are asked for
+// a batch of rows ahead of the workers, so the record takes one lock and one fsync for many rows, and the
+// rows claimed but never sent are released at the end. Stops taking new rows on interrupt or on an error
+// every later row would meet too (credentials, permission, an unreachable server); rows already in flight
+// always finish.
 import { ApiError, ForeignAnswerError, RosterError } from '../errors.js';
 import { invitationKey } from './invitation.js';
 import type { PlannedRow } from './invite-file.js';
@@ -43,6 +45,18 @@ export interface RunOutcome {
   /** The error that made the run stop taking rows, when one did. */
   stoppedBy?: RosterError;
 }
+
+/** Rows whose claims are asked for ahead of the workers; a new batch is asked for when half are taken. */
+const claimsAhead = (concurrency: number) => Math.max(16, 4 * concurrency);
+
+/**
+ * A claim taken ahead is taken again when its row's request has not left this long after (earlier rows'
+ * requests were slow): other runs wait for a claim at least a minute longer than a request can take
+ * (row-guard.ts's claimHoldMs), and a claim taken again starts their wait anew.
+ */
+export const CLAIM_FRESH_MS = 20_000;
+
+type Verdict = Awaited<ReturnType<RowGuard['claim']>>;
 
 /** The result of every row sent whose message is not kept: one object for them all. */
 const SENT: RowResult & { state: 'sent' } = Object.freeze({ state: 'sent' });
@@ -109,16 +123,68 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
     bodyHash: hash,
   });
 
+  /** Ends the waits of claims taken ahead once the workers stop (interrupted, or a failure every row meets). */
+  const stopClaims = new AbortController();
+  const claimSignal = AbortSignal.any([signal, stopClaims.signal]);
+  /** Claims asked for ahead of the workers, by row index, each with when it was decided. */
+  const ahead = new Map<number, Promise<{ verdict: Verdict; at: number }>>();
+  /** Rows below this have had their claims asked for. */
+  let claimedTo = 0;
+  const window = claimsAhead(options.concurrency);
+
   /** The row claimed from other runs: 'go', withheld, or 'aborted' (interrupted, or the record failed). */
-  async function claim(row: PlannedRow): Promise<Awaited<ReturnType<RowGuard['claim']>>> {
+  async function claim(row: PlannedRow): Promise<Verdict> {
     try {
-      return options.guard ? await options.guard.claim(row) : 'go';
+      return options.guard ? await options.guard.claim(row, claimSignal) : 'go';
     } catch (error) {
       // Unclaimed, a row could go out beside another run's: this one and every later row stay unsent.
       stoppedBy ??=
         error instanceof RosterError ? error : new RosterError('failure', (error as Error).message);
       return 'aborted';
     }
+  }
+
+  /**
+   * The claim of row `index`, asked for with the rows after it when fewer than half a window were left
+   * (asked in one turn of the event loop, they share one batch of the record); taken again if it is stale.
+   */
+  async function claimOf(index: number): Promise<Verdict> {
+    if (!options.guard) return 'go';
+    if (claimedTo - index <= window / 2) {
+      const end = Math.min(rows.length, index + window);
+      for (; claimedTo < end; claimedTo++) {
+        const row = rows[claimedTo]!;
+        ahead.set(
+          claimedTo,
+          claim(row).then((verdict) => ({ verdict, at: options.now().getTime() })),
+        );
+      }
+    }
+    const taken = ahead.get(index)!;
+    ahead.delete(index);
+    const { verdict, at } = await taken;
+    if (verdict !== 'go') return verdict;
+    if (options.now().getTime() - at > CLAIM_FRESH_MS) return claim(rows[index]!);
+    try {
+      options.guard.checkRecord();
+    } catch (error) {
+      // Claimed in a record other runs no longer see: this row and every later one stay unsent.
+      stoppedBy ??=
+        error instanceof RosterError ? error : new RosterError('failure', (error as Error).message);
+      track(options.guard.settle(rows[index]!, 'unsent'));
+      return 'aborted';
+    }
+    return 'go';
+  }
+
+  /** Rows claimed ahead that the workers never took (the run stopped) are released for other runs. */
+  async function releaseUnsent(): Promise<void> {
+    stopClaims.abort();
+    for (const [index, taken] of ahead) {
+      const { verdict } = await taken;
+      if (verdict === 'go' && options.guard) track(options.guard.settle(rows[index]!, 'unsent'));
+    }
+    ahead.clear();
   }
 
   /** On disk before the request leaves: a crash from here on leaves the row in doubt, never forgotten. */
@@ -191,7 +257,7 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
       const row = rows[index]!;
       const key = invitationKey(row.body.email, row.body.schoolId);
       counts.remaining--;
-      const claimed = await claim(row);
+      const claimed = await claimOf(index);
       if (claimed === 'aborted') {
         // Interrupted while another run held the row: not started, like every row after it.
         counts.remaining++;
@@ -211,6 +277,8 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
 
   const workers = Array.from({ length: Math.min(options.concurrency, rows.length) }, worker);
   const settled = await Promise.allSettled(workers);
+  await releaseUnsent();
+  await options.guard?.flush();
   await Promise.all(noting);
   // A journal that cannot be written is the one failure that must end the run as it is.
   const broken = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');

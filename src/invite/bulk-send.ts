@@ -127,9 +127,8 @@ async function sendPlan(
     const outcome = await sendRows({
       rows: plan.toSend,
       journal: store.rowJournal,
-      // Claimed just before each request: another run may be sending the same people right now.
+      // Claimed before each request: another run may be sending the same people right now.
       guard: store.guard({
-        signal,
         timeoutMs: settings.timeoutMs,
         now,
         warn: (message) => ctx.log.warn(message),

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NetworkError } from '../../src/api/transport.js';
 import { ApiError, ForeignAnswerError, InDoubtError, RosterError } from '../../src/errors.js';
-import { classify, sendRows } from '../../src/invite/bulk-runner.js';
+import { CLAIM_FRESH_MS, classify, sendRows } from '../../src/invite/bulk-runner.js';
 import { invitationKey } from '../../src/invite/invitation.js';
 import type { PlannedRow } from '../../src/invite/invite-file.js';
 import { contentHash, Journal } from '../../src/invite/store/index.js';
@@ -201,11 +201,15 @@ describe('sendRows with a guard (claims in roster’s record)', () => {
       settle: async (row: PlannedRow, outcome: string) => {
         calls.push(`settle ${row.body.email} ${outcome}`);
       },
+      flush: async () => {
+        calls.push('flush');
+      },
+      checkRecord: () => {},
     };
     return { calls, guard };
   };
 
-  it('claims each row before its request and settles it after; a row withheld is neither journaled nor sent', async () => {
+  it('claims the rows ahead of their requests, settles each after its own, and flushes the settles at the end; a row withheld is neither journaled nor sent', async () => {
     const journal = await openJournal();
     const { calls, guard } = guardLog();
     const sent: string[] = [];
@@ -218,6 +222,7 @@ describe('sendRows with a guard (claims in roster’s record)', () => {
       resending: new Set(),
       send: async (row) => {
         sent.push(row.body.email);
+        calls.push(`send ${row.body.email}`);
         if (row.body.email === 'p2@x.org') throw new ApiError('api', 400, 'refused');
         return { message: 'ok' };
       },
@@ -228,10 +233,13 @@ describe('sendRows with a guard (claims in roster’s record)', () => {
     expect(sent).toEqual(['p0@x.org', 'p2@x.org']);
     expect(calls).toEqual([
       'claim p0@x.org',
-      'settle p0@x.org sent',
       'claim p1@x.org',
       'claim p2@x.org',
+      'send p0@x.org',
+      'settle p0@x.org sent',
+      'send p2@x.org',
       'settle p2@x.org failed',
+      'flush',
     ]);
     expect(outcome.results.get(1)).toEqual({
       state: 'in-doubt',
@@ -263,6 +271,97 @@ describe('sendRows with a guard (claims in roster’s record)', () => {
       }),
     ).rejects.toThrow('disk full');
     await journal.close();
-    expect(calls).toEqual(['claim p0@x.org', 'settle p0@x.org sent']);
+    expect(calls).toEqual(['claim p0@x.org', 'settle p0@x.org sent', 'flush']);
+  });
+
+  it('claims a batch of rows at once, half a window ahead of the workers, not one claim per request', async () => {
+    const journal = await openJournal();
+    const { calls, guard } = guardLog();
+    await sendRows({
+      rows: rows(40),
+      journal,
+      guard,
+      concurrency: 2,
+      signal: new AbortController().signal,
+      resending: new Set(),
+      send: async (row) => {
+        calls.push(`send ${row.body.email}`);
+        return { message: 'ok' };
+      },
+      now: () => new Date(),
+      onProgress: () => {},
+    });
+    await journal.close();
+    // 16 claims (the window at concurrency 2), then 8 more each time 8 of them were taken.
+    const firstSend = calls.indexOf('send p0@x.org');
+    expect(calls.slice(0, firstSend)).toEqual(Array.from({ length: 16 }, (_, i) => `claim p${i}@x.org`));
+    expect(calls.filter((c) => c.startsWith('claim'))).toHaveLength(40);
+    // Every row sent was claimed first (p1 is withheld: another run's, never sent).
+    for (let i = 0; i < 40; i++)
+      if (i !== 1) expect(calls.indexOf(`claim p${i}@x.org`)).toBeLessThan(calls.indexOf(`send p${i}@x.org`));
+    expect(calls).not.toContain('send p1@x.org');
+  });
+
+  it('releases the rows it claimed ahead but never sent when the run stops (an authentication failure): each settled once, as unsent', async () => {
+    const journal = await openJournal();
+    const { calls, guard } = guardLog();
+    const outcome = await sendRows({
+      rows: rows(30),
+      journal,
+      guard,
+      concurrency: 1,
+      signal: new AbortController().signal,
+      resending: new Set(),
+      send: async (row) => {
+        calls.push(`send ${row.body.email}`);
+        if (row.body.email === 'p3@x.org') throw new ApiError('auth', 401, 'token rejected');
+        return { message: 'ok' };
+      },
+      now: () => new Date(),
+      onProgress: () => {},
+    });
+    await journal.close();
+    expect(outcome.stoppedBy?.message).toBe('token rejected');
+    expect(calls.filter((c) => c.startsWith('send'))).toHaveLength(3);
+    const settles = calls.filter((c) => c.startsWith('settle'));
+    // p1 is withheld (in doubt elsewhere): never this run's, never settled by it.
+    expect(settles).toEqual([
+      'settle p0@x.org sent',
+      'settle p2@x.org sent',
+      'settle p3@x.org failed',
+      ...Array.from({ length: 12 }, (_, i) => `settle p${i + 4}@x.org unsent`),
+    ]);
+    expect(calls.at(-1)).toBe('flush');
+  });
+
+  it('takes a claim again when its request leaves more than CLAIM_FRESH_MS after it was taken', async () => {
+    const journal = await openJournal();
+    const { calls, guard } = guardLog();
+    let clock = Date.parse('2026-01-01T00:00:00Z');
+    await sendRows({
+      rows: rows(3),
+      journal,
+      guard,
+      concurrency: 1,
+      signal: new AbortController().signal,
+      resending: new Set(),
+      send: async (row) => {
+        calls.push(`send ${row.body.email}`);
+        // A slow request: the rows claimed with it wait longer than a claim stays fresh.
+        if (row.body.email === 'p0@x.org') clock += CLAIM_FRESH_MS + 1;
+        return { message: 'ok' };
+      },
+      now: () => new Date(clock),
+      onProgress: () => {},
+    });
+    await journal.close();
+    expect(calls.filter((c) => !c.startsWith('settle') && c !== 'flush')).toEqual([
+      'claim p0@x.org',
+      'claim p1@x.org',
+      'claim p2@x.org',
+      'send p0@x.org',
+      'claim p2@x.org',
+      'send p2@x.org',
+    ]);
   });
 });

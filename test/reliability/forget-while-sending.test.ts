@@ -64,8 +64,15 @@ describe('roster invite forget while a long run sends', () => {
     const file = writeCsv('long', families);
     const home = await homeWithSchoolsCached(sandbox);
     const run = send(file, state, home);
-    // The first four answered and recorded, the next four in flight.
+    // The first four answered and recorded (the record learns outcomes with the run's next claims, or
+    // within a fraction of a second), the next four in flight (for 2 s).
     await until(() => families.filter((e) => emailsTo(e) === 1).length >= 8, 60_000);
+    for (const deadline = Date.now() + 1_500; ; ) {
+      const known = await Promise.all(families.slice(0, 4).map((e) => recorded(state, e)));
+      if (known.every(Boolean)) break;
+      if (Date.now() > deadline) throw new Error('the first four answered were not recorded within 1.5 s');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
 
     const forget = await runCli(['invite', 'forget', '--file', file, '--yes', '--json'], tempDir(), {
       env: env(state),

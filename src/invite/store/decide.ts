@@ -8,7 +8,7 @@ import { hostname } from 'node:os';
 import { invitationKey } from '../invitation.js';
 import type { PlannedRow } from '../invite-file.js';
 import type { Claim } from './claims.js';
-import type { LastEntry } from './journal.js';
+import type { LastEntry, RowState } from './journal.js';
 import { isRunning } from './lock.js';
 
 /** Rows split by what the journal and the record say happened to them before this run. */
@@ -128,14 +128,25 @@ export type ClaimDecision =
   | { kind: 'busy'; other: Claim; until: number };
 
 /**
+ * A row's state in a journal that proves its request never left: no entry yet, planned, or failed (the
+ * server certainly did not act). The in-flight entry is on disk before a request leaves.
+ */
+export const neverLeft = (state: RowState | undefined) =>
+  state === undefined || state === 'pending' || state === 'failed';
+
+/**
  * Whether a claim may be taken, given when the record shows it sent (if it does) and the latest claim of any
  * run on it. `waitingSince` (this process's, by claim) bounds how long another run's claim is waited for.
+ * `leftUnsent` tells of a claim whose run died (never one that only ran late: a live run may still send)
+ * whether that run's journal shows the request never left: a run claims rows a little ahead of their
+ * requests, and those it never sent are free, not in doubt.
  */
 export function claimDecision(
   request: ClaimRequest,
   sentAt: string | undefined,
   other: Claim | undefined,
   waitingSince: Map<string, number>,
+  leftUnsent: (claim: Claim) => boolean = () => false,
 ): ClaimDecision {
   const { claim } = request;
   if (sentAt !== undefined && !request.ignoreSent) return { kind: 'sent', sentAt };
@@ -150,6 +161,7 @@ export function claimDecision(
     else waitingSince.delete(key);
   }
   if (state === 'busy' && other) return { kind: 'busy', other, until: waitEnd(other, now, wait) };
+  if (state === 'stopped' && other && !isRunning(other) && leftUnsent(other)) return { kind: 'claimed' };
   if ((state === 'stopped' || state === 'in-doubt') && !request.ignoreDoubt && other) {
     return { kind: state, run: other.run, ...(other.file !== undefined && { file: other.file }) };
   }

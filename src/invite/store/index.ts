@@ -35,15 +35,20 @@
 //   process sees a lock without its owner; a journal's lock is fsynced first (whole or absent after a power
 //   cut), the record's, held for one batch, is not (one found empty is stale after 10 s: lock.ts).
 //
-// Order of writes for a row of a file (bulk-runner.ts): claim (claims, fsynced) → in-flight (journal,
-// fsynced) → request → outcome (journal), and at once sent entry (record, fsynced) then claim settled
-// (claims), in the record's batch with the next row's claim. A kill at any point leaves the row sent, not
-// sent, or in doubt for every run: never sent twice without --resend-*. (A kill after the record learnt a
-// row was sent but before the journal did: the next run of the file skips it as sent, by the record, and
-// reports it as sent by another run. A kill after a failed row's claim was settled but before the journal
-// heard of the failure: the next run lists it in doubt, not failed, and does not retry it by itself.)
-// Writes are batched: every row's request to the record made in one turn of the event loop shares one
-// lock and one fsync per file; the journal commits what arrives while it writes in one write and fsync.
+// Order of writes for a row of a file (bulk-runner.ts): claim (claims, fsynced; asked for a batch of rows
+// ahead of the workers, so one lock and one fsync serve many rows) → in-flight (journal, fsynced) → request
+// → outcome (journal) → sent entry (record, fsynced) then claim settled (claims), written with the next
+// batch of claims or within a fraction of a second. A kill at any point leaves the row sent, not sent, or in
+// doubt for every run: never sent twice without --resend-*. A dead run's claims are read against its
+// journal: a row whose request never left (no in-flight entry) is free for other runs, any other stays in
+// doubt. (A kill after the journal learnt a row was sent but before the record did: the next run of the
+// file adds it to the record; other runs meanwhile find it in doubt. A kill after the record learnt it but
+// before the journal did: the next run of the file skips it as sent, by the record, and reports it as sent
+// by another run. A kill after a failed row's claim was settled but before the journal heard of the
+// failure: the next run lists it in doubt, not failed, and does not retry it by itself.)
+// Writes are batched: a batch of the record is what its rows ask in one turn of the event loop, under one
+// lock and one fsync per file; the journal writes what arrives in one turn (a row's outcome and the next
+// row's in-flight entry) in one write and one fsync, and what arrives while it writes in the next.
 // decide.ts is the one place that reads these into "sent / in doubt / not sent".
 export { type RowPlan, standing, waitEnd } from './decide.js';
 export { FileRun, peekRun, type ResendFlags, type RunOf, type RunView } from './file-run.js';

@@ -13,7 +13,7 @@ import { realpath } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { InvitationBody } from '../../api/enrollment.js';
 import { RosterError } from '../../errors.js';
-import { openOwnAppendable, privateFolder, readPrivateFile } from '../../files.js';
+import { openOwnAppendable, privateFolder, readPrivateFile, readPrivateFileSync } from '../../files.js';
 import { forEachLine } from './json-lines.js';
 import { type Destination, journalPath, sameDestination } from './layout.js';
 import { refuseIfHeld, releaseLock } from './lock.js';
@@ -76,6 +76,7 @@ export const bodyHash = (body: InvitationBody) =>
 export class Journal {
   private queue: { text: string; resolve: () => void; reject: (error: unknown) => void }[] = [];
   private writing = false;
+  private scheduled = false;
 
   private constructor(
     readonly path: string,
@@ -153,7 +154,14 @@ export class Journal {
     const text = objects.map((o) => `${JSON.stringify(o)}\n`).join('');
     return new Promise((resolve, reject) => {
       this.queue.push({ text, resolve, reject });
-      if (!this.writing) void this.flush();
+      if (this.writing || this.scheduled) return;
+      // Written once this turn of the event loop is done: a row's outcome and the in-flight entry of the
+      // row its worker takes next arrive in one turn, and share one write and one fsync.
+      this.scheduled = true;
+      setImmediate(() => {
+        this.scheduled = false;
+        void this.flush();
+      });
     });
   }
 
@@ -177,6 +185,50 @@ export class Journal {
     }
     this.writing = false;
   }
+}
+
+/**
+ * What the journal at `path` says now of the rows `keys` (invitationKey), each by its last entry's state
+ * (absent: no entry), and when it began; read without its lock, for a run that meets claims a dead run left
+ * (sent-record.ts). Undefined when it cannot be trusted to tell: missing, not the user's own file, damaged,
+ * or for another destination.
+ */
+export function rowStatesOf(
+  path: string,
+  keys: ReadonlySet<string>,
+  destination: Destination,
+): { createdAt: string; states: Map<string, RowState> } | undefined {
+  let text: string | undefined;
+  try {
+    text = readPrivateFileSync(path, { own: true, followLinks: false });
+  } catch {
+    return undefined;
+  }
+  if (text === undefined) return undefined;
+  const states = new Map<string, RowState>();
+  let createdAt: string | undefined;
+  let trusted = true;
+  // What follows the last newline is a torn line (the run died writing it): no entry.
+  forEachLine(text.slice(0, text.lastIndexOf('\n') + 1), (line, index) => {
+    if (!trusted) return;
+    let entry: Partial<JournalEntry & JournalHeader>;
+    try {
+      entry = JSON.parse(line) as Partial<JournalEntry & JournalHeader>;
+    } catch {
+      trusted = false;
+      return;
+    }
+    if (index === 0) {
+      trusted =
+        entry.journal === 'roster invite send' &&
+        entry.version === 1 &&
+        sameDestination(entry.destination, destination) &&
+        typeof entry.createdAt === 'string';
+      createdAt = entry.createdAt;
+    } else if (typeof entry.key !== 'string' || typeof entry.state !== 'string') trusted = false;
+    else if (keys.has(entry.key)) states.set(entry.key, entry.state);
+  });
+  return trusted && createdAt !== undefined ? { createdAt, states } : undefined;
 }
 
 /**

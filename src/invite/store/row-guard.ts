@@ -1,6 +1,9 @@
 // The RowGuard of `invite send --file` over roster's record of sent invitations: each row is claimed there
-// just before its request leaves and settled after, so a run of another file never sends it meanwhile, and
-// a row this run leaves in doubt stays in doubt for every other run too, until this file's run settles it.
+// before its request leaves and settled after, so a run of another file never sends it meanwhile, and a row
+// this run leaves in doubt stays in doubt for every other run too, until this file's run settles it. Rows
+// are claimed a batch ahead of their requests (bulk-runner.ts) and settled with the next batch: one lock and
+// one fsync per file for a batch of rows. A row claimed but never sent is released ('unsent'); if the run
+// dies first, its journal shows the request never left, and other runs take the row (decide.ts).
 import { hostname } from 'node:os';
 import type { InvitationBody } from '../../api/enrollment.js';
 import { MAX_RETRIES, MAX_RETRY_AFTER_MS } from '../../api/retry.js';
@@ -12,18 +15,26 @@ import { invitationIdentity, type SentEntry, type SentRecord } from './sent-reco
 /** Keeps other runs (other files' journals) from sending a row while this run does, and after it. */
 export interface RowGuard {
   /**
-   * Just before the row's request: 'go' once this run holds the row (waiting while another run sends it),
-   * else what becomes of the row instead; 'aborted' when the signal fired while waiting.
+   * Before the row's request: 'go' once this run holds the row (waiting while another run sends it), else
+   * what becomes of the row instead; 'aborted' when `signal` fired while waiting.
    */
-  claim(row: PlannedRow): Promise<'go' | 'aborted' | Withheld>;
-  /** After it (or when it never left): never fails, a problem is the guard's to report. */
-  settle(row: PlannedRow, outcome: 'sent' | 'failed' | 'in-doubt'): Promise<void>;
+  claim(row: PlannedRow, signal: AbortSignal): Promise<'go' | 'aborted' | Withheld>;
+  /**
+   * After it, or when it never left ('unsent': claimed ahead, then not sent): never fails, a problem is the
+   * guard's to report. May be written with the next claims (flush() writes what is queued now).
+   */
+  settle(row: PlannedRow, outcome: 'sent' | 'failed' | 'in-doubt' | 'unsent'): Promise<void>;
+  flush(): Promise<void>;
+  /**
+   * Just before a request of a row claimed ahead: throws when the record the claim is in was deleted or
+   * replaced since (other runs no longer see the claim).
+   */
+  checkRecord(): void;
 }
 
 export interface GuardOptions {
   /** This run: its journal's path, and the file it sends (named to other runs). */
   run: { run: string; file: string };
-  signal: AbortSignal;
   /** --resend-sent: rows recorded sent, or in doubt, by other runs are sent again. */
   resendSent: boolean;
   /** --resend-in-doubt: rows in doubt, in this run's journal or another's claim, are sent again. */
@@ -51,13 +62,13 @@ export function claimHoldMs(timeoutMs: number): number {
 export function recordGuard(record: SentRecord, options: GuardOptions): RowGuard {
   let warned = false;
   return {
-    async claim(row) {
+    async claim(row, signal) {
       const again = options.resending.has(invitationKey(row.body.email, row.body.schoolId));
       const outcome = await record.claim(identityOf(row), options.run, {
         // Recorded sent means some run had it confirmed: even this run's own doubt is settled by that.
         ignoreSent: options.resendSent,
         ignoreDoubt: options.resendSent || options.resendInDoubt || again,
-        signal: options.signal,
+        signal,
         holdMs: claimHoldMs(options.timeoutMs),
         onWait: (other, until) =>
           options.info(
@@ -73,6 +84,8 @@ export function recordGuard(record: SentRecord, options: GuardOptions): RowGuard
           options.run,
           state === 'in-doubt' ? 'in-doubt' : 'done',
           state === 'sent' ? sentEntry(row.body, options.now()) : undefined,
+          // Nobody waits for it: it goes with the next batch of claims (or shortly), not in one of its own.
+          { lazy: true },
         );
       } catch (error) {
         if (warned) return;
@@ -85,6 +98,9 @@ export function recordGuard(record: SentRecord, options: GuardOptions): RowGuard
         );
       }
     },
+    // A failure reaches the settles' own promises, which report it.
+    flush: () => record.flush().catch(() => {}),
+    checkRecord: () => record.checkIdentity(),
   };
 }
 

@@ -20,18 +20,21 @@
 // - Read in one pass: hundreds of thousands of entries load in a fraction of a second (test/bench).
 import { fstatSync, ftruncateSync, lstatSync, readSync, writeFileSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RosterError } from '../../errors.js';
 import { fileError, openOwnAppendable, privateFolder, readPrivateFile } from '../../files.js';
+import { invitationKey } from '../invitation.js';
 import { type Claim, type ClaimState, ClaimsFile } from './claims.js';
 import {
   type ClaimDecision,
   type ClaimOutcome,
   type ClaimRequest,
   claimDecision,
+  neverLeft,
   standing,
 } from './decide.js';
+import { rowStatesOf } from './journal.js';
 import { forEachLine } from './json-lines.js';
 import { canonical, canonicalBaseUrl, type Destination, sentRecordPath } from './layout.js';
 import { releaseLock, syncFd, thisProcess, waitForLock } from './lock.js';
@@ -85,6 +88,12 @@ export function identityParts(identity: string): InvitationParts {
   return { email, schoolId, ...(schoolYearId !== '' && { schoolYearId }) };
 }
 
+/**
+ * The longest a settled claim nobody waits for stays queued: it goes with the next batch of claims (a run
+ * claims rows ahead, a batch at a time), or alone after this long.
+ */
+const SETTLE_DELAY_MS = 200;
+
 /** How long a claim waits on another run before saying so. */
 const WAIT_NOTICE_MS = 5_000;
 /** Bytes read from the end to find a torn line: one entry is far smaller. */
@@ -101,6 +110,9 @@ export class SentRecord {
   private lines = 0;
   private queue: Operation[] = [];
   private writing = false;
+  /** When the queue is to be written: at the end of this turn of the event loop, or after SETTLE_DELAY_MS. */
+  private scheduled: 'soon' | 'later' | undefined;
+  private timer: NodeJS.Timeout | undefined;
   /** The claims beside the record, read as they grow. */
   private claims: ClaimsFile | undefined;
   /** When (this machine's clock) this process first saw each claim it waits for: waits are bounded from there. */
@@ -290,43 +302,68 @@ export class SentRecord {
    * Settles `run`'s claim after the request: 'done' (with `sent`, the invitation confirmed sent, recorded
    * first) or 'in-doubt' (it may have been sent: no other run sends it without being told to). The sent
    * entry goes to the file only, not to has(): a run never asks again about an invitation it sent (a file's
-   * rows are each sent once), and a district's run would hold an identity per row.
+   * rows are each sent once), and a district's run would hold an identity per row. `lazy`: written with the
+   * next batch that is waited for, or within SETTLE_DELAY_MS (flush() writes it now).
    */
   settle(
     identity: string,
     run: { run: string; file?: string },
     state: Exclude<ClaimState, 'sending'>,
     sent?: SentEntry,
+    { lazy = false }: { lazy?: boolean } = {},
   ): Promise<void> {
-    return this.enqueue({
-      kind: 'write',
-      sent: sent ? [sent] : [],
-      claims: [this.claimLine(identity, run, state)],
-    }).then(() => {});
+    return this.enqueue(
+      { kind: 'write', sent: sent ? [sent] : [], claims: [this.claimLine(identity, run, state)] },
+      !lazy,
+    ).then(() => {});
+  }
+
+  /** Writes the lazy settles queued now, at the end of this turn of the event loop; resolves once on disk. */
+  flush(): Promise<void> {
+    if (!this.queue.some((o) => !o.urgent)) return Promise.resolve();
+    return this.enqueue({ kind: 'write', sent: [], claims: [] }).then(() => {});
   }
 
   private claimLine(identity: string, run: { run: string; file?: string }, state: ClaimState): Claim {
     return { id: identity, ...run, state, ...thisProcess(), at: new Date().toISOString() };
   }
 
-  private enqueue(request: Request): Promise<Answer> {
+  private enqueue(request: Request, urgent = true): Promise<Answer> {
     if (!this.handle) return Promise.reject(new Error(`${this.path} was opened to be read only.`));
     return new Promise<Answer>((resolve, reject) => {
-      this.queue.push({ request, resolve, reject });
-      if (this.writing) return;
-      this.writing = true;
-      // Started once this turn of the event loop is done: what the other rows ask meanwhile (a row's settle
-      // and the next row's claim come together) joins the batch, under one lock and one fsync per file.
-      setImmediate(() => void this.flush());
+      this.queue.push({ request, urgent, resolve, reject });
+      // While a batch is being written, the loop in writeQueued takes what is waited for next.
+      if (!this.writing) this.schedule(urgent);
     });
   }
 
+  /**
+   * A batch waited for starts once this turn of the event loop is done: what the other rows ask meanwhile
+   * (claims taken ahead, settles queued) joins it, under one lock and one fsync per file.
+   */
+  private schedule(urgent: boolean): void {
+    if (this.scheduled === 'soon' || (this.scheduled === 'later' && !urgent)) return;
+    clearTimeout(this.timer);
+    this.scheduled = urgent ? 'soon' : 'later';
+    const write = () => {
+      this.scheduled = undefined;
+      void this.writeQueued();
+    };
+    if (urgent) setImmediate(write);
+    else this.timer = setTimeout(write, SETTLE_DELAY_MS);
+  }
+
   async close(): Promise<void> {
-    while (this.writing) await sleep(5);
+    while (this.writing || this.queue.length > 0) {
+      if (!this.writing) this.schedule(true);
+      await sleep(5);
+    }
+    clearTimeout(this.timer);
     await this.handle?.close();
   }
 
-  private async flush(): Promise<void> {
+  private async writeQueued(): Promise<void> {
+    if (this.writing) return;
     this.writing = true;
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0);
@@ -343,8 +380,11 @@ export class SentRecord {
               );
         for (const b of batch) b.reject(failure);
       }
+      // Lazy settles that came meanwhile wait for the next batch that is waited for, or their delay.
+      if (!this.queue.some((o) => o.urgent)) break;
     }
     this.writing = false;
+    if (this.queue.length > 0) this.schedule(false);
   }
 
   /**
@@ -353,6 +393,7 @@ export class SentRecord {
    */
   private async writeBatch(operations: Operation[]): Promise<Answer[]> {
     const batch = operations.map((o) => o.request);
+    if (batch.every((b) => b.kind === 'write' && b.sent.length === 0 && b.claims.length === 0)) return [];
     const lockPath = `${this.path}.lock`;
     const token = await waitForLock(lockPath);
     try {
@@ -373,19 +414,21 @@ export class SentRecord {
       this.load();
       const outcomes: Answer[] = [];
       this.claims ??= new ClaimsFile(`${this.path}.claims`);
-      await this.claims.update((latest) =>
-        batch.flatMap((b, i) => {
+      await this.claims.update((latest) => {
+        const leftUnsent = this.leftUnsentBy(batch, latest);
+        return batch.flatMap((b, i) => {
           if (b.kind === 'write') return b.claims;
           const outcome = claimDecision(
             b,
             this.sentAt(b.claim.id),
             latest.get(b.claim.id),
             this.waitingSince,
+            leftUnsent,
           );
           outcomes[i] = outcome;
           return outcome.kind === 'claimed' ? [b.claim] : [];
-        }),
-      );
+        });
+      });
       return outcomes;
     } finally {
       await releaseLock(lockPath, token);
@@ -393,11 +436,39 @@ export class SentRecord {
   }
 
   /**
-   * Under the lock: the file at the record's path is still the one this process holds. Deleted or replaced
-   * (a copy put back, a new record another run created after a delete), what this run sends next would be
-   * recorded where no other run looks, and the other runs' sends would be unknown to it: it stops.
+   * For one batch's claims: whether a dead run's claim left its invitation unsent (decide.ts), by that run's
+   * journal, read once a batch for the rows of the batch it claimed. Only a journal in roster's invites
+   * folder beside this record is read, and only one begun before the claim (one moved aside and begun again
+   * no longer knows that run's rows); anything else, a single send's claim among them, stays in doubt.
    */
-  private checkIdentity(): void {
+  private leftUnsentBy(batch: Request[], latest: ReadonlyMap<string, Claim>): (claim: Claim) => boolean {
+    const invites = join(dirname(dirname(this.path)), 'invites');
+    const journals = new Map<string, ReturnType<typeof rowStatesOf>>();
+    return (claim) => {
+      if (dirname(claim.run) !== invites || !claim.run.endsWith('.jsonl')) return false;
+      if (!journals.has(claim.run)) {
+        const keys = new Set<string>();
+        for (const b of batch)
+          if (b.kind === 'claim' && latest.get(b.claim.id)?.run === claim.run)
+            keys.add(journalKey(b.claim.id));
+        journals.set(claim.run, rowStatesOf(claim.run, keys, this.destination));
+      }
+      const journal = journals.get(claim.run);
+      return (
+        journal !== undefined &&
+        journal.createdAt <= claim.at &&
+        neverLeft(journal.states.get(journalKey(claim.id)))
+      );
+    };
+  }
+
+  /**
+   * The file at the record's path is still the one this process holds (checked under the lock for every
+   * batch, and before each request of a row claimed ahead). Deleted or replaced (a copy put back, a new
+   * record another run created after a delete), what this run sends next would be recorded where no other
+   * run looks, and the other runs' sends would be unknown to it: it stops.
+   */
+  checkIdentity(): void {
     const held = fstatSync((this.handle as FileHandle).fd);
     let now: { dev: number; ino: number } | undefined;
     try {
@@ -531,6 +602,8 @@ type Answer = ClaimDecision | undefined;
 
 interface Operation {
   request: Request;
+  /** A row waits for it (a claim, or an outcome the caller awaits); else it may wait for a later batch. */
+  urgent: boolean;
   resolve(answer: Answer): void;
   reject(error: unknown): void;
 }
@@ -551,6 +624,12 @@ const forgetLine = (f: InvitationParts, at: string) =>
     ...(f.schoolYearId ? { schoolYearId: f.schoolYearId } : {}),
     forgottenAt: at,
   })}\n`;
+
+/** A journal's key of a row (invitationKey) for an invitation's identity. */
+function journalKey(identity: string): string {
+  const { email, schoolId } = identityParts(identity);
+  return invitationKey(email, schoolId);
+}
 
 /** The run forget() stands as when it reads the claims: no run's own, so every live one counts. */
 const FORGET_RUN = '\0roster invite forget';
