@@ -209,28 +209,41 @@ describe('sendRows with a guard (claims in roster’s record)', () => {
     return { calls, guard };
   };
 
-  it('claims the rows ahead of their requests, settles each after its own, and flushes the settles at the end; a row withheld is neither journaled nor sent', async () => {
+  /**
+   * sendRows of `count` rows under guardLog's guard, each request logged (`send <email>`); `before` runs as
+   * a row's request leaves, and may throw for it.
+   */
+  async function guarded(
+    count: number,
+    concurrency: number,
+    before: (email: string) => void = () => {},
+    now = () => new Date(),
+  ) {
     const journal = await openJournal();
     const { calls, guard } = guardLog();
-    const sent: string[] = [];
     const outcome = await sendRows({
-      rows: rows(3),
+      rows: rows(count),
       journal,
       guard,
-      concurrency: 1,
+      concurrency,
       signal: new AbortController().signal,
       resending: new Set(),
       send: async (row) => {
-        sent.push(row.body.email);
         calls.push(`send ${row.body.email}`);
-        if (row.body.email === 'p2@x.org') throw new ApiError('api', 400, 'refused');
+        before(row.body.email);
         return { message: 'ok' };
       },
-      now: () => new Date(),
+      now,
       onProgress: () => {},
     });
     await journal.close();
-    expect(sent).toEqual(['p0@x.org', 'p2@x.org']);
+    return { calls, outcome, journal };
+  }
+
+  it('claims the rows ahead of their requests, settles each after its own, and flushes the settles at the end; a row withheld is neither journaled nor sent', async () => {
+    const { calls, outcome, journal } = await guarded(3, 1, (email) => {
+      if (email === 'p2@x.org') throw new ApiError('api', 400, 'refused');
+    });
     expect(calls).toEqual([
       'claim p0@x.org',
       'claim p1@x.org',
@@ -275,23 +288,7 @@ describe('sendRows with a guard (claims in roster’s record)', () => {
   });
 
   it('claims a batch of rows at once, half a window ahead of the workers, not one claim per request', async () => {
-    const journal = await openJournal();
-    const { calls, guard } = guardLog();
-    await sendRows({
-      rows: rows(40),
-      journal,
-      guard,
-      concurrency: 2,
-      signal: new AbortController().signal,
-      resending: new Set(),
-      send: async (row) => {
-        calls.push(`send ${row.body.email}`);
-        return { message: 'ok' };
-      },
-      now: () => new Date(),
-      onProgress: () => {},
-    });
-    await journal.close();
+    const { calls } = await guarded(40, 2);
     // 16 claims (the window at concurrency 2), then 8 more each time 8 of them were taken.
     const firstSend = calls.indexOf('send p0@x.org');
     expect(calls.slice(0, firstSend)).toEqual(Array.from({ length: 16 }, (_, i) => `claim p${i}@x.org`));
@@ -303,29 +300,17 @@ describe('sendRows with a guard (claims in roster’s record)', () => {
   });
 
   it('releases the rows it claimed ahead but never sent when the run stops (an authentication failure): each settled once, as unsent', async () => {
-    const journal = await openJournal();
-    const { calls, guard } = guardLog();
-    const outcome = await sendRows({
-      rows: rows(30),
-      journal,
-      guard,
-      concurrency: 1,
-      signal: new AbortController().signal,
-      resending: new Set(),
-      send: async (row) => {
-        calls.push(`send ${row.body.email}`);
-        if (row.body.email === 'p3@x.org') throw new ApiError('auth', 401, 'token rejected');
-        return { message: 'ok' };
-      },
-      now: () => new Date(),
-      onProgress: () => {},
+    const { calls, outcome } = await guarded(30, 1, (email) => {
+      if (email === 'p3@x.org') throw new ApiError('auth', 401, 'token rejected');
     });
-    await journal.close();
     expect(outcome.stoppedBy?.message).toBe('token rejected');
-    expect(calls.filter((c) => c.startsWith('send'))).toHaveLength(3);
-    const settles = calls.filter((c) => c.startsWith('settle'));
+    expect(calls.filter((c) => c.startsWith('send'))).toEqual([
+      'send p0@x.org',
+      'send p2@x.org',
+      'send p3@x.org',
+    ]);
     // p1 is withheld (in doubt elsewhere): never this run's, never settled by it.
-    expect(settles).toEqual([
+    expect(calls.filter((c) => c.startsWith('settle'))).toEqual([
       'settle p0@x.org sent',
       'settle p2@x.org sent',
       'settle p3@x.org failed',
@@ -335,26 +320,16 @@ describe('sendRows with a guard (claims in roster’s record)', () => {
   });
 
   it('takes a claim again when its request leaves more than CLAIM_FRESH_MS after it was taken', async () => {
-    const journal = await openJournal();
-    const { calls, guard } = guardLog();
     let clock = Date.parse('2026-01-01T00:00:00Z');
-    await sendRows({
-      rows: rows(3),
-      journal,
-      guard,
-      concurrency: 1,
-      signal: new AbortController().signal,
-      resending: new Set(),
-      send: async (row) => {
-        calls.push(`send ${row.body.email}`);
-        // A slow request: the rows claimed with it wait longer than a claim stays fresh.
-        if (row.body.email === 'p0@x.org') clock += CLAIM_FRESH_MS + 1;
-        return { message: 'ok' };
+    const { calls } = await guarded(
+      3,
+      1,
+      // A slow request: the rows claimed with it wait longer than a claim stays fresh.
+      (email) => {
+        if (email === 'p0@x.org') clock += CLAIM_FRESH_MS + 1;
       },
-      now: () => new Date(clock),
-      onProgress: () => {},
-    });
-    await journal.close();
+      () => new Date(clock),
+    );
     expect(calls.filter((c) => !c.startsWith('settle') && c !== 'flush')).toEqual([
       'claim p0@x.org',
       'claim p1@x.org',
