@@ -8,6 +8,7 @@
 // Rows are matched by who the invitation is for (e-mail and school, see invitationKey), never by line number,
 // which moves when rows are inserted.
 import { createHash } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { realpath } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -16,7 +17,7 @@ import { RosterError } from '../../errors.js';
 import { openOwnAppendable, privateFolder, readPrivateFile, readPrivateFileSync } from '../../files.js';
 import { forEachLine } from './json-lines.js';
 import { type Destination, journalPath, sameDestination } from './layout.js';
-import { refuseIfHeld, releaseLock } from './lock.js';
+import { refuseIfHeld, releaseLock, syncFd } from './lock.js';
 
 export type RowState = 'pending' | 'in-flight' | 'sent' | 'failed' | 'in-doubt';
 
@@ -170,8 +171,10 @@ export class Journal {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0);
       try {
-        await this.handle.appendFile(batch.map((b) => b.text).join(''));
-        await this.handle.sync();
+        // The write synchronous (the handle appends; a few hundred bytes), the fsync in the thread pool: one
+        // round trip there per batch, not two, on every row's way out.
+        writeFileSync(this.handle.fd, batch.map((b) => b.text).join(''));
+        await syncFd(this.handle.fd);
         for (const b of batch) b.resolve();
       } catch (error) {
         for (const b of batch)
