@@ -132,10 +132,13 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
   let claimedTo = 0;
   const window = claimsAhead(options.concurrency);
 
-  /** The row claimed from other runs: 'go', withheld, or 'aborted' (interrupted, or the record failed). */
-  async function claim(row: PlannedRow): Promise<Verdict> {
+  /**
+   * The row claimed from other runs: 'go', withheld, 'later' (asked ahead, something stood in the way), or
+   * 'aborted' (interrupted, or the record failed).
+   */
+  async function claim(row: PlannedRow, early: boolean): Promise<Verdict> {
     try {
-      return options.guard ? await options.guard.claim(row, claimSignal) : 'go';
+      return options.guard ? await options.guard.claim(row, claimSignal, early) : 'go';
     } catch (error) {
       // Unclaimed, a row could go out beside another run's: this one and every later row stay unsent.
       stoppedBy ??=
@@ -144,47 +147,75 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
     }
   }
 
+  /** Workers claiming their row just before its request (it may wait for another run): while any does, no row is held ahead. */
+  let waiting = 0;
+
   /**
-   * The claim of row `index`, asked for with the rows after it when fewer than half a window were left
-   * (asked in one turn of the event loop, they share one batch of the record); taken again if it is stale.
+   * The claim of row `index`: taken ahead with the rows after it when fewer than half a window were left
+   * (asked in one turn of the event loop, they share one batch of the record), else (something stood in the
+   * way, or the claim went stale) just before the request, where a row another run holds is waited for.
    */
-  async function claimOf(index: number): Promise<Verdict> {
+  async function claimOf(index: number): Promise<Exclude<Verdict, 'later'>> {
     if (!options.guard) return 'go';
-    if (claimedTo - index <= window / 2) {
+    // Rows below `index` were taken by workers already (claimed just before their requests while one waited).
+    if (waiting === 0) claimedTo = Math.max(claimedTo, index);
+    if (waiting === 0 && claimedTo - index <= window / 2) {
       const end = Math.min(rows.length, index + window);
       for (; claimedTo < end; claimedTo++) {
         const row = rows[claimedTo]!;
         ahead.set(
           claimedTo,
-          claim(row).then((verdict) => ({ verdict, at: options.now().getTime() })),
+          claim(row, true).then((verdict) => ({ verdict, at: options.now().getTime() })),
         );
       }
     }
-    const taken = ahead.get(index)!;
+    const taken = ahead.get(index);
     ahead.delete(index);
-    const { verdict, at } = await taken;
-    if (verdict !== 'go') return verdict;
-    if (options.now().getTime() - at > CLAIM_FRESH_MS) return claim(rows[index]!);
+    if (taken) {
+      const { verdict, at } = await taken;
+      if (verdict === 'go' && options.now().getTime() - at <= CLAIM_FRESH_MS) return recordStillHeld(index);
+      if (verdict !== 'go' && verdict !== 'later') return verdict;
+    }
+    return claimNow(index);
+  }
+
+  /** Just before the request: the row's claim, waiting if another run holds it; nothing held ahead meanwhile. */
+  async function claimNow(index: number): Promise<Exclude<Verdict, 'later'>> {
+    waiting++;
     try {
-      options.guard.checkRecord();
+      // Two runs each waiting for a row the other holds ahead would wait out the whole hold.
+      await releaseAhead();
+      const verdict = await claim(rows[index]!, false);
+      if (verdict === 'later') throw new Error('a claim asked just before its request was put off');
+      return verdict;
+    } finally {
+      waiting--;
+    }
+  }
+
+  /** A row claimed ahead goes only while the record it is claimed in is still the one other runs read. */
+  function recordStillHeld(index: number): 'go' | 'aborted' {
+    try {
+      options.guard?.checkRecord();
+      return 'go';
     } catch (error) {
       // Claimed in a record other runs no longer see: this row and every later one stay unsent.
       stoppedBy ??=
         error instanceof RosterError ? error : new RosterError('failure', (error as Error).message);
-      track(options.guard.settle(rows[index]!, 'unsent'));
+      if (options.guard) track(options.guard.settle(rows[index]!, 'unsent'));
       return 'aborted';
     }
-    return 'go';
   }
 
-  /** Rows claimed ahead that the workers never took (the run stopped) are released for other runs. */
-  async function releaseUnsent(): Promise<void> {
-    stopClaims.abort();
-    for (const [index, taken] of ahead) {
+  /** Lets go of the rows claimed ahead that no worker has taken (claimed again when the workers reach them). */
+  async function releaseAhead(): Promise<void> {
+    const held = [...ahead];
+    ahead.clear();
+    claimedTo = next;
+    for (const [index, taken] of held) {
       const { verdict } = await taken;
       if (verdict === 'go' && options.guard) track(options.guard.settle(rows[index]!, 'unsent'));
     }
-    ahead.clear();
   }
 
   /** On disk before the request leaves: a crash from here on leaves the row in doubt, never forgotten. */
@@ -277,7 +308,8 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
 
   const workers = Array.from({ length: Math.min(options.concurrency, rows.length) }, worker);
   const settled = await Promise.allSettled(workers);
-  await releaseUnsent();
+  stopClaims.abort();
+  await releaseAhead();
   await options.guard?.flush();
   await Promise.all(noting);
   // A journal that cannot be written is the one failure that must end the run as it is.

@@ -1,7 +1,7 @@
 // A run claims its rows a batch ahead of their requests (bulk-runner.ts). Killed, it leaves claims on rows
 // it never sent as well as on rows in flight: another run asks the dead run's journal which is which. A row
-// whose request never left (pending, never tried, or failed) is free; any other, or a journal that cannot be
-// trusted to tell, stays in doubt, as every claim of a dead run did before.
+// whose request the journal never let leave (no in-flight entry for it, ever) is free; any other, or a
+// journal that cannot be trusted to tell, stays in doubt, as every claim of a dead run did before.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -32,6 +32,8 @@ interface Setup {
   pid?: number;
   /** The claims' deadline (default: far ahead). */
   until?: string;
+  /** More fields of every claim (`began` is the journal's createdAt unless given). */
+  claim?: Record<string, unknown>;
   /** Bytes after the entries: a torn line, a damaged one. */
   tail?: string;
 }
@@ -84,6 +86,8 @@ async function deadRun(setup: Setup = {}) {
     at: CLAIMED_AT,
     until: setup.until ?? '2099-01-01T00:00:00.000Z',
     pid,
+    began: '2026-01-01T09:59:00.000Z',
+    ...setup.claim,
   }));
   writeFileSync(`${record}.claims`, claims.map((c) => `${JSON.stringify(c)}\n`).join(''), { mode: 0o600 });
   return { journal, record: await SentRecord.open(state, destination) };
@@ -115,12 +119,13 @@ const inDoubtAll = {
 };
 
 describe("claims a dead run left, read against that run's journal", () => {
-  it('rows whose request never left (pending, never tried, failed) are free; in flight, in doubt or sent stay in doubt', async () => {
+  it('rows whose request the journal never let leave (pending, never tried) are free; failed, in flight, in doubt or sent stay in doubt', async () => {
     const { record } = await deadRun();
     expect(await claimEach(record)).toEqual({
       pending: 'claimed',
       untried: 'claimed',
-      failed: 'claimed',
+      // Its request left once (its school year may have been edited since): only the in-flight entry tells.
+      failed: 'stopped',
       inFlight: 'stopped',
       inDoubt: 'stopped',
       sent: 'stopped',
@@ -151,10 +156,14 @@ describe("claims a dead run left, read against that run's journal", () => {
   });
 
   it('a journal that cannot be trusted to tell leaves every row in doubt', async () => {
-    // Begun after the claims: moved aside and begun again, it no longer knows that run's rows.
+    // Not the journal the claims name (moved aside and begun again: it no longer knows that run's rows).
     expect(
-      await claimEach((await deadRun({ header: { createdAt: '2026-01-01T10:00:01.000Z' } })).record),
+      await claimEach((await deadRun({ header: { createdAt: '2026-01-01T09:59:30.000Z' } })).record),
     ).toEqual(inDoubtAll);
+    // Claims of an earlier roster, which name no journal's beginning.
+    expect(await claimEach((await deadRun({ claim: { began: undefined } })).record)).toEqual(inDoubtAll);
+    // Claims taken over another run's doubt (--resend-in-doubt): that doubt stands, whatever the journal says.
+    expect(await claimEach((await deadRun({ claim: { over: 'in-doubt' } })).record)).toEqual(inDoubtAll);
     // Another destination's.
     expect(
       await claimEach(

@@ -446,7 +446,13 @@ describe('SentRecord: claims on invitations being sent', () => {
     expect(await record.claim(id, A, ask())).toEqual({ kind: 'claimed' });
     await record.settle(id, A, 'in-doubt');
     expect(await record.claim(id, B, ask())).toEqual({ kind: 'in-doubt', ...A });
-    expect(await record.claim(id, B, { ...ask(), ignoreDoubt: true })).toEqual({ kind: 'claimed' });
+    // --resend-in-doubt: taken over that doubt, which the claim says (it stands again unless B sends it).
+    expect(await record.claim(id, B, { ...ask(), ignoreDoubt: true })).toEqual({
+      kind: 'claimed',
+      over: true,
+    });
+    const lines = readFileSync(claimsOf(state), 'utf8').trimEnd().split('\n');
+    expect(JSON.parse(lines.at(-1) as string)).toMatchObject({ ...B, state: 'sending', over: 'in-doubt' });
     await record.close();
   });
 

@@ -30,6 +30,10 @@ export interface Claim extends ProcessRef {
   run: string;
   /** The file that run sends, for a message naming it. */
   file?: string;
+  /** When that run's journal began (its header's createdAt): the journal a dead run's claim is read against. */
+  began?: string;
+  /** Taken over another run's doubt (--resend-*): if its run dies, the row stays in doubt, whatever its journal says. */
+  over?: 'in-doubt';
   state: ClaimState;
   at: string;
   /**
@@ -173,6 +177,8 @@ function parseClaim(line: string): Claim | undefined {
       STATES.includes(value.state as string) &&
       Number.isSafeInteger(value.pid) &&
       (value.file === undefined || typeof value.file === 'string') &&
+      (value.began === undefined || typeof value.began === 'string') &&
+      (value.over === undefined || value.over === 'in-doubt') &&
       (value.host === undefined || typeof value.host === 'string') &&
       (value.started === undefined || typeof value.started === 'string') &&
       (value.until === undefined || typeof value.until === 'string')

@@ -8,7 +8,7 @@ import { hostname } from 'node:os';
 import { invitationKey } from '../invitation.js';
 import type { PlannedRow } from '../invite-file.js';
 import type { Claim } from './claims.js';
-import type { LastEntry, RowState } from './journal.js';
+import type { LastEntry } from './journal.js';
 import { isRunning } from './lock.js';
 
 /** Rows split by what the journal and the record say happened to them before this run. */
@@ -105,7 +105,7 @@ export function waitEnd(
 /** How far another host's clock may be ahead of ours. */
 const CLOCK_SKEW_MS = 5 * 60_000;
 
-/** A claim asked for just before a request (SentRecord.claim). */
+/** A claim asked for before a request (SentRecord.claim). */
 export interface ClaimRequest {
   claim: Claim;
   /** --resend-sent (or a single send): recorded as sent does not stop it. */
@@ -113,11 +113,21 @@ export interface ClaimRequest {
   /** --resend-in-doubt: another run's doubt does not stop it. */
   ignoreDoubt: boolean;
   holdMs: number;
+  /**
+   * Asked ahead of the row's request (bulk-runner.ts): taken only when nothing stands in the way, never
+   * over another claim or a record of it sent, and never waited for ('later': asked again just before the
+   * request). A row held ahead is not being sent yet, so holding it over another run's doubt could erase
+   * that doubt when it is let go, and holding it while waiting for another row could deadlock two runs.
+   */
+  ahead?: boolean;
 }
 
 /** What became of a claim (SentRecord.claim). */
 export type ClaimOutcome =
-  | { kind: 'claimed' }
+  /** `over`: taken over another run's doubt (--resend-*), which stands again if this run does not send it. */
+  | { kind: 'claimed'; over?: true }
+  /** Asked ahead, and something stands in the way: ask again just before the request. */
+  | { kind: 'later' }
   | { kind: 'sent'; sentAt: string }
   | { kind: 'stopped' | 'in-doubt'; run: string; file?: string }
   | { kind: 'aborted' };
@@ -126,13 +136,6 @@ export type ClaimOutcome =
 export type ClaimDecision =
   | Exclude<ClaimOutcome, { kind: 'aborted' }>
   | { kind: 'busy'; other: Claim; until: number };
-
-/**
- * A row's state in a journal that proves its request never left: no entry yet, planned, or failed (the
- * server certainly did not act). The in-flight entry is on disk before a request leaves.
- */
-export const neverLeft = (state: RowState | undefined) =>
-  state === undefined || state === 'pending' || state === 'failed';
 
 /**
  * Whether a claim may be taken, given when the record shows it sent (if it does) and the latest claim of any
@@ -160,10 +163,19 @@ export function claimDecision(
     if (state === 'busy') waitingSince.set(key, wait.since);
     else waitingSince.delete(key);
   }
+  const unsent = state === 'stopped' && other !== undefined && !isRunning(other) && leftUnsent(other);
+  if (request.ahead) {
+    const clear =
+      sentAt === undefined &&
+      (!other || other.state === 'done' || unsent || (other.run === claim.run && other.state === 'sending'));
+    if (!clear) return { kind: 'later' };
+  }
   if (state === 'busy' && other) return { kind: 'busy', other, until: waitEnd(other, now, wait) };
-  if (state === 'stopped' && other && !isRunning(other) && leftUnsent(other)) return { kind: 'claimed' };
-  if ((state === 'stopped' || state === 'in-doubt') && !request.ignoreDoubt && other) {
-    return { kind: state, run: other.run, ...(other.file !== undefined && { file: other.file }) };
+  if (unsent) return { kind: 'claimed' };
+  if ((state === 'stopped' || state === 'in-doubt') && other) {
+    if (!request.ignoreDoubt)
+      return { kind: state, run: other.run, ...(other.file !== undefined && { file: other.file }) };
+    if (other.run !== claim.run) return { kind: 'claimed', over: true };
   }
   return { kind: 'claimed' };
 }
@@ -172,10 +184,12 @@ export function claimDecision(
 export type Withheld = { state: 'elsewhere'; sentAt: string } | { state: 'in-doubt'; reason: string };
 
 /** What a row of a file becomes once its claim is decided: sent now ('go'), or withheld, or not started. */
-export function rowVerdict(outcome: ClaimOutcome): 'go' | 'aborted' | Withheld {
+export function rowVerdict(outcome: ClaimOutcome): 'go' | 'later' | 'aborted' | Withheld {
   switch (outcome.kind) {
     case 'claimed':
       return 'go';
+    case 'later':
+      return 'later';
     case 'aborted':
       return 'aborted';
     case 'sent':

@@ -135,7 +135,7 @@ export class FileRun {
   guard(options: Omit<GuardOptions, 'run' | 'resendSent' | 'resendInDoubt' | 'resending'>): RowGuard {
     return recordGuard(this.record, {
       ...options,
-      run: { run: this.view.path, file: this.file },
+      run: { run: this.view.path, file: this.file, began: this.journal.header.createdAt },
       resendSent: this.flags.resendSent,
       resendInDoubt: this.flags.resendInDoubt,
       resending: this.view.plan.resending,

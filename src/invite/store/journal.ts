@@ -191,16 +191,16 @@ export class Journal {
 }
 
 /**
- * What the journal at `path` says now of the rows `keys` (invitationKey), each by its last entry's state
- * (absent: no entry), and when it began; read without its lock, for a run that meets claims a dead run left
- * (sent-record.ts). Undefined when it cannot be trusted to tell: missing, not the user's own file, damaged,
- * or for another destination.
+ * The rows of `keys` (invitationKey) whose request the journal at `path` ever let leave (an in-flight entry,
+ * written before a request leaves), and when the journal began; read without its lock, for a run that meets
+ * claims a dead run left (sent-record.ts). Undefined when it cannot be trusted to tell: missing, not the
+ * user's own file, damaged, or for another destination.
  */
-export function rowStatesOf(
+export function rowsSentFrom(
   path: string,
   keys: ReadonlySet<string>,
   destination: Destination,
-): { createdAt: string; states: Map<string, RowState> } | undefined {
+): { createdAt: string; inFlight: Set<string> } | undefined {
   let text: string | undefined;
   try {
     text = readPrivateFileSync(path, { own: true, followLinks: false });
@@ -208,7 +208,7 @@ export function rowStatesOf(
     return undefined;
   }
   if (text === undefined) return undefined;
-  const states = new Map<string, RowState>();
+  const inFlight = new Set<string>();
   let createdAt: string | undefined;
   let trusted = true;
   // What follows the last newline is a torn line (the run died writing it): no entry.
@@ -229,9 +229,9 @@ export function rowStatesOf(
         typeof entry.createdAt === 'string';
       createdAt = entry.createdAt;
     } else if (typeof entry.key !== 'string' || typeof entry.state !== 'string') trusted = false;
-    else if (keys.has(entry.key)) states.set(entry.key, entry.state);
+    else if (entry.state === 'in-flight' && keys.has(entry.key)) inFlight.add(entry.key);
   });
-  return trusted && createdAt !== undefined ? { createdAt, states } : undefined;
+  return trusted && createdAt !== undefined ? { createdAt, inFlight } : undefined;
 }
 
 /**

@@ -1,24 +1,30 @@
 // The RowGuard of `invite send --file` over roster's record of sent invitations: each row is claimed there
 // before its request leaves and settled after, so a run of another file never sends it meanwhile, and a row
 // this run leaves in doubt stays in doubt for every other run too, until this file's run settles it. Rows
-// are claimed a batch ahead of their requests (bulk-runner.ts) and settled with the next batch: one lock and
-// one fsync per file for a batch of rows. A row claimed but never sent is released ('unsent'); if the run
-// dies first, its journal shows the request never left, and other runs take the row (decide.ts).
+// are claimed a batch ahead of their requests where nothing stands in the way (bulk-runner.ts), and settled
+// with the next batch: one lock and one fsync per file for a batch of rows. A row claimed but never sent is
+// released ('unsent'); if the run dies first, its journal shows the request never left, and other runs take
+// the row (decide.ts). A row taken over another run's doubt (--resend-*) and not sent is in doubt again.
 import { hostname } from 'node:os';
 import type { InvitationBody } from '../../api/enrollment.js';
 import { MAX_RETRIES, MAX_RETRY_AFTER_MS } from '../../api/retry.js';
 import { invitationKey } from '../invitation.js';
 import type { PlannedRow } from '../invite-file.js';
 import { rowVerdict, type Withheld } from './decide.js';
-import { invitationIdentity, type SentEntry, type SentRecord } from './sent-record.js';
+import { type ClaimingRun, invitationIdentity, type SentEntry, type SentRecord } from './sent-record.js';
 
 /** Keeps other runs (other files' journals) from sending a row while this run does, and after it. */
 export interface RowGuard {
   /**
    * Before the row's request: 'go' once this run holds the row (waiting while another run sends it), else
-   * what becomes of the row instead; 'aborted' when `signal` fired while waiting.
+   * what becomes of the row instead; 'aborted' when `signal` fired while waiting. `ahead`: a batch ahead of
+   * the request, never waiting: 'later' when something stands in the way (ask again just before it).
    */
-  claim(row: PlannedRow, signal: AbortSignal): Promise<'go' | 'aborted' | Withheld>;
+  claim(
+    row: PlannedRow,
+    signal: AbortSignal,
+    ahead?: boolean,
+  ): Promise<'go' | 'later' | 'aborted' | Withheld>;
   /**
    * After it, or when it never left ('unsent': claimed ahead, then not sent): never fails, a problem is the
    * guard's to report. May be written with the next claims (flush() writes what is queued now).
@@ -33,8 +39,11 @@ export interface RowGuard {
 }
 
 export interface GuardOptions {
-  /** This run: its journal's path, and the file it sends (named to other runs). */
-  run: { run: string; file: string };
+  /**
+   * This run: its journal's path, the file it sends (named to other runs), and when its journal began (a
+   * dead run's claims are read against that journal).
+   */
+  run: ClaimingRun;
   /** --resend-sent: rows recorded sent, or in doubt, by other runs are sent again. */
   resendSent: boolean;
   /** --resend-in-doubt: rows in doubt, in this run's journal or another's claim, are sent again. */
@@ -61,8 +70,10 @@ export function claimHoldMs(timeoutMs: number): number {
 
 export function recordGuard(record: SentRecord, options: GuardOptions): RowGuard {
   let warned = false;
+  /** Rows this run took over another run's doubt: in doubt again unless this run has them confirmed sent. */
+  const over = new Set<string>();
   return {
-    async claim(row, signal) {
+    async claim(row, signal, ahead = false) {
       const again = options.resending.has(invitationKey(row.body.email, row.body.schoolId));
       const outcome = await record.claim(identityOf(row), options.run, {
         // Recorded sent means some run had it confirmed: even this run's own doubt is settled by that.
@@ -70,19 +81,26 @@ export function recordGuard(record: SentRecord, options: GuardOptions): RowGuard
         ignoreDoubt: options.resendSent || options.resendInDoubt || again,
         signal,
         holdMs: claimHoldMs(options.timeoutMs),
+        ahead,
         onWait: (other, until) =>
           options.info(
             `Line ${row.line} waits for another roster run (pid ${other.pid}${other.host && other.host !== hostname() ? ` on ${other.host}` : ''}${other.file ? `, ${other.file}` : ''}) sending the same invitation; at most until ${Number.isFinite(until) ? `${new Date(until).toISOString()} by this machine's clock` : 'it ends'}.`,
           ),
       });
+      if (outcome.kind === 'claimed' && outcome.over) over.add(identityOf(row));
       return rowVerdict(outcome);
     },
     async settle(row, state) {
+      const identity = identityOf(row);
+      // Another run's doubt stands until this run has the invitation confirmed sent: a failure now, or no
+      // request at all, says nothing of what that run's request did.
+      const doubt = state === 'in-doubt' || (state !== 'sent' && over.has(identity));
+      over.delete(identity);
       try {
         await record.settle(
-          identityOf(row),
+          identity,
           options.run,
-          state === 'in-doubt' ? 'in-doubt' : 'done',
+          doubt ? 'in-doubt' : 'done',
           state === 'sent' ? sentEntry(row.body, options.now()) : undefined,
           // Nobody waits for it: it goes with the next batch of claims (or shortly), not in one of its own.
           { lazy: true },

@@ -31,10 +31,9 @@ import {
   type ClaimOutcome,
   type ClaimRequest,
   claimDecision,
-  neverLeft,
   standing,
 } from './decide.js';
-import { rowStatesOf } from './journal.js';
+import { rowsSentFrom } from './journal.js';
 import { forEachLine } from './json-lines.js';
 import { canonical, canonicalBaseUrl, type Destination, sentRecordPath } from './layout.js';
 import { releaseLock, syncFd, thisProcess, waitForLock } from './lock.js';
@@ -267,12 +266,14 @@ export class SentRecord {
    */
   async claim(
     identity: string,
-    run: { run: string; file?: string },
+    run: ClaimingRun,
     options: {
       ignoreSent: boolean;
       ignoreDoubt: boolean;
       signal: AbortSignal;
       holdMs: number;
+      /** Ahead of the request: taken only when nothing stands in the way, else 'later' at once (decide.ts). */
+      ahead?: boolean;
       onWait?(other: Claim, until: number): void;
     },
   ): Promise<ClaimOutcome> {
@@ -288,6 +289,7 @@ export class SentRecord {
         ignoreSent: options.ignoreSent,
         ignoreDoubt: options.ignoreDoubt,
         holdMs: options.holdMs,
+        ...(options.ahead && { ahead: true }),
       });
       if (outcome && outcome.kind !== 'busy') return outcome;
       if (outcome && !told && Date.now() - started > WAIT_NOTICE_MS) {
@@ -307,7 +309,7 @@ export class SentRecord {
    */
   settle(
     identity: string,
-    run: { run: string; file?: string },
+    run: ClaimingRun,
     state: Exclude<ClaimState, 'sending'>,
     sent?: SentEntry,
     { lazy = false }: { lazy?: boolean } = {},
@@ -324,7 +326,7 @@ export class SentRecord {
     return this.enqueue({ kind: 'write', sent: [], claims: [] }).then(() => {});
   }
 
-  private claimLine(identity: string, run: { run: string; file?: string }, state: ClaimState): Claim {
+  private claimLine(identity: string, run: ClaimingRun, state: ClaimState): Claim {
     return { id: identity, ...run, state, ...thisProcess(), at: new Date().toISOString() };
   }
 
@@ -426,7 +428,8 @@ export class SentRecord {
             leftUnsent,
           );
           outcomes[i] = outcome;
-          return outcome.kind === 'claimed' ? [b.claim] : [];
+          if (outcome.kind !== 'claimed') return [];
+          return [outcome.over ? { ...b.claim, over: 'in-doubt' as const } : b.claim];
         });
       });
       return outcomes;
@@ -437,28 +440,26 @@ export class SentRecord {
 
   /**
    * For one batch's claims: whether a dead run's claim left its invitation unsent (decide.ts), by that run's
-   * journal, read once a batch for the rows of the batch it claimed. Only a journal in roster's invites
-   * folder beside this record is read, and only one begun before the claim (one moved aside and begun again
-   * no longer knows that run's rows); anything else, a single send's claim among them, stays in doubt.
+   * journal, read once a batch for the rows of the batch it claimed: unsent when the journal never let the
+   * row's request leave (no in-flight entry for it, by any run of that file). Only the journal the claim
+   * names (in roster's invites folder beside this record, begun when the claim says) is read; a claim taken
+   * over another run's doubt, one from an earlier roster or a single send's stays in doubt.
    */
   private leftUnsentBy(batch: Request[], latest: ReadonlyMap<string, Claim>): (claim: Claim) => boolean {
     const invites = join(dirname(dirname(this.path)), 'invites');
-    const journals = new Map<string, ReturnType<typeof rowStatesOf>>();
+    const journals = new Map<string, ReturnType<typeof rowsSentFrom>>();
     return (claim) => {
+      if (claim.over || claim.began === undefined) return false;
       if (dirname(claim.run) !== invites || !claim.run.endsWith('.jsonl')) return false;
       if (!journals.has(claim.run)) {
         const keys = new Set<string>();
         for (const b of batch)
           if (b.kind === 'claim' && latest.get(b.claim.id)?.run === claim.run)
             keys.add(journalKey(b.claim.id));
-        journals.set(claim.run, rowStatesOf(claim.run, keys, this.destination));
+        journals.set(claim.run, rowsSentFrom(claim.run, keys, this.destination));
       }
       const journal = journals.get(claim.run);
-      return (
-        journal !== undefined &&
-        journal.createdAt <= claim.at &&
-        neverLeft(journal.states.get(journalKey(claim.id)))
-      );
+      return journal?.createdAt === claim.began && !journal.inFlight.has(journalKey(claim.id));
     };
   }
 
@@ -593,6 +594,13 @@ interface Appended {
   from: number;
   to: number;
   lines: number;
+}
+
+/** A run as its claims name it: its journal's path (or a single send's name), its file, when its journal began. */
+export interface ClaimingRun {
+  run: string;
+  file?: string;
+  began?: string;
 }
 
 /** What a batch is asked: to write entries and settled claims, or whether a claim may be taken. */
