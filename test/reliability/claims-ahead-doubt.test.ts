@@ -114,21 +114,19 @@ describe('a --resend-in-doubt run that claimed a row ahead but never sent it', (
     expect(await plainClaim(state)).toBe('in-doubt');
   }, 60_000);
 
-  it('reaching the row, its request refused (certainly not sent by it): X is in doubt again for a plain run', async () => {
-    const state = tempDir();
-    await inDoubtByC(state);
-    const done = await startDriver(driver, [state, 'refuse-x']).done;
-    expect(done.err).toBe('');
-    expect(done.out).toContain('SENDING p3@x.org');
-    expect(await plainClaim(state)).toBe('in-doubt');
-  }, 60_000);
-
-  it('reaching the row, its request confirmed: X is sent, and a plain run skips it as sent', async () => {
-    const state = tempDir();
-    await inDoubtByC(state);
-    const done = await startDriver(driver, [state, 'ok']).done;
-    expect(done.err).toBe('');
-    expect(done.out).toContain('SENDING p3@x.org');
-    expect(await plainClaim(state)).toBe('sent');
-  }, 60_000);
+  it.each([
+    ['refused (certainly not sent by it): X is in doubt again', 'refuse-x', 'in-doubt'],
+    ['confirmed: X is sent, and a plain run skips it as sent', 'ok', 'sent'],
+  ])(
+    'reaching the row, its request %s',
+    async (_, mode, plain) => {
+      const state = tempDir();
+      await inDoubtByC(state);
+      const done = await startDriver(driver, [state, mode]).done;
+      expect(done.err).toBe('');
+      expect(done.out).toContain('SENDING p3@x.org');
+      expect(await plainClaim(state)).toBe(plain);
+    },
+    60_000,
+  );
 });
