@@ -114,6 +114,8 @@ export class SentRecord {
   private timer: NodeJS.Timeout | undefined;
   /** The claims beside the record, read as they grow. */
   private claims: ClaimsFile | undefined;
+  /** The device and inode of the file this process holds open (checkIdentity). */
+  private held: { dev: number; ino: number } | undefined;
   /** When (this machine's clock) this process first saw each claim it waits for: waits are bounded from there. */
   private readonly waitingSince = new Map<string, number>();
 
@@ -470,12 +472,14 @@ export class SentRecord {
    * run looks, and the other runs' sends would be unknown to it: it stops.
    */
   checkIdentity(): void {
-    const held = fstatSync((this.handle as FileHandle).fd);
+    // The open file's device and inode never change: asked once (this runs before every row's request).
+    this.held ??= fstatSync((this.handle as FileHandle).fd);
+    const { held } = this;
     let now: { dev: number; ino: number } | undefined;
     try {
-      now = lstatSync(this.path);
+      now = lstatSync(this.path, { throwIfNoEntry: false });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw fileError(error, this.path, 'read');
+      throw fileError(error, this.path, 'read');
     }
     if (now?.dev === held.dev && now.ino === held.ino) return;
     throw new RosterError(
