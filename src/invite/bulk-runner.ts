@@ -176,6 +176,8 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
       if (verdict === 'go' && options.now().getTime() - at <= CLAIM_FRESH_MS) return recordStillHeld(index);
       if (verdict !== 'go' && verdict !== 'later') return verdict;
     }
+    // The row's claim taken ahead, if it is being let go, is let go first: a later "unsent" would undo this one.
+    await releasing.get(index);
     return claimNow(index);
   }
 
@@ -207,15 +209,24 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
     }
   }
 
+  /** Rows whose claims taken ahead are being let go: settled once their batch is written. */
+  const releasing = new Map<number, Promise<void>>();
+
   /** Lets go of the rows claimed ahead that no worker has taken (claimed again when the workers reach them). */
   async function releaseAhead(): Promise<void> {
     const held = [...ahead];
     ahead.clear();
     claimedTo = next;
-    for (const [index, taken] of held) {
-      const { verdict } = await taken;
-      if (verdict === 'go' && options.guard) track(options.guard.settle(rows[index]!, 'unsent'));
-    }
+    await Promise.all(
+      held.map(([index, taken]) => {
+        const released = taken.then(({ verdict }) => {
+          if (verdict === 'go' && options.guard) track(options.guard.settle(rows[index]!, 'unsent'));
+          releasing.delete(index);
+        });
+        releasing.set(index, released);
+        return released;
+      }),
+    );
   }
 
   /** On disk before the request leaves: a crash from here on leaves the row in doubt, never forgotten. */

@@ -242,7 +242,11 @@ describe('invite send --file never e-mails twice what another run sent after the
     const [ra, rb] = await Promise.all(runs.map((r) => r.done));
     expect([ra?.code, rb?.code], `${ra?.stderr}\n${rb?.stderr}`).toEqual([0, 0]);
     for (let i = 0; i < 5; i++) expect(emailsTo(`shared2-${i}@example.org`)).toBe(1);
-    expect(rb?.stderr).toContain("Skipped 5 that roster's record shows already sent by another run");
+    // Each shared row goes out from one run and is skipped by the other: mostly B skips them, but B claims
+    // its rows a batch ahead, so it may hold the first shared row before A reaches it, and A skips that one.
+    const skipped = (stderr = '') =>
+      Number(/Skipped (\d+) that roster's record shows already sent by another run/.exec(stderr)?.[1] ?? 0);
+    expect(skipped(ra?.stderr) + skipped(rb?.stderr)).toBe(5);
     expect(sandbox.outbox).toHaveLength(35);
   }, 60_000);
 });

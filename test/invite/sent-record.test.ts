@@ -461,13 +461,13 @@ describe('SentRecord: claims on invitations being sent', () => {
     const until = new Date(start + 60_000).toISOString();
     // Our own pid stands for a live process that never settles (no start time: a reused pid looks alive).
     const local = { id, ...A, state: 'sending' as const, pid: process.pid, at: at(0), until };
-    expect(standing(local, B.run, start + 30_000)).toBe('busy');
-    expect(standing(local, B.run, start + 61_000)).toBe('stopped');
+    expect(standing(local, B, start + 30_000)).toBe('busy');
+    expect(standing(local, B, start + 61_000)).toBe('stopped');
     const remote = { ...local, pid: 1, host: 'other-host.example' };
-    expect(standing(remote, B.run, start + 61_000)).toBe('busy');
-    expect(standing(remote, B.run, start + 60_000 + 5 * 60_000 + 1)).toBe('stopped');
-    expect(standing(remote, A.run, start + 61_000)).toBe('free');
-    expect(standing({ ...remote, state: 'done' }, B.run, start)).toBe('free');
+    expect(standing(remote, B, start + 61_000)).toBe('busy');
+    expect(standing(remote, B, start + 60_000 + 5 * 60_000 + 1)).toBe('stopped');
+    expect(standing(remote, A, start + 61_000)).toBe('free');
+    expect(standing({ ...remote, state: 'done' }, B, start)).toBe('free');
   });
 
   it('another host’s clock a year ahead: its claim is waited for no longer than its length (at most this run’s own hold) from when this run first saw it', () => {
@@ -483,19 +483,19 @@ describe('SentRecord: claims on invitations being sent', () => {
       until: new Date(start + year + 60_000).toISOString(),
     };
     const wait = { since: start, holdMs: 120_000 };
-    expect(standing(remote, B.run, start + 59_000, wait)).toBe('busy');
-    expect(standing(remote, B.run, start + 60_001, wait)).toBe('stopped');
+    expect(standing(remote, B, start + 59_000, wait)).toBe('busy');
+    expect(standing(remote, B, start + 60_001, wait)).toBe('stopped');
     expect(waitEnd(remote, start + 30_000, wait)).toBe(start + 60_000);
     // A claim that states a year's length is held no longer than this run's own claims are.
     const long = { ...remote, at: at(0), until: new Date(start + year).toISOString() };
-    expect(standing(long, B.run, start + 119_000, wait)).toBe('busy');
-    expect(standing(long, B.run, start + 120_001, wait)).toBe('stopped');
+    expect(standing(long, B, start + 119_000, wait)).toBe('busy');
+    expect(standing(long, B, start + 120_001, wait)).toBe('stopped');
     // Without a deadline, this run's own hold bounds the wait as well (before, such a claim held forever).
     const { until: _, ...open } = long;
-    expect(standing(open, B.run, start + 120_001, wait)).toBe('stopped');
+    expect(standing(open, B, start + 120_001, wait)).toBe('stopped');
     // A deadline long past by our clock still ends the wait at once, however recently we first saw it.
     const old = { ...remote, at: at(0), until: new Date(start + 60_000).toISOString() };
-    expect(standing(old, B.run, start + 6 * 60_000 + 1, { since: start + 6 * 60_000, holdMs: 120_000 })).toBe(
+    expect(standing(old, B, start + 6 * 60_000 + 1, { since: start + 6 * 60_000, holdMs: 120_000 })).toBe(
       'stopped',
     );
   });

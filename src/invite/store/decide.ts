@@ -10,6 +10,7 @@ import type { PlannedRow } from '../invite-file.js';
 import type { Claim } from './claims.js';
 import type { LastEntry } from './journal.js';
 import { isRunning } from './lock.js';
+import type { ClaimingRun } from './sent-record.js';
 
 /** Rows split by what the journal and the record say happened to them before this run. */
 export interface RowPlan {
@@ -76,8 +77,22 @@ export interface Wait {
   holdMs: number;
 }
 
-export function standing(claim: Claim | undefined, run: string, now = Date.now(), wait?: Wait): Standing {
-  if (!claim || claim.run === run || claim.state === 'done') return 'free';
+/**
+ * A claim of the run asking (its journal's path, and the same journal: one moved aside and begun again is
+ * another run), which its journal governs: unless the claim carries another run's doubt (`over`).
+ */
+const ownClaim = (claim: Claim, run: ClaimingRun) =>
+  claim.run === run.run &&
+  !claim.over &&
+  (claim.began === undefined || run.began === undefined || claim.began === run.began);
+
+export function standing(
+  claim: Claim | undefined,
+  run: ClaimingRun,
+  now = Date.now(),
+  wait?: Wait,
+): Standing {
+  if (!claim || claim.state === 'done' || ownClaim(claim, run)) return 'free';
   if (claim.state === 'in-doubt') return 'in-doubt';
   if (now > waitEnd(claim, now, wait)) return 'stopped';
   return isRunning(claim) ? 'busy' : 'stopped';
@@ -158,7 +173,7 @@ export function claimDecision(
   const wait: Wait | undefined = key
     ? { since: waitingSince.get(key) ?? now, holdMs: request.holdMs }
     : undefined;
-  const state = standing(other, claim.run, now, wait);
+  const state = standing(other, claim, now, wait);
   if (key && wait) {
     if (state === 'busy') waitingSince.set(key, wait.since);
     else waitingSince.delete(key);
@@ -167,7 +182,7 @@ export function claimDecision(
   if (request.ahead) {
     const clear =
       sentAt === undefined &&
-      (!other || other.state === 'done' || unsent || (other.run === claim.run && other.state === 'sending'));
+      (!other || other.state === 'done' || unsent || (ownClaim(other, claim) && other.state === 'sending'));
     if (!clear) return { kind: 'later' };
   }
   if (state === 'busy' && other) return { kind: 'busy', other, until: waitEnd(other, now, wait) };
@@ -175,7 +190,7 @@ export function claimDecision(
   if ((state === 'stopped' || state === 'in-doubt') && other) {
     if (!request.ignoreDoubt)
       return { kind: state, run: other.run, ...(other.file !== undefined && { file: other.file }) };
-    if (other.run !== claim.run) return { kind: 'claimed', over: true };
+    if (!ownClaim(other, claim)) return { kind: 'claimed', over: true };
   }
   return { kind: 'claimed' };
 }

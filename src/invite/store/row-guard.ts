@@ -94,7 +94,8 @@ export function recordGuard(record: SentRecord, options: GuardOptions): RowGuard
       const identity = identityOf(row);
       // Another run's doubt stands until this run has the invitation confirmed sent: a failure now, or no
       // request at all, says nothing of what that run's request did.
-      const doubt = state === 'in-doubt' || (state !== 'sent' && over.has(identity));
+      const doubtOver = state !== 'sent' && over.has(identity);
+      const doubt = state === 'in-doubt' || doubtOver;
       over.delete(identity);
       try {
         await record.settle(
@@ -103,7 +104,7 @@ export function recordGuard(record: SentRecord, options: GuardOptions): RowGuard
           doubt ? 'in-doubt' : 'done',
           state === 'sent' ? sentEntry(row.body, options.now()) : undefined,
           // Nobody waits for it: it goes with the next batch of claims (or shortly), not in one of its own.
-          { lazy: true },
+          { lazy: true, over: doubtOver },
         );
       } catch (error) {
         if (warned) return;

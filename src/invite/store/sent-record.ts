@@ -307,19 +307,19 @@ export class SentRecord {
    * first) or 'in-doubt' (it may have been sent: no other run sends it without being told to). The sent
    * entry goes to the file only, not to has(): a run never asks again about an invitation it sent (a file's
    * rows are each sent once), and a district's run would hold an identity per row. `lazy`: written with the
-   * next batch that is waited for, or within SETTLE_DELAY_MS (flush() writes it now).
+   * next batch that is waited for, or within SETTLE_DELAY_MS (flush() writes it now). `over`: the doubt is
+   * another run's, taken over and not settled (decide.ts: never this run's own, for its next run).
    */
   settle(
     identity: string,
     run: ClaimingRun,
     state: Exclude<ClaimState, 'sending'>,
     sent?: SentEntry,
-    { lazy = false }: { lazy?: boolean } = {},
+    { lazy = false, over = false }: { lazy?: boolean; over?: boolean } = {},
   ): Promise<void> {
-    return this.enqueue(
-      { kind: 'write', sent: sent ? [sent] : [], claims: [this.claimLine(identity, run, state)] },
-      !lazy,
-    ).then(() => {});
+    const claim = this.claimLine(identity, run, state);
+    if (over) claim.over = 'in-doubt';
+    return this.enqueue({ kind: 'write', sent: sent ? [sent] : [], claims: [claim] }, !lazy).then(() => {});
   }
 
   /** Writes the lazy settles queued now, at the end of this turn of the event loop; resolves once on disk. */
@@ -508,7 +508,7 @@ export class SentRecord {
       this.claims ??= new ClaimsFile(`${this.path}.claims`);
       await this.claims.update((latest) => {
         for (const [id, claim] of latest)
-          if (standing(claim, FORGET_RUN) === 'busy' && pick(identityParts(id))) busy.set(id, claim);
+          if (standing(claim, { run: FORGET_RUN }) === 'busy' && pick(identityParts(id))) busy.set(id, claim);
         return [];
       });
       const outcome: ForgetOutcome = { forgotten: [], inFlight: [] };
