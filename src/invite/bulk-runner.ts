@@ -1,7 +1,8 @@
 // Sends planned rows with bounded concurrency, journaling each row before its request (in-flight) and after
 // it (sent, failed or in-doubt), and claiming it from other runs around both (RowGuard): claims are asked for
-// a batch of rows ahead of the workers, so the record takes one lock and one fsync for many rows, and the
-// rows claimed but never sent are released at the end. Stops taking new rows on interrupt or on an error
+// a batch of rows ahead of the workers, so the record takes one lock and one fsync for many rows; a row
+// something stands in the way of is claimed just before its request, and while a worker waits so, and at the
+// end, the rows claimed ahead and not taken are released. Stops taking new rows on interrupt or on an error
 // every later row would meet too (credentials, permission, an unreachable server); rows already in flight
 // always finish.
 import { ApiError, ForeignAnswerError, RosterError } from '../errors.js';
