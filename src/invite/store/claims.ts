@@ -23,6 +23,13 @@ import { type ProcessRef, syncFd } from './lock.js';
 
 export type ClaimState = 'sending' | 'in-doubt' | 'done';
 
+/** A run as its claims name it: its journal's path (or a single send's name), its file, when its journal began. */
+export interface ClaimingRun {
+  run: string;
+  file?: string;
+  began?: string;
+}
+
 export interface Claim extends ProcessRef {
   /** The invitation (invitationIdentity). */
   id: string;

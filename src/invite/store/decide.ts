@@ -7,10 +7,9 @@
 import { hostname } from 'node:os';
 import { invitationKey } from '../invitation.js';
 import type { PlannedRow } from '../invite-file.js';
-import type { Claim } from './claims.js';
+import type { Claim, ClaimingRun } from './claims.js';
 import type { LastEntry } from './journal.js';
 import { isRunning } from './lock.js';
-import type { ClaimingRun } from './sent-record.js';
 
 /** Rows split by what the journal and the record say happened to them before this run. */
 export interface RowPlan {

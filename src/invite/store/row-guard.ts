@@ -10,8 +10,9 @@ import type { InvitationBody } from '../../api/enrollment.js';
 import { MAX_RETRIES, MAX_RETRY_AFTER_MS } from '../../api/retry.js';
 import { invitationKey } from '../invitation.js';
 import type { PlannedRow } from '../invite-file.js';
+import type { ClaimingRun } from './claims.js';
 import { rowVerdict, type Withheld } from './decide.js';
-import { type ClaimingRun, invitationIdentity, type SentEntry, type SentRecord } from './sent-record.js';
+import { invitationIdentity, type SentEntry, type SentRecord } from './sent-record.js';
 
 /** Keeps other runs (other files' journals) from sending a row while this run does, and after it. */
 export interface RowGuard {

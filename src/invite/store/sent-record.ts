@@ -25,7 +25,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { RosterError } from '../../errors.js';
 import { fileError, openOwnAppendable, privateFolder, readPrivateFile } from '../../files.js';
 import { invitationKey } from '../invitation.js';
-import { type Claim, type ClaimState, ClaimsFile } from './claims.js';
+import { type Claim, type ClaimingRun, type ClaimState, ClaimsFile } from './claims.js';
 import {
   type ClaimDecision,
   type ClaimOutcome,
@@ -598,13 +598,6 @@ interface Appended {
   from: number;
   to: number;
   lines: number;
-}
-
-/** A run as its claims name it: its journal's path (or a single send's name), its file, when its journal began. */
-export interface ClaimingRun {
-  run: string;
-  file?: string;
-  began?: string;
 }
 
 /** What a batch is asked: to write entries and settled claims, or whether a claim may be taken. */
