@@ -124,9 +124,14 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
     bodyHash: hash,
   });
 
-  /** Ends the waits of claims taken ahead once the workers stop (interrupted, or a failure every row meets). */
+  /** Ends every claim's wait for another run once the run stops taking rows (interrupted, or stopWith). */
   const stopClaims = new AbortController();
   const claimSignal = AbortSignal.any([signal, stopClaims.signal]);
+  /** The run takes no more rows: the first error every later row would meet too. */
+  const stopWith = (error: RosterError) => {
+    stoppedBy ??= error;
+    stopClaims.abort();
+  };
   /** Claims asked for ahead of the workers, by row index, each with when it was decided. */
   const ahead = new Map<number, Promise<{ verdict: Verdict; at: number }>>();
   /** Rows below this have had their claims asked for. */
@@ -142,8 +147,7 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
       return options.guard ? await options.guard.claim(row, claimSignal, early) : 'go';
     } catch (error) {
       // Unclaimed, a row could go out beside another run's: this one and every later row stay unsent.
-      stoppedBy ??=
-        error instanceof RosterError ? error : new RosterError('failure', (error as Error).message);
+      stopWith(error instanceof RosterError ? error : new RosterError('failure', (error as Error).message));
       return 'aborted';
     }
   }
@@ -164,9 +168,11 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
       const end = Math.min(rows.length, index + window);
       for (; claimedTo < end; claimedTo++) {
         const row = rows[claimedTo]!;
+        // Fresh from before the claim was asked for: its deadline is counted from then.
+        const at = options.now().getTime();
         ahead.set(
           claimedTo,
-          claim(row, true).then((verdict) => ({ verdict, at: options.now().getTime() })),
+          claim(row, true).then((verdict) => ({ verdict, at })),
         );
       }
     }
@@ -203,8 +209,7 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
       return 'go';
     } catch (error) {
       // Claimed in a record other runs no longer see: this row and every later one stay unsent.
-      stoppedBy ??=
-        error instanceof RosterError ? error : new RosterError('failure', (error as Error).message);
+      stopWith(error instanceof RosterError ? error : new RosterError('failure', (error as Error).message));
       if (options.guard) track(options.guard.settle(rows[index]!, 'unsent'));
       return 'aborted';
     }
@@ -250,8 +255,7 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
       return options.keepMessages ? { state: 'sent', message } : SENT;
     } catch (error) {
       const { outcome, stops } = classify(error);
-      if (stops)
-        stoppedBy ??= error instanceof RosterError ? error : new RosterError('failure', outcome.reason);
+      if (stops) stopWith(error instanceof RosterError ? error : new RosterError('failure', outcome.reason));
       return outcome;
     }
   }
@@ -289,6 +293,7 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
     track(
       journal.record([outcome]).catch((error: unknown) => {
         journalFailure ??= { error };
+        stopClaims.abort();
       }),
     );
     if (options.guard) track(options.guard.settle(row, result.state));

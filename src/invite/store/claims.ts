@@ -3,9 +3,10 @@
 // different files (each with its own journal) never send one family at the same time, and a run killed with
 // a request in flight leaves that family in doubt for every other run, as its own journal does for itself.
 //
-// - One JSON object per line; an invitation's last line is its claim: `sending` (its request is about to
-//   leave, or is out, until a deadline), `in-doubt` (the run could not tell whether it was sent) or `done`
-//   (sent and in the record, or certainly not sent).
+// - One JSON object per line; an invitation's last line is its claim: `sending` (held by a run that sends
+//   it next: claimed a little ahead of its request, or with the request about to leave or out, until a
+//   deadline), `in-doubt` (the run could not tell whether it was sent) or `done` (sent and in the record, or
+//   certainly not sent).
 // - Read and written only under the record's lock (sent-record.ts), in whole lines, fsynced before any
 //   request leaves. Read incrementally (what was appended since), and rewritten with the unsettled claims
 //   alone once most of its lines are settled.

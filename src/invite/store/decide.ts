@@ -1,7 +1,8 @@
 // The one place that decides whether an invitation is sent, in doubt or not sent yet, from what the store
 // holds (index.ts describes the files):
 // - before a run (planRows): by the file's journal, then by roster's record of sent invitations;
-// - just before a row's request (claimDecision): by the record again and every run's latest claim;
+// - before a row's request, a batch ahead or just before it (claimDecision): by the record again and every
+//   run's latest claim, a dead run's read against its journal;
 // - what a row becomes when it may not be claimed (rowVerdict).
 // Throughout, what was (or may have been) sent wins: a row is never sent twice without --resend-*.
 import { hostname } from 'node:os';

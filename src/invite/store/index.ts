@@ -27,9 +27,10 @@
 // - Record. Line 1: {record: 'roster sent invitations', version: 1, destination (canonical), createdAt}.
 //   Then {email, schoolId, schoolYearId?, sentAt} per invitation the server confirmed, or {email, schoolId,
 //   schoolYearId?, forgottenAt} for one `roster invite forget` took out. Identity: invitationIdentity.
-// - Claims. {id: invitationIdentity, run: journal path (or a single send's name), file?, state: sending |
-//   in-doubt | done, at, until? (a sending claim's deadline), pid, host?, started?}; an invitation's last
-//   line is its claim. Rewritten with the unsettled claims alone once most lines are settled, under a first
+// - Claims. {id: invitationIdentity, run: journal path (or a single send's name), file?, began? (the
+//   journal's createdAt), over? ('in-doubt': taken over another run's doubt), state: sending | in-doubt |
+//   done, at, until? (a sending claim's deadline), pid, host?, started?}; an invitation's last line is its
+//   claim. Rewritten with the unsettled claims alone once most lines are settled, under a first
 //   line {rewrite: random} by which a reader that stopped part-way knows the file was replaced.
 // - Locks. {pid, host, started?, token}, written to a temporary file and linked to the lock's name, so no
 //   process sees a lock without its owner; a journal's lock is fsynced first (whole or absent after a power

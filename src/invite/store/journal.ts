@@ -196,7 +196,7 @@ export class Journal {
  * claims a dead run left (sent-record.ts). Undefined when it cannot be trusted to tell: missing, not the
  * user's own file, damaged, or for another destination.
  */
-export function rowsSentFrom(
+export function requestsLeftIn(
   path: string,
   keys: ReadonlySet<string>,
   destination: Destination,

@@ -76,6 +76,9 @@ export function recordGuard(record: SentRecord, options: GuardOptions): RowGuard
   return {
     async claim(row, signal, ahead = false) {
       const again = options.resending.has(invitationKey(row.body.email, row.body.schoolId));
+      // A row this file's earlier run left in doubt is claimed only just before its request: held ahead and
+      // let go, its claim would say "done" while that earlier request may have reached the server.
+      if (ahead && again) return 'later';
       const outcome = await record.claim(identityOf(row), options.run, {
         // Recorded sent means some run had it confirmed: even this run's own doubt is settled by that.
         ignoreSent: options.resendSent,
@@ -96,7 +99,9 @@ export function recordGuard(record: SentRecord, options: GuardOptions): RowGuard
       // Another run's doubt stands until this run has the invitation confirmed sent: a failure now, or no
       // request at all, says nothing of what that run's request did.
       const doubtOver = state !== 'sent' && over.has(identity);
-      const doubt = state === 'in-doubt' || doubtOver;
+      // The same for this file's own earlier doubt, sent again (--resend-in-doubt) and not confirmed.
+      const again = options.resending.has(invitationKey(row.body.email, row.body.schoolId));
+      const doubt = state === 'in-doubt' || doubtOver || (state !== 'sent' && again);
       over.delete(identity);
       try {
         await record.settle(

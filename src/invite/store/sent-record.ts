@@ -33,7 +33,7 @@ import {
   claimDecision,
   standing,
 } from './decide.js';
-import { rowsSentFrom } from './journal.js';
+import { requestsLeftIn } from './journal.js';
 import { forEachLine } from './json-lines.js';
 import { canonical, canonicalBaseUrl, type Destination, sentRecordPath } from './layout.js';
 import { releaseLock, syncFd, thisProcess, waitForLock } from './lock.js';
@@ -258,8 +258,9 @@ export class SentRecord {
   }
 
   /**
-   * Claims an invitation for `run` (a journal's path) just before its request leaves: waits while another
-   * live run is sending it; otherwise the claim is on disk when this resolves 'claimed'. 'sent': roster's
+   * Claims an invitation for `run` (a journal's path) before its request leaves: waits while another live
+   * run is sending it (or, `ahead`, says 'later' at once when anything stands in the way); otherwise the
+   * claim is on disk when this resolves 'claimed'. 'sent': roster's
    * record shows it sent (unless `ignoreSent`); 'stopped' or 'in-doubt': another run was killed while sending
    * it, or could not tell whether it was sent (unless `ignoreDoubt`); 'aborted': the signal fired meanwhile.
    * The claim holds for `holdMs` at most (the longest the request can take), and another run's claim is
@@ -449,7 +450,7 @@ export class SentRecord {
    */
   private leftUnsentBy(batch: Request[], latest: ReadonlyMap<string, Claim>): (claim: Claim) => boolean {
     const invites = join(dirname(dirname(this.path)), 'invites');
-    const journals = new Map<string, ReturnType<typeof rowsSentFrom>>();
+    const journals = new Map<string, ReturnType<typeof requestsLeftIn>>();
     return (claim) => {
       if (claim.over || claim.began === undefined) return false;
       if (dirname(claim.run) !== invites || !claim.run.endsWith('.jsonl')) return false;
@@ -458,7 +459,7 @@ export class SentRecord {
         for (const b of batch)
           if (b.kind === 'claim' && latest.get(b.claim.id)?.run === claim.run)
             keys.add(journalKey(b.claim.id));
-        journals.set(claim.run, rowsSentFrom(claim.run, keys, this.destination));
+        journals.set(claim.run, requestsLeftIn(claim.run, keys, this.destination));
       }
       const journal = journals.get(claim.run);
       return journal?.createdAt === claim.began && !journal.inFlight.has(journalKey(claim.id));
