@@ -339,4 +339,39 @@ describe('sendRows with a guard (claims in roster’s record)', () => {
       'send p2@x.org',
     ]);
   });
+
+  it("a failure that stops the run ends a worker's wait for another run's row at once, not after the claim's hold", async () => {
+    const journal = await openJournal();
+    const events: string[] = [];
+    const guard = {
+      claim: async (row: PlannedRow, signal: AbortSignal, ahead?: boolean) => {
+        if (row.body.email !== 'p1@x.org') return 'go' as const;
+        if (ahead) return 'later' as const;
+        // Held by another live run: waited for until the run is told to stop.
+        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+        events.push('wait for p1 ended');
+        return 'aborted' as const;
+      },
+      settle: async () => {},
+      flush: async () => {},
+      checkRecord: () => {},
+    };
+    const outcome = await sendRows({
+      rows: rows(2),
+      journal,
+      guard,
+      concurrency: 2,
+      signal: new AbortController().signal,
+      resending: new Set(),
+      send: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        throw new ApiError('auth', 401, 'token rejected');
+      },
+      now: () => new Date(),
+      onProgress: () => {},
+    });
+    await journal.close();
+    expect(outcome.stoppedBy?.message).toBe('token rejected');
+    expect(events).toEqual(['wait for p1 ended']);
+  }, 5_000);
 });
