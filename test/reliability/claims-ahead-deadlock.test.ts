@@ -1,50 +1,14 @@
-// Two runs whose files list the same rows in opposite orders (A: Y, X; B: X, Y), concurrency 1, while a third
-// holder E (a single send, or another file's run) has X claimed and then lets it go, certainly unsent. A run
-// never holds a row ahead while one of its workers waits for another run's row: otherwise B would hold Y
-// ahead and wait for X, A would take X and wait for Y, and both would wait out the whole claim hold (6.5 min
-// at the default --timeout) and then report the other's row in doubt.
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sendRows } from '../../src/invite/bulk-runner.js';
-import type { PlannedRow } from '../../src/invite/invite-file.js';
-import { contentHash, invitationIdentity, Journal, SentRecord } from '../../src/invite/store/index.js';
-import { recordGuard } from '../../src/invite/store/row-guard.js';
+import { invitationIdentity, SentRecord } from '../../src/invite/store/index.js';
+import { destination, guardedRun, plannedRow } from '../helpers/claims.js';
 import { tempDir } from '../helpers/context.js';
 
-const destination = { baseUrl: 'http://127.0.0.1:4010/v1', clientId: 'demo-allowed' };
-const row = (email: string, line: number): PlannedRow => ({
-  line,
-  body: { email, schoolId: 's1', scopes: ['fillEnrollment'], studentCount: 1, sentByUserId: 'u1' },
-});
-
 async function run(state: string, name: string, emails: string[], signal: AbortSignal, sent: string[]) {
-  const path = join(state, 'invites', `${name}.csv-0123456789abcdef.jsonl`);
-  const journal = await Journal.open(
-    path,
-    {
-      journal: 'roster invite send',
-      version: 1,
-      file: `/data/${name}.csv`,
-      destination,
-      sha256: contentHash(''),
-    },
-    new Date(),
-  );
-  const record = await SentRecord.open(state, destination);
-  record.load();
+  const { journal, guard, close } = await guardedRun(state, name);
   const now = () => new Date();
-  const guard = recordGuard(record, {
-    run: { run: path, file: `/data/${name}.csv` },
-    resendSent: false,
-    resendInDoubt: false,
-    resending: new Set(),
-    timeoutMs: 30_000,
-    now,
-    warn: () => {},
-    info: () => {},
-  });
   const outcome = await sendRows({
-    rows: emails.map((e, i) => row(e, i + 2)),
+    rows: emails.map((e, i) => plannedRow(e, i + 2)),
     journal,
     guard,
     concurrency: 1,
@@ -57,8 +21,7 @@ async function run(state: string, name: string, emails: string[], signal: AbortS
       return { message: 'ok' };
     },
   });
-  await record.close();
-  await journal.close();
+  await close();
   return outcome;
 }
 

@@ -1,16 +1,10 @@
-// Another run's doubt is never erased by a run that did not send the row. A run with --resend-in-doubt takes
-// a row over another run's in-doubt claim only just before its request (never ahead of it, where a run
-// stopped or killed first would let the row go as "unsent", or its journal would show it never left), and
-// if its own request then fails, or never leaves, the row is in doubt again for every other run. Only a
-// confirmed send settles it. The run with the flag is a real child process over a real journal and record.
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { invitationIdentity, SentRecord } from '../../src/invite/store/index.js';
+import { invitationIdentity } from '../../src/invite/store/index.js';
+import { destination, inDoubtByC, plainClaim } from '../helpers/claims.js';
 import { until } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
 import { bundleDriver, startDriver } from '../helpers/driver.js';
 
-const destination = { baseUrl: 'http://127.0.0.1:4010/v1', clientId: 'demo-allowed' };
 const X = invitationIdentity('p3@x.org', 's1');
 
 let driver: string;
@@ -51,43 +45,16 @@ beforeAll(async () => {
   );
 });
 
-/** Run C sent X and could not tell whether it went out (a gateway's 502): X is in doubt for every run. */
-async function inDoubtByC(state: string): Promise<void> {
-  const c = await SentRecord.open(state, destination);
-  const run = { run: join(state, 'invites', 'c.csv-fedcba9876543210.jsonl'), file: '/data/c.csv' };
-  const claimed = await c.claim(X, run, {
-    ignoreSent: false,
-    ignoreDoubt: false,
-    signal: new AbortController().signal,
-    holdMs: 60_000,
-  });
-  expect(claimed.kind).toBe('claimed');
-  await c.settle(X, run, 'in-doubt');
-  await c.close();
-}
-
-/** What a plain run (no --resend-*) of another file gets for X. */
-async function plainClaim(state: string): Promise<string> {
-  const b = await SentRecord.open(state, destination);
-  const outcome = await b.claim(
-    X,
-    { run: join(state, 'invites', 'b.csv-1111111111111111.jsonl'), file: '/data/b.csv' },
-    { ignoreSent: false, ignoreDoubt: false, signal: AbortSignal.timeout(3000), holdMs: 60_000 },
-  );
-  await b.close();
-  return outcome.kind;
-}
-
 describe('a --resend-in-doubt run that claimed a row ahead but never sent it', () => {
   it('sanity: X is in doubt for a plain run before the --resend-in-doubt run starts', async () => {
     const state = tempDir();
-    await inDoubtByC(state);
-    expect(await plainClaim(state)).toBe('in-doubt');
+    await inDoubtByC(state, X);
+    expect(await plainClaim(state, X)).toBe('in-doubt');
   });
 
   it('stopped by an authentication failure on its first row: X stays in doubt for a plain run', async () => {
     const state = tempDir();
-    await inDoubtByC(state);
+    await inDoubtByC(state, X);
     const a = startDriver(driver, [state, 'auth']);
     const done = await a.done;
     expect(done.err).toBe('');
@@ -95,12 +62,12 @@ describe('a --resend-in-doubt run that claimed a row ahead but never sent it', (
     // A never sent X ...
     expect(done.out).not.toContain('SENDING p3@x.org');
     // ... so X is what it was before A: in doubt (C's request may have gone out). Fails: 'claimed'.
-    expect(await plainClaim(state)).toBe('in-doubt');
+    expect(await plainClaim(state, X)).toBe('in-doubt');
   }, 60_000);
 
   it('killed with kill -9 while its first request hangs: X stays in doubt for a plain run', async () => {
     const state = tempDir();
-    await inDoubtByC(state);
+    await inDoubtByC(state, X);
     const a = startDriver(driver, [state, 'hang']);
     let out = '';
     a.child.stdout.on('data', (d) => {
@@ -111,7 +78,7 @@ describe('a --resend-in-doubt run that claimed a row ahead but never sent it', (
     await a.done;
     expect(out).not.toContain('SENDING p3@x.org');
     // Fails: 'claimed' (A's journal shows X pending, so A's dead claim is read as "never left").
-    expect(await plainClaim(state)).toBe('in-doubt');
+    expect(await plainClaim(state, X)).toBe('in-doubt');
   }, 60_000);
 
   it.each([
@@ -121,11 +88,11 @@ describe('a --resend-in-doubt run that claimed a row ahead but never sent it', (
     'reaching the row, its request %s',
     async (_, mode, plain) => {
       const state = tempDir();
-      await inDoubtByC(state);
+      await inDoubtByC(state, X);
       const done = await startDriver(driver, [state, mode]).done;
       expect(done.err).toBe('');
       expect(done.out).toContain('SENDING p3@x.org');
-      expect(await plainClaim(state)).toBe(plain);
+      expect(await plainClaim(state, X)).toBe(plain);
     },
     60_000,
   );

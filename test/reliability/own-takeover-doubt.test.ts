@@ -7,41 +7,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors.js';
 import { sendRows } from '../../src/invite/bulk-runner.js';
-import type { PlannedRow } from '../../src/invite/invite-file.js';
 import { contentHash, FileRun, invitationIdentity, SentRecord } from '../../src/invite/store/index.js';
+import { destination, inDoubtByC, plainClaim, plannedRow } from '../helpers/claims.js';
 import { tempDir } from '../helpers/context.js';
 
-const destination = { baseUrl: 'http://127.0.0.1:4010/v1', clientId: 'demo-allowed' };
 const X = invitationIdentity('x@x.org', 's1');
-const row = (email: string, line: number): PlannedRow => ({
-  line,
-  body: { email, schoolId: 's1', scopes: ['fillEnrollment'], studentCount: 1, sentByUserId: 'u1' },
-});
-const rows = [row('a@x.org', 2), row('x@x.org', 3), row('b@x.org', 4)];
-
-/** Run C sent X and could not tell whether it went out: X is in doubt for every run. */
-async function inDoubtByC(state: string): Promise<void> {
-  const c = await SentRecord.open(state, destination);
-  const run = { run: join(state, 'invites', 'c.csv-fedcba9876543210.jsonl'), file: '/data/c.csv' };
-  const never = new AbortController().signal;
-  expect(
-    (await c.claim(X, run, { ignoreSent: false, ignoreDoubt: false, signal: never, holdMs: 60_000 })).kind,
-  ).toBe('claimed');
-  await c.settle(X, run, 'in-doubt');
-  await c.close();
-}
-
-/** What a plain run of another file gets for X. */
-async function plainClaim(state: string): Promise<string> {
-  const b = await SentRecord.open(state, destination);
-  const outcome = await b.claim(
-    X,
-    { run: join(state, 'invites', 'b.csv-1111111111111111.jsonl'), file: '/data/b.csv' },
-    { ignoreSent: false, ignoreDoubt: false, signal: AbortSignal.timeout(3000), holdMs: 60_000 },
-  );
-  await b.close();
-  return outcome.kind;
-}
+const rows = [plannedRow('a@x.org', 2), plannedRow('x@x.org', 3), plannedRow('b@x.org', 4)];
 
 /** One run of file A (as bulk-send.ts does it); `refuse` makes X's request certainly fail. */
 async function runA(state: string, file: string, resendInDoubt: boolean, refuse: boolean, sent: string[]) {
@@ -81,19 +52,19 @@ describe("a row taken over another run's doubt, refused, then the file run again
     const state = tempDir();
     const file = join(tempDir(), 'a.csv');
     writeFileSync(file, 'email,schoolId\n');
-    await inDoubtByC(state);
+    await inDoubtByC(state, X);
 
     // A, with --resend-in-doubt: X's request is refused (429: certainly not sent by A).
     const first: string[] = [];
     await runA(state, file, true, true, first);
     expect(first).toContain('x@x.org');
     // X is in doubt again for other runs (C's request may have gone out): as designed.
-    expect(await plainClaim(state)).toBe('in-doubt');
+    expect(await plainClaim(state, X)).toBe('in-doubt');
 
     // A again, no --resend-* at all: X is C's doubt, so it must not be sent.
     const second: string[] = [];
     await runA(state, file, false, true, second);
-    const doubtAfter = await plainClaim(state);
+    const doubtAfter = await plainClaim(state, X);
     expect({ sentByPlainRun: second.includes('x@x.org'), doubtAfter }).toEqual({
       sentByPlainRun: false,
       doubtAfter: 'in-doubt',
@@ -108,7 +79,7 @@ describe("a row taken over another run's doubt, the run killed before the row's 
     const state = tempDir();
     const file = join(tempDir(), 'a.csv');
     writeFileSync(file, 'email,schoolId\n');
-    await inDoubtByC(state);
+    await inDoubtByC(state, X);
     // A first run of A plans its rows (journal: X pending) and is let go: it sent nothing.
     const none: string[] = [];
     const store = await FileRun.open(
@@ -130,12 +101,12 @@ describe("a row taken over another run's doubt, the run killed before the row's 
       `${JSON.stringify({ id: X, run: journalPath, file, began, over: 'in-doubt', state: 'sending', at: new Date().toISOString(), until: new Date(Date.now() + 600_000).toISOString(), pid: deadPid, host: (await import('node:os')).hostname() })}\n`,
     );
     expect(none).toEqual([]);
-    expect(await plainClaim(state)).toBe('stopped');
+    expect(await plainClaim(state, X)).toBe('stopped');
 
     // A again, no --resend-* at all.
     const second: string[] = [];
     await runA(state, file, false, true, second);
-    expect({ sentByPlainRun: second.includes('x@x.org'), doubtAfter: await plainClaim(state) }).toEqual({
+    expect({ sentByPlainRun: second.includes('x@x.org'), doubtAfter: await plainClaim(state, X) }).toEqual({
       sentByPlainRun: false,
       // A's dead claim still stands for every other run: stopped while sending it (in doubt).
       doubtAfter: 'stopped',

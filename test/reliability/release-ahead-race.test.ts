@@ -11,22 +11,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sendRows } from '../../src/invite/bulk-runner.js';
-import type { PlannedRow } from '../../src/invite/invite-file.js';
-import { contentHash, invitationIdentity, Journal, SentRecord } from '../../src/invite/store/index.js';
-import { recordGuard } from '../../src/invite/store/row-guard.js';
+import { invitationIdentity, SentRecord } from '../../src/invite/store/index.js';
+import { destination, guardedRun, plannedRow } from '../helpers/claims.js';
 import { tempDir } from '../helpers/context.js';
 
-const destination = { baseUrl: 'http://127.0.0.1:4010/v1', clientId: 'demo-allowed' };
-const row = (i: number): PlannedRow => ({
-  line: i + 2,
-  body: {
-    email: `p${i}@x.org`,
-    schoolId: 's1',
-    scopes: ['fillEnrollment'],
-    studentCount: 1,
-    sentByUserId: 'u1',
-  },
-});
+const row = (i: number) => plannedRow(`p${i}@x.org`, i + 2);
 const id = (email: string) => invitationIdentity(email, 's1');
 const never = new AbortController().signal;
 
@@ -57,31 +46,8 @@ describe('a row released from ahead while another worker claims it just before i
       ).kind,
     ).toBe('claimed');
 
-    const path = join(state, 'invites', 'a.csv-0123456789abcdef.jsonl');
-    const journal = await Journal.open(
-      path,
-      {
-        journal: 'roster invite send',
-        version: 1,
-        file: '/data/a.csv',
-        destination,
-        sha256: contentHash(''),
-      },
-      new Date(),
-    );
-    const record = await SentRecord.open(state, destination);
-    record.load();
+    const { journal, record, guard, close } = await guardedRun(state, 'a');
     const now = () => new Date();
-    const guard = recordGuard(record, {
-      run: { run: path, file: '/data/a.csv', began: journal.header.createdAt },
-      resendSent: false,
-      resendInDoubt: false,
-      resending: new Set(),
-      timeoutMs: 30_000,
-      now,
-      warn: () => {},
-      info: () => {},
-    });
     /** Rows from 16 on whose requests are out: each answered only once the test has looked. */
     const out: string[] = [];
     let answer!: () => void;
@@ -133,8 +99,7 @@ describe('a row released from ahead while another worker claims it just before i
     await e.settle(id('p15@x.org'), eRun, 'done');
     await e.close();
     await run;
-    await record.close();
-    await journal.close();
+    await close();
     const history = (email: string) =>
       claimsNow
         .split('\n')
