@@ -128,8 +128,8 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
   const stopClaims = new AbortController();
   const claimSignal = AbortSignal.any([signal, stopClaims.signal]);
   /** The run takes no more rows: the first error every later row would meet too. */
-  const stopWith = (error: RosterError) => {
-    stoppedBy ??= error;
+  const stopWith = (error: unknown, message = (error as Error).message) => {
+    stoppedBy ??= error instanceof RosterError ? error : new RosterError('failure', message);
     stopClaims.abort();
   };
   /** Claims asked for ahead of the workers, by row index, each with when it was decided. */
@@ -147,7 +147,7 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
       return options.guard ? await options.guard.claim(row, claimSignal, early) : 'go';
     } catch (error) {
       // Unclaimed, a row could go out beside another run's: this one and every later row stay unsent.
-      stopWith(error instanceof RosterError ? error : new RosterError('failure', (error as Error).message));
+      stopWith(error);
       return 'aborted';
     }
   }
@@ -209,7 +209,7 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
       return 'go';
     } catch (error) {
       // Claimed in a record other runs no longer see: this row and every later one stay unsent.
-      stopWith(error instanceof RosterError ? error : new RosterError('failure', (error as Error).message));
+      stopWith(error);
       if (options.guard) track(options.guard.settle(rows[index]!, 'unsent'));
       return 'aborted';
     }
@@ -255,7 +255,7 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
       return options.keepMessages ? { state: 'sent', message } : SENT;
     } catch (error) {
       const { outcome, stops } = classify(error);
-      if (stops) stopWith(error instanceof RosterError ? error : new RosterError('failure', outcome.reason));
+      if (stops) stopWith(error, outcome.reason);
       return outcome;
     }
   }

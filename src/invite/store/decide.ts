@@ -180,9 +180,8 @@ export function claimDecision(
   }
   const unsent = state === 'stopped' && other !== undefined && !isRunning(other) && leftUnsent(other);
   if (request.ahead) {
-    const clear =
-      sentAt === undefined &&
-      (!other || other.state === 'done' || unsent || (ownClaim(other, claim) && other.state === 'sending'));
+    // Free (no claim, a settled one, or this run's own but its doubt) or a dead run's never sent.
+    const clear = sentAt === undefined && ((state === 'free' && other?.state !== 'in-doubt') || unsent);
     if (!clear) return { kind: 'later' };
   }
   if (state === 'busy' && other) return { kind: 'busy', other, until: waitEnd(other, now, wait) };
@@ -190,7 +189,8 @@ export function claimDecision(
   if ((state === 'stopped' || state === 'in-doubt') && other) {
     if (!request.ignoreDoubt)
       return { kind: state, run: other.run, ...(other.file !== undefined && { file: other.file }) };
-    if (!ownClaim(other, claim)) return { kind: 'claimed', over: true };
+    // Never this run's own (standing says free for that): another run's doubt, taken over.
+    return { kind: 'claimed', over: true };
   }
   return { kind: 'claimed' };
 }
