@@ -2,17 +2,9 @@
 // Start-up is dominated by how many ES modules Node has to resolve, read, compile and link (~0.5 ms
 // each), so the hot path is one file: dist/cli.js holds everything that `src/cli.ts` imports statically
 // (commander, main, the session, settings, token cache) plus the token command. Everything loaded with
-// import() (the other commands, got, prompts, the keychain, the sandbox) is built separately into
+// import() (the other commands, the HTTP client, prompts, the keychain, the sandbox) is built separately into
 // dist/chunks/ with code splitting; those chunks import whatever they share with the hot path from
 // dist/cli.js, so every module (and class, for instanceof) exists once.
-
-// Stand-ins (src/stubs/), each measured as what dropping it costs `roster attendance check` with a cached
-// token (CPU time of the process, median of 60 interleaved pairs, 95% CI; Node 20.20 / 24.21, 2 shared
-// cores, Nov 2026). Kept (>= 3 ms), guarded by test/perf/stubs.test.ts: http2-wrapper +45 / +15 ms;
-// Intl.ListFormat +20 / +11 ms; cacheable-request +3.0 [0.7..6.0] / +5.5 [1.2..8.4] ms; got's request id
-// (node:crypto) +1.4 / +3.9 ms. Dropped: cacheable-lookup +1.9 [-1.6..3.9] / -0.3 ms; commander's
-// node:child_process stand-in +0.3 / +0.5 ms (token: +0.9 / +1.1 ms), now simply one of the built-ins
-// loaded on first use (ON_FIRST_USE below), which costs no stand-in.
 
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire, isBuiltin } from 'node:module';
@@ -31,21 +23,17 @@ const INLINE = new Set([src('commands/token.ts')]);
  * Node built-ins are loaded with require() instead of `import`: an ES import of a built-in builds a
  * module facade that reads every export, and so runs lazy getters (node:fs's ReadStream loads all of
  * node:stream). These, which a run with a cached token or a plain-http request never uses, load on first
- * property access instead of when got (or our code) is evaluated.
+ * property access instead of when the module importing them is evaluated.
  */
 const ON_FIRST_USE = new Set([
   'https',
   'tls',
   'crypto',
   'zlib',
-  'http2',
   'perf_hooks',
-  'timers/promises',
   // commander requires it at load for executable subcommands, which roster has none of.
   'child_process',
 ]);
-/** Functions passed around as values (got hands tls's to every request): a forwarder, not a getter. */
-const FORWARDED = { tls: ['checkServerIdentity'] };
 const requireBuiltin = createRequire(import.meta.url);
 
 /**
@@ -90,9 +78,6 @@ const builtins = {
       if (args.namespace === 'builtin') return { path: args.path, external: true };
       const name = args.path.replace(/^node:/, '');
       if (!isBuiltin(name)) return undefined;
-      if (name === 'crypto' && /got\/dist\/source\/core\/diagnostics-channel\.js$/.test(args.importer)) {
-        return { path: src('stubs/request-id.ts') };
-      }
       // One wrapper per importing file, so that code splitting keeps it in its importer's chunk.
       return { path: `${name}|${args.importer}`, namespace: 'builtin' };
     });
@@ -107,9 +92,7 @@ const builtins = {
       }
       const getters = Object.keys(requireBuiltin(`node:${path}`)).map((key) => {
         const k = JSON.stringify(key);
-        return FORWARDED[path]?.includes(key)
-          ? `${k}: { value: (...args) => load()[${k}](...args), enumerable: true }`
-          : `${k}: { get: () => load()[${k}], enumerable: true }`;
+        return `${k}: { get: () => load()[${k}], enumerable: true }`;
       });
       return {
         contents: `let m; const load = () => (m ??= require(${id}));\nmodule.exports = Object.defineProperties({}, {${getters.join(',\n')}});`,
@@ -130,13 +113,7 @@ const common = {
   legalComments: 'none',
   logLevel: 'warning',
   external: ['@napi-rs/keyring'],
-  alias: {
-    'http2-wrapper': './src/stubs/http2-wrapper.ts',
-    'cacheable-request': './src/stubs/cacheable-request.ts',
-  },
-  define: { 'Intl.ListFormat': 'LazyListFormat' },
   plugins: [builtins],
-  inject: ['./src/stubs/lazy-list-format.ts'],
   banner: {
     js: "import{createRequire as __roster_cr}from'node:module';const require=__roster_cr(import.meta.url);",
   },

@@ -6,7 +6,7 @@ import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { CachedToken } from './api/access-token.js';
 import { ApiClient, type Authenticator } from './api/client.js';
 import { requestToken, TOKEN_ENDPOINTS } from './api/oauth.js';
-import { createGotTransport, type Transport } from './api/transport.js';
+import { createHttpTransport, type Transport } from './api/transport.js';
 import { type CredentialsContext, loadCredentials } from './auth/credentials.js';
 import { TokenCache } from './auth/token-cache.js';
 import { TokenProvider, type TokenSource } from './auth/token-provider.js';
@@ -58,7 +58,7 @@ export class Session implements Authenticator {
   }
 
   get transport(): Transport {
-    this.transportInstance ??= createGotTransport({
+    this.transportInstance ??= createHttpTransport({
       timeoutMs: this.settings.timeoutMs,
       maxResponseBytes: this.settings.maxResponseBytes,
       env: this.ctx.env,

@@ -1,11 +1,13 @@
-// The one place that puts bytes on the wire, on got: keep-alive agents, a timeout on every request,
-// our User-Agent, redirects under our own rules, and a redacted --debug trace. got loads lazily, on
-// the first request, so commands that never reach the network never pay for it.
+// The one place that puts bytes on the wire, on node:http (api/http-client.ts): keep-alive agents, a
+// timeout on every request, our User-Agent, redirects under our own rules, and a redacted --debug trace.
+// The HTTP client loads lazily, on the first request, so commands that never reach the network never pay
+// for it.
 import type { IncomingHttpHeaders } from 'node:http';
 import { RosterError } from '../errors.js';
 import type { Logger } from '../output/log.js';
 import type { Redactor } from '../redact.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../settings.js';
+import type { ExchangeError, HttpClient } from './http-client.js';
 import { displayProxy } from './proxy.js';
 
 export interface HttpRequest {
@@ -54,7 +56,6 @@ export interface TransportOptions {
 const MAX_REDIRECTS = 5;
 /** Failures that happen before the request leaves the machine: safe to retry, even for a POST. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
-const CONNECT_PHASES = new Set(['lookup', 'connect', 'secureConnect']);
 const TLS_TRUST_CODES = new Set([
   'SELF_SIGNED_CERT_IN_CHAIN',
   'DEPTH_ZERO_SELF_SIGNED_CERT',
@@ -64,32 +65,30 @@ const TLS_TRUST_CODES = new Set([
   'CERT_NOT_YET_VALID',
 ]);
 
-export function createGotTransport(options: TransportOptions): Transport {
-  let client:
-    | Promise<import('./got-client.js').GotClient & { fetchBody: typeof import('./got-client.js').fetchBody }>
-    | undefined;
+export function createHttpTransport(options: TransportOptions): Transport {
+  let client: Promise<typeof import('./http-client.js') & { http: HttpClient }> | undefined;
   const load = () => {
-    client ??= import('./got-client.js').then((m) => ({
-      ...m.createGotClient(options.timeoutMs, options.env),
-      fetchBody: m.fetchBody,
-    }));
+    client ??= import('./http-client.js').then((m) => ({ ...m, http: m.createHttpClient(options.env) }));
     return client;
   };
 
   async function once(request: HttpRequest): Promise<HttpResponse> {
-    const { got, agentsFor, fetchBody } = await load();
+    const { http, fetchBody } = await load();
     const headers = { 'user-agent': options.userAgent, ...request.headers };
-    const { agents, proxy } = await agentsFor(new URL(request.url));
+    const url = new URL(request.url);
+    const { agent, proxy } = await http.agentFor(url);
     // Not performance.now(): the global `performance` loads node:perf_hooks (nine modules) on first use.
     const started = process.hrtime.bigint();
     trace(options, request, headers, proxy);
     try {
-      const result = await fetchBody(
-        got,
-        request.url,
-        { method: request.method, headers, body: request.body, agent: agents },
-        options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-      );
+      const result = await fetchBody(url, {
+        method: request.method,
+        headers,
+        ...(request.body === undefined ? {} : { body: request.body }),
+        agent,
+        timeoutMs: options.timeoutMs,
+        limit: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+      });
       traceResponse(options, result, Number(process.hrtime.bigint() - started) / 1e6);
       return result;
     } catch (error) {
@@ -166,14 +165,7 @@ function redirectError(what: string, url: string): RosterError {
 
 function toNetworkError(error: unknown, request: HttpRequest, options: TransportOptions): RosterError {
   if (error instanceof RosterError) return error;
-  const e = error as {
-    code?: string;
-    event?: string;
-    message?: string;
-    timings?: { upload?: number };
-    answered?: boolean;
-    limit?: number;
-  };
+  const e = error as ExchangeError & { limit?: number };
   const code = e.code ?? 'UNKNOWN';
   const where = stripQuery(request.url);
   if (code === 'ERR_BODY_TOO_LARGE') {
@@ -186,10 +178,9 @@ function toNetworkError(error: unknown, request: HttpRequest, options: Transport
       false,
     );
   }
-  const sent =
-    e.answered === true ||
-    (!NOT_SENT_CODES.has(code) && !CONNECT_PHASES.has(e.event ?? '') && e.timings?.upload !== undefined);
-  const timedOut = code === 'ETIMEDOUT' || e.event !== undefined;
+  // Handed whole to the network (and not refused before it left): the server may have acted on it.
+  const sent = e.answered === true || (!NOT_SENT_CODES.has(code) && e.uploaded === true);
+  const timedOut = e.timedOut === true || code === 'ETIMEDOUT';
   if (TLS_TRUST_CODES.has(code) || code.startsWith('ERR_TLS_CERT')) {
     return new NetworkError(
       `The certificate of ${new URL(request.url).host} is not trusted: ${e.message ?? code}.`,
@@ -204,7 +195,7 @@ function toNetworkError(error: unknown, request: HttpRequest, options: Transport
     : code === 'ECONNREFUSED'
       ? `Could not connect to ${where}: connection refused.`
       : `Request to ${where} failed: ${options.secrets.redact(e.message ?? code)}.`;
-  options.log.debug(`! ${request.method} ${where}: ${code}${e.event ? ` (${e.event})` : ''}, sent=${sent}`);
+  options.log.debug(`! ${request.method} ${where}: ${code}${e.timedOut ? ' (timeout)' : ''}, sent=${sent}`);
   return new NetworkError(message, sent, code);
 }
 

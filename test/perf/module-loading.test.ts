@@ -22,10 +22,10 @@ process.on('exit', () => {
 });
 `;
 
-/** Parts of the HTTP stack: got (its own chunk in dist/, or node_modules), our got client, Node's HTTP. */
+/** Parts of the HTTP stack: our HTTP client (its own chunk in dist/), hpagent, Node's HTTP. */
 const HTTP = [
-  /\/chunks\/got-client-/,
-  /node_modules\/(got|http2-wrapper|cacheable-request|hpagent)\//,
+  /\/chunks\/http-client-/,
+  /node_modules\/hpagent\//,
   /^(node:|builtin:)(http|https|http2|_http_client|_http_agent|tls|dns)$/,
 ];
 
@@ -68,7 +68,7 @@ describe('commands that need no network load no HTTP library', () => {
     // The sandbox is plain http on loopback: node:https and node:tls never load for it.
     expect(run.loaded).not.toContain('builtin:https');
     expect(run.loaded).not.toContain('builtin:tls');
-    expect(run.http.some((url) => url.includes('/chunks/got-client-'))).toBe(true);
+    expect(run.http.some((url) => url.includes('/chunks/http-client-'))).toBe(true);
   });
 
   it('roster --version', async () => {

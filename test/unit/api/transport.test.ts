@@ -1,10 +1,10 @@
-// The got transport against a real HTTP server on 127.0.0.1: redirects under our rules, timeouts and
+// The HTTP transport against a real HTTP server on 127.0.0.1: redirects under our rules, timeouts and
 // refused connections as NetworkErrors, and a --debug trace that never shows a credential or a 2xx body.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
-  createGotTransport,
+  createHttpTransport,
   type HttpRequest,
   NetworkError,
   RedirectRefused,
@@ -99,7 +99,7 @@ function transport(options: { timeoutMs?: number; debug?: boolean } = {}) {
       return true;
     },
   };
-  const t = createGotTransport({
+  const t = createHttpTransport({
     timeoutMs: options.timeoutMs ?? 5000,
     env: {},
     userAgent: 'roster/test',
@@ -111,7 +111,7 @@ function transport(options: { timeoutMs?: number; debug?: boolean } = {}) {
 
 const auth = { authorization: 'Bearer tok-abcdef123456' };
 
-describe('createGotTransport', () => {
+describe('createHttpTransport', () => {
   it('sends our User-Agent and returns error statuses as responses', async () => {
     const { t } = transport();
     const ok = await t.send({ method: 'GET', url: here('/ok') });
@@ -269,5 +269,79 @@ describe('redirected', () => {
       ...request,
       url: 'https://api.example/v2/oauth/token',
     });
+  });
+});
+
+/**
+ * Whether the server may have acted on a request decides whether a failed POST is in doubt: each way an
+ * exchange can break, against a server that breaks it so, with what reached that server.
+ */
+describe('how far a broken exchange got', () => {
+  let rude: Server;
+  let rudePort: number;
+  let bodies: number[] = [];
+  beforeAll(async () => {
+    rude = createServer((req, res) => {
+      const path = req.url ?? '';
+      if (path === '/unread') return req.socket.pause(); // never reads the body: the upload cannot finish
+      let size = 0;
+      req.on('data', (d: Buffer) => (size += d.length));
+      req.on('end', () => {
+        bodies.push(size);
+        if (path === '/hang-up') return req.socket.destroy();
+        if (path === '/stall') {
+          res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+          return res.write('{"partial":');
+        }
+        if (path === '/cut') {
+          res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+          res.write('{"cut":');
+          return setTimeout(() => req.socket.destroy(), 20);
+        }
+        res.writeHead(404);
+        res.end();
+      });
+    });
+    await new Promise<void>((resolve) => rude.listen(0, '127.0.0.1', resolve));
+    rudePort = (rude.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    rude.closeAllConnections();
+    await new Promise((resolve) => rude.close(resolve));
+  });
+  beforeEach(() => {
+    bodies = [];
+  });
+  const at = (path: string) => `http://127.0.0.1:${rudePort}${path}`;
+  const post = (path: string, body = '{"email":"a@example.org"}', timeoutMs = 1000) =>
+    failure(transport({ timeoutMs }).t.send({ method: 'POST', url: at(path), body })) as Promise<NetworkError>;
+
+  it('a connection closed once the whole request arrived: sent, in doubt', async () => {
+    const error = await post('/hang-up');
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error.message).toBe(`Request to ${at('/hang-up')} failed: socket hang up.`);
+    expect(error.sent).toBe(true);
+    expect(bodies).toEqual([25]);
+  });
+
+  it('an answer cut before its last byte: sent', async () => {
+    const error = await post('/cut');
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error.sent).toBe(true);
+    expect(error.message).toMatch(new RegExp(`^Request to ${at('/cut')} failed: `));
+  });
+
+  it('an answer that stops half-way: a timeout, sent', async () => {
+    const error = await post('/stall', undefined, 300);
+    expect(error.message).toBe(`No answer from ${at('/stall')} within 0.3 s.`);
+    expect(error.sent).toBe(true);
+  });
+
+  it('a request whose body never finished leaving: a timeout, not sent', async () => {
+    // 16 MB: more than the socket buffers on both sides hold, so the upload cannot complete.
+    const error = await post('/unread', 'x'.repeat(16 * 1024 * 1024), 500);
+    expect(error.message).toBe(`No answer from ${at('/unread')} within 0.5 s.`);
+    expect(error.sent).toBe(false);
+    expect(bodies).toEqual([]);
   });
 });

@@ -1,0 +1,200 @@
+// Node's own HTTP client as roster's plain transport: keep-alive sockets shared by every request of a run,
+// a proxy agent per proxy when HTTPS_PROXY / HTTP_PROXY apply, and one timer over the whole exchange. No
+// retries (api/client.ts owns them) and no redirects (transport.ts owns those). Bodies are read here, as a
+// stream, so that no answer costs more than a set number of bytes, as sent or as decompressed (a gzip
+// bomb, an endless body). Not got: with all of its features off, as roster used it, got cost 0.8 ms of CPU
+// a POST against node:http's 0.43 (docs/performance.md), and a district's send is 80,000 POSTs.
+// node:https (with node:tls and node:crypto) loads only for an https:// URL, hpagent (which loads it) only
+// for a proxy, and node:zlib only for a compressed body: the build turns imports of these into stand-ins
+// that load the module on first use (esbuild.config.mjs).
+import {
+  type ClientRequest,
+  Agent as HttpAgent,
+  type Agent as HttpAgentType,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+} from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { Transform } from 'node:stream';
+import zlib from 'node:zlib';
+import { proxyFor } from './proxy.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const AGENT_OPTIONS = { keepAlive: true, maxSockets: 16, keepAliveMsecs: 10_000 };
+const ACCEPT_ENCODING = 'gzip, deflate, br';
+
+export interface HttpClient {
+  /** The agent for a target URL: direct, or through the proxy the environment names for it. */
+  agentFor(url: URL): Promise<{ agent: HttpAgentType; proxy?: string }>;
+}
+
+export function createHttpClient(env: Env): HttpClient {
+  const plain = new HttpAgent(AGENT_OPTIONS);
+  let secure: HttpsAgent | undefined;
+  const viaProxy = new Map<string, { http: HttpAgentType; https: HttpAgentType }>();
+  return {
+    async agentFor(url) {
+      const https = url.protocol === 'https:';
+      const proxy = proxyFor(url, env);
+      if (!proxy) {
+        if (!https) return { agent: plain };
+        secure ??= new HttpsAgent(AGENT_OPTIONS);
+        return { agent: secure };
+      }
+      let agents = viaProxy.get(proxy);
+      if (!agents) {
+        const { HttpProxyAgent, HttpsProxyAgent } = await import('hpagent');
+        agents = viaProxy.get(proxy) ?? {
+          http: new HttpProxyAgent({ ...AGENT_OPTIONS, proxy }),
+          https: new HttpsProxyAgent({ ...AGENT_OPTIONS, proxy }),
+        };
+        viaProxy.set(proxy, agents);
+      }
+      return { agent: https ? agents.https : agents.http, proxy };
+    },
+  };
+}
+
+export interface BodyRequest {
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+  agent: HttpAgentType;
+  /** The whole exchange, from the request to the answer's last byte. */
+  timeoutMs: number;
+  /** The most bytes read of the answer, as sent and as decompressed. */
+  limit: number;
+}
+
+export interface BodyResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+  url: string;
+}
+
+/** An answer larger than the limit; reading stopped there. */
+export class BodyTooLargeError extends Error {
+  readonly code = 'ERR_BODY_TOO_LARGE';
+  constructor(readonly limit: number) {
+    super(`the answer is larger than ${limit} bytes`);
+  }
+}
+
+/** A failure of one exchange, and how far it got. */
+export interface ExchangeError extends Error {
+  code?: string;
+  /** The answer had begun: the server certainly received the request. */
+  answered?: boolean;
+  /** The whole request had been handed to the network: the server may have received it. */
+  uploaded?: boolean;
+  /** Set when the exchange's timer ran out. */
+  timedOut?: boolean;
+}
+
+const NO_BODY = new Set([204, 205, 304]);
+
+/**
+ * One request with its whole answer as text, reading at most `limit` bytes as sent and as decompressed:
+ * past either, or when Content-Length announces more, the connection is destroyed and the promise
+ * rejects with a BodyTooLargeError. Every rejection says whether the request was uploaded and answered.
+ */
+export function fetchBody(url: URL, init: BodyRequest): Promise<BodyResponse> {
+  return new Promise((resolve, reject) => {
+    const payload = init.body === undefined ? undefined : Buffer.from(init.body);
+    const headers: Record<string, string> = { 'accept-encoding': ACCEPT_ENCODING, ...init.headers };
+    if (payload) headers['content-length'] = String(payload.length);
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const request: ClientRequest = send(url, { method: init.method, headers, agent: init.agent });
+    let response: IncomingMessage | undefined;
+    let decoder: Transform | undefined;
+    let uploaded = false;
+    let settled = false;
+    const settle = () => {
+      settled = true;
+      clearTimeout(timer);
+    };
+    const fail = (error: ExchangeError) => {
+      if (settled) return;
+      settle();
+      error.uploaded = uploaded;
+      error.answered = response !== undefined;
+      request.destroy();
+      response?.destroy();
+      decoder?.destroy();
+      reject(error);
+    };
+    const timer = setTimeout(() => {
+      const error: ExchangeError = new Error(`no complete answer within ${init.timeoutMs} ms`);
+      error.code = 'ETIMEDOUT';
+      error.timedOut = true;
+      fail(error);
+    }, init.timeoutMs);
+    request.once('finish', () => (uploaded = true));
+    request.on('error', fail);
+    request.once('response', (answer: IncomingMessage) => {
+      response = answer;
+      const status = answer.statusCode ?? 0;
+      const answerHeaders = answer.headers;
+      if (Number(answerHeaders['content-length']) > init.limit)
+        return fail(new BodyTooLargeError(init.limit));
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let raw = 0;
+      const take = (chunk: Buffer) => {
+        if (settled) return;
+        size += chunk.length;
+        if (size > init.limit) return fail(new BodyTooLargeError(init.limit));
+        chunks.push(chunk);
+      };
+      const finish = () => {
+        if (settled) return;
+        settle();
+        const body = Buffer.concat(chunks, size).toString('utf8');
+        resolve({ status, headers: answerHeaders, url: url.href, body });
+      };
+      const encoding = NO_BODY.has(status)
+        ? ''
+        : String(answerHeaders['content-encoding'] ?? '')
+            .trim()
+            .toLowerCase();
+      answer.on('data', (chunk: Buffer) => {
+        if (settled) return;
+        raw += chunk.length;
+        if (raw > init.limit) return fail(new BodyTooLargeError(init.limit));
+        if (!decoder) {
+          decoder = decoderFor(encoding, chunk);
+          if (!decoder) return take(chunk);
+          decoder.on('data', take);
+          decoder.once('end', finish);
+          decoder.on('error', fail);
+        }
+        decoder.write(chunk);
+      });
+      answer.once('end', () => (decoder ? decoder.end() : finish()));
+      answer.on('error', fail);
+      // A connection closed before the answer's last byte (fewer bytes than its Content-Length, say).
+      answer.once('close', () => {
+        if (answer.complete) return;
+        const error: ExchangeError = new Error('the connection closed before the answer was complete');
+        error.code = 'ECONNRESET';
+        fail(error);
+      });
+    });
+    request.end(payload);
+  });
+}
+
+/** A decompressor for a Content-Encoding, or undefined for identity and the unasked-for. */
+function decoderFor(encoding: string, first: Buffer): Transform | undefined {
+  if (encoding === 'br') return zlib.createBrotliDecompress();
+  // "deflate" should be zlib-wrapped (RFC 1950: CM 8, header a multiple of 31), but some servers send it raw.
+  const [cmf = 0, flg = 0] = first;
+  if (encoding === 'deflate' && !((cmf & 0x0f) === 8 && ((cmf << 8) | flg) % 31 === 0)) {
+    return zlib.createInflateRaw();
+  }
+  if (encoding === 'gzip' || encoding === 'x-gzip' || encoding === 'deflate') return zlib.createUnzip();
+  return undefined;
+}
