@@ -16,14 +16,27 @@ import {
   type IncomingMessage,
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { Socket } from 'node:net';
 import type { Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import { proxyFor } from './proxy.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-const AGENT_OPTIONS = { keepAlive: true, maxSockets: 16, keepAliveMsecs: 10_000 };
+// `timeout`: roster, not the server, ends an idle connection: after 4 s, or 1 s before the server's
+// `Keep-Alive: timeout=N` (Node reads that hint only when the agent has a timeout of its own). hpagent also
+// takes it as its CONNECT's timeout: a proxy that never answers would otherwise keep the process alive.
+const AGENT_OPTIONS = { keepAlive: true, maxSockets: 16, keepAliveMsecs: 10_000, timeout: 4_000 };
 const ACCEPT_ENCODING = 'gzip, deflate, br';
+/** A pooled socket idle this long may have been closed by the server meanwhile (see fetchBody). */
+const IDLE_CHECK_MS = 1_000;
+
+/** When each pooled socket was last given back to its agent. */
+const idleSince = new WeakMap<Socket, number>();
+function pooled<A extends HttpAgentType>(agent: A): A {
+  agent.on('free', (socket: Socket) => idleSince.set(socket, Date.now()));
+  return agent;
+}
 
 export interface HttpClient {
   /** The agent for a target URL: direct, or through the proxy the environment names for it. */
@@ -31,7 +44,7 @@ export interface HttpClient {
 }
 
 export function createHttpClient(env: Env): HttpClient {
-  const plain = new HttpAgent(AGENT_OPTIONS);
+  const plain = pooled(new HttpAgent(AGENT_OPTIONS));
   let secure: HttpsAgent | undefined;
   const viaProxy = new Map<string, { http: HttpAgentType; https: HttpAgentType }>();
   return {
@@ -40,15 +53,15 @@ export function createHttpClient(env: Env): HttpClient {
       const proxy = proxyFor(url, env);
       if (!proxy) {
         if (!https) return { agent: plain };
-        secure ??= new HttpsAgent(AGENT_OPTIONS);
+        secure ??= pooled(new HttpsAgent(AGENT_OPTIONS));
         return { agent: secure };
       }
       let agents = viaProxy.get(proxy);
       if (!agents) {
         const { HttpProxyAgent, HttpsProxyAgent } = await import('hpagent');
         agents = viaProxy.get(proxy) ?? {
-          http: new HttpProxyAgent({ ...AGENT_OPTIONS, proxy }),
-          https: new HttpsProxyAgent({ ...AGENT_OPTIONS, proxy }),
+          http: pooled(new HttpProxyAgent({ ...AGENT_OPTIONS, proxy })),
+          https: pooled(new HttpsProxyAgent({ ...AGENT_OPTIONS, proxy })),
         };
         viaProxy.set(proxy, agents);
       }
@@ -110,6 +123,7 @@ export function fetchBody(url: URL, init: BodyRequest): Promise<BodyResponse> {
     const request: ClientRequest = send(url, { method: init.method, headers, agent: init.agent });
     let response: IncomingMessage | undefined;
     let decoder: Transform | undefined;
+    let written = false;
     let uploaded = false;
     let settled = false;
     const settle = () => {
@@ -135,6 +149,7 @@ export function fetchBody(url: URL, init: BodyRequest): Promise<BodyResponse> {
     request.once('finish', () => (uploaded = true));
     request.on('error', fail);
     request.once('response', (answer: IncomingMessage) => {
+      if (!written) return fail(exchangeError('the server answered before the request was written'));
       response = answer;
       const status = answer.statusCode ?? 0;
       const answerHeaders = answer.headers;
@@ -174,17 +189,39 @@ export function fetchBody(url: URL, init: BodyRequest): Promise<BodyResponse> {
         decoder.write(chunk);
       });
       answer.once('end', () => (decoder ? decoder.end() : finish()));
-      answer.on('error', fail);
-      // A connection closed before the answer's last byte (fewer bytes than its Content-Length, say).
-      answer.once('close', () => {
-        if (answer.complete) return;
-        const error: ExchangeError = new Error('the connection closed before the answer was complete');
-        error.code = 'ECONNRESET';
-        fail(error);
-      });
+      // A connection closed before the answer's last byte (fewer bytes than its Content-Length, say): Node
+      // says "aborted", or nothing at all but the close.
+      const cut = () => exchangeError('the connection closed before the answer was complete');
+      answer.on('error', (error: ExchangeError) => fail(answer.complete ? error : cut()));
+      answer.once('close', () => answer.complete || fail(cut()));
     });
-    request.end(payload);
+    const write = () => {
+      written = true;
+      request.end(payload);
+    };
+    // A socket that sat in the pool may have been closed by the server (its idle timeout) or been written
+    // into (a gateway's 408) while the event loop was busy, unread: a request written into it would fail
+    // after leaving, in doubt. Two turns of the loop (one poll) let Node read that first; the request then
+    // fails unsent, and is retried. Sockets in steady use skip the wait.
+    request.once('socket', (socket: Socket) => {
+      if (!request.reusedSocket || Date.now() - (idleSince.get(socket) ?? 0) < IDLE_CHECK_MS) return write();
+      setImmediate(() =>
+        setImmediate(() => {
+          if (settled) return;
+          if (socket.destroyed || socket.readableEnded || socket.readableLength > 0) {
+            return fail(exchangeError('the server had closed the idle connection'));
+          }
+          write();
+        }),
+      );
+    });
   });
+}
+
+function exchangeError(message: string): ExchangeError {
+  const error: ExchangeError = new Error(message);
+  error.code = 'ECONNRESET';
+  return error;
 }
 
 /** A decompressor for a Content-Encoding, or undefined for identity and the unasked-for. */

@@ -1,7 +1,7 @@
 // The HTTP transport against a real HTTP server on 127.0.0.1: redirects under our rules, timeouts and
 // refused connections as NetworkErrors, and a --debug trace that never shows a credential or a 2xx body.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createNetServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   createHttpTransport,
@@ -314,7 +314,9 @@ describe('how far a broken exchange got', () => {
   });
   const at = (path: string) => `http://127.0.0.1:${rudePort}${path}`;
   const post = (path: string, body = '{"email":"a@example.org"}', timeoutMs = 1000) =>
-    failure(transport({ timeoutMs }).t.send({ method: 'POST', url: at(path), body })) as Promise<NetworkError>;
+    failure(
+      transport({ timeoutMs }).t.send({ method: 'POST', url: at(path), body }),
+    ) as Promise<NetworkError>;
 
   it('a connection closed once the whole request arrived: sent, in doubt', async () => {
     const error = await post('/hang-up');
@@ -324,11 +326,13 @@ describe('how far a broken exchange got', () => {
     expect(bodies).toEqual([25]);
   });
 
-  it('an answer cut before its last byte: sent', async () => {
+  it('an answer cut before its last byte: sent, and said so', async () => {
     const error = await post('/cut');
     expect(error).toBeInstanceOf(NetworkError);
     expect(error.sent).toBe(true);
-    expect(error.message).toMatch(new RegExp(`^Request to ${at('/cut')} failed: `));
+    expect(error.message).toBe(
+      `Request to ${at('/cut')} failed: the connection closed before the answer was complete.`,
+    );
   });
 
   it('an answer that stops half-way: a timeout, sent', async () => {
@@ -344,4 +348,144 @@ describe('how far a broken exchange got', () => {
     expect(error.sent).toBe(false);
     expect(bodies).toEqual([]);
   });
+});
+
+/** A raw TCP server: each connection handed to `onSocket`, which speaks HTTP/1.1 by hand. */
+async function rawServer(onSocket: (socket: Socket) => void): Promise<{ port: number; close(): void }> {
+  const raw = createNetServer((socket) => {
+    socket.on('error', () => {});
+    onSocket(socket);
+  });
+  await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
+  return { port: (raw.address() as AddressInfo).port, close: () => raw.close() };
+}
+
+/** Calls `each` with the first line of every whole request (headers and Content-Length body) a socket carries. */
+function onRequests(socket: Socket, each: (line: string) => void) {
+  let buffer = '';
+  socket.setEncoding('latin1');
+  socket.on('data', (data: string) => {
+    buffer += data;
+    for (let end = buffer.indexOf('\r\n\r\n'); end >= 0; end = buffer.indexOf('\r\n\r\n')) {
+      const length = Number(/content-length: *(\d+)/i.exec(buffer.slice(0, end))?.[1] ?? 0);
+      if (buffer.length - end - 4 < length) return;
+      each(buffer.slice(0, buffer.indexOf('\r\n')));
+      buffer = buffer.slice(end + 4 + length);
+    }
+  });
+}
+
+/** The event loop held for `ms`, as a long synchronous step of a run holds it. */
+const busy = (ms: number) => {
+  for (const until = Date.now() + ms; Date.now() < until; );
+};
+const settled = <T>(promise: Promise<T>) =>
+  promise.then(
+    (value) => value,
+    (error: unknown) => error,
+  );
+
+/**
+ * A kept-alive connection the server ends, or writes into, while it sits in the pool and roster is busy:
+ * the next request must neither be written into a closed connection (it would be in doubt though the server
+ * never saw it) nor take bytes it never asked for as its answer.
+ */
+describe('a kept-alive connection, idle in the pool', () => {
+  it('closed by the server while roster was busy: the next POST goes unsent, not in doubt', async () => {
+    const seen: string[] = [];
+    const raw = await rawServer((socket) =>
+      onRequests(socket, (line) => {
+        seen.push(line);
+        socket.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}');
+        setTimeout(() => socket.destroy(), 50); // the server's idle timeout
+      }),
+    );
+    try {
+      const { t } = transport();
+      const url = (path: string) => `http://127.0.0.1:${raw.port}${path}`;
+      await t.send({ method: 'POST', url: url('/first'), body: '{}' });
+      busy(1200); // the server's close arrives meanwhile, unread
+      const error = await settled(t.send({ method: 'POST', url: url('/second'), body: '{}' }));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(seen).toEqual(['POST /first HTTP/1.1']);
+      expect(error).toBeInstanceOf(NetworkError);
+      expect((error as NetworkError).sent).toBe(false);
+    } finally {
+      raw.close();
+    }
+  });
+
+  it('written into by the server while roster was busy: those bytes are no answer, and the POST goes unsent', async () => {
+    const seen: string[] = [];
+    const raw = await rawServer((socket) =>
+      onRequests(socket, (line) => {
+        seen.push(line);
+        socket.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}');
+        // A gateway's stray answer on the idle connection: a 201 for an invitation nobody asked for.
+        setTimeout(() => socket.write('HTTP/1.1 201 Created\r\ncontent-length: 13\r\n\r\n{"fake":true}'), 30);
+      }),
+    );
+    try {
+      const { t } = transport();
+      const url = (path: string) => `http://127.0.0.1:${raw.port}${path}`;
+      await t.send({ method: 'POST', url: url('/first'), body: '{}' });
+      busy(1200);
+      const error = await settled(t.send({ method: 'POST', url: url('/second'), body: '{}' }));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(error).toBeInstanceOf(NetworkError);
+      expect((error as NetworkError).message).toBe(
+        `Request to ${url('/second')} failed: the server answered before the request was written.`,
+      );
+      expect((error as NetworkError).sent).toBe(false);
+      expect(seen).toEqual(['POST /first HTTP/1.1']);
+    } finally {
+      raw.close();
+    }
+  });
+
+  it('is closed by roster before the idle timeout the server announced (Keep-Alive: timeout=2)', async () => {
+    let closedByRoster = false;
+    const raw = await rawServer((socket) => {
+      socket.on('end', () => (closedByRoster = true));
+      onRequests(socket, () =>
+        socket.write('HTTP/1.1 200 OK\r\nkeep-alive: timeout=2\r\ncontent-length: 2\r\n\r\n{}'),
+      );
+    });
+    try {
+      await transport().t.send({ method: 'POST', url: `http://127.0.0.1:${raw.port}/x`, body: '{}' });
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(closedByRoster).toBe(true);
+    } finally {
+      raw.close();
+    }
+  });
+});
+
+describe('through a proxy', () => {
+  it('that never answers CONNECT: not sent, and the connection is let go (else roster would not exit)', async () => {
+    let closed = false;
+    const proxy = await rawServer((socket) => {
+      socket.on('data', () => {}); // reads the CONNECT, never answers it
+      socket.on('close', () => (closed = true));
+    });
+    try {
+      const secrets = new Redactor();
+      const t = createHttpTransport({
+        timeoutMs: 300,
+        env: { HTTPS_PROXY: `http://127.0.0.1:${proxy.port}` },
+        userAgent: 'roster/test',
+        log: createLogger({ write: () => true }, secrets, false),
+        secrets,
+      });
+      const error = await failure(
+        t.send({ method: 'POST', url: 'https://api.district.example/v1/x', body: '{}' }),
+      );
+      expect(error).toBeInstanceOf(NetworkError);
+      expect((error as NetworkError).sent).toBe(false);
+      await new Promise((resolve) => setTimeout(resolve, 5000));
+      expect(closed).toBe(true);
+    } finally {
+      proxy.close();
+    }
+  }, 15_000);
 });
