@@ -24,8 +24,7 @@ import { proxyFor } from './proxy.js';
 type Env = Readonly<Record<string, string | undefined>>;
 
 // `timeout`: roster, not the server, ends an idle connection: after 4 s, or 1 s before the server's
-// `Keep-Alive: timeout=N` (Node reads that hint only when the agent has a timeout of its own). hpagent also
-// takes it as its CONNECT's timeout: a proxy that never answers would otherwise keep the process alive.
+// `Keep-Alive: timeout=N` (Node reads that hint only when the agent has a timeout of its own).
 const AGENT_OPTIONS = { keepAlive: true, maxSockets: 16, keepAliveMsecs: 10_000, timeout: 4_000 };
 const ACCEPT_ENCODING = 'gzip, deflate, br';
 /** A pooled socket idle this long may have been closed by the server meanwhile (see fetchBody). */
@@ -43,7 +42,8 @@ export interface HttpClient {
   agentFor(url: URL): Promise<{ agent: HttpAgentType; proxy?: string }>;
 }
 
-export function createHttpClient(env: Env): HttpClient {
+/** `timeoutMs`: a request's whole exchange (a proxy's CONNECT waits as long, see below). */
+export function createHttpClient(env: Env, timeoutMs: number): HttpClient {
   const plain = pooled(new HttpAgent(AGENT_OPTIONS));
   let secure: HttpsAgent | undefined;
   const viaProxy = new Map<string, { http: HttpAgentType; https: HttpAgentType }>();
@@ -59,9 +59,12 @@ export function createHttpClient(env: Env): HttpClient {
       let agents = viaProxy.get(proxy);
       if (!agents) {
         const { HttpProxyAgent, HttpsProxyAgent } = await import('hpagent');
+        // hpagent also takes `timeout` as its CONNECT's: a proxy that never answers one would otherwise keep
+        // the process alive, and a slow one deserves the request's own timeout, not the pool's 4 s.
+        const options = { ...AGENT_OPTIONS, timeout: Math.max(AGENT_OPTIONS.timeout, timeoutMs), proxy };
         agents = viaProxy.get(proxy) ?? {
-          http: pooled(new HttpProxyAgent({ ...AGENT_OPTIONS, proxy })),
-          https: pooled(new HttpsProxyAgent({ ...AGENT_OPTIONS, proxy })),
+          http: pooled(new HttpProxyAgent(options)),
+          https: pooled(new HttpsProxyAgent(options)),
         };
         viaProxy.set(proxy, agents);
       }

@@ -68,7 +68,10 @@ const TLS_TRUST_CODES = new Set([
 export function createHttpTransport(options: TransportOptions): Transport {
   let client: Promise<typeof import('./http-client.js') & { http: HttpClient }> | undefined;
   const load = () => {
-    client ??= import('./http-client.js').then((m) => ({ ...m, http: m.createHttpClient(options.env) }));
+    client ??= import('./http-client.js').then((m) => ({
+      ...m,
+      http: m.createHttpClient(options.env, options.timeoutMs),
+    }));
     return client;
   };
 

@@ -451,6 +451,29 @@ describe('a kept-alive connection, idle in the pool', () => {
 });
 
 describe('through a proxy', () => {
+  it('slow to answer CONNECT (4.5 s), within the request timeout: the request goes through', async () => {
+    const proxy = await rawServer((socket) => {
+      let tunnel = false;
+      socket.once('data', () =>
+        setTimeout(() => {
+          socket.write('HTTP/1.1 200 Connection established\r\n\r\n');
+          tunnel = true;
+        }, 4500),
+      );
+      // Through the tunnel, the proxy plays the origin.
+      onRequests(socket, (line) => {
+        if (tunnel) socket.write(`HTTP/1.1 200 OK\r\ncontent-length: ${line.length}\r\n\r\n${line}`);
+      });
+    });
+    try {
+      const { t } = transport({ timeoutMs: 10_000, env: { HTTP_PROXY: `http://127.0.0.1:${proxy.port}` } });
+      const answer = await t.send({ method: 'GET', url: 'http://api.district.example/v1/ping' });
+      expect(answer).toMatchObject({ status: 200, body: 'GET /v1/ping HTTP/1.1' });
+    } finally {
+      proxy.close();
+    }
+  }, 15_000);
+
   it('that never answers CONNECT: not sent, and the connection is let go (else roster would not exit)', async () => {
     let closed = false;
     const proxy = await rawServer((socket) => {
