@@ -30,10 +30,19 @@ const ACCEPT_ENCODING = 'gzip, deflate, br';
 /** A pooled socket idle this long may have been closed by the server meanwhile (see fetchBody). */
 const IDLE_CHECK_MS = 1_000;
 
+/** Milliseconds of a clock that never goes back (the wall clock may be set back). */
+const monotonicMs = () => Number(process.hrtime.bigint() / 1_000_000n);
+
 /** When each pooled socket was last given back to its agent. */
 const idleSince = new WeakMap<Socket, number>();
+/** An agent whose idle sockets are noted, and closed after the pool's idle timeout whatever its own. */
 function pooled<A extends HttpAgentType>(agent: A): A {
-  agent.on('free', (socket: Socket) => idleSince.set(socket, Date.now()));
+  agent.on('free', (socket: Socket) => {
+    idleSince.set(socket, monotonicMs());
+    // After the agent's own handler (registered first), which may have set a shorter one from a hint.
+    const idle = socket.timeout;
+    if (!(idle && idle <= AGENT_OPTIONS.timeout)) socket.setTimeout(AGENT_OPTIONS.timeout);
+  });
   return agent;
 }
 
@@ -60,7 +69,8 @@ export function createHttpClient(env: Env, timeoutMs: number): HttpClient {
       if (!agents) {
         const { HttpProxyAgent, HttpsProxyAgent } = await import('hpagent');
         // hpagent also takes `timeout` as its CONNECT's: a proxy that never answers one would otherwise keep
-        // the process alive, and a slow one deserves the request's own timeout, not the pool's 4 s.
+        // the process alive, and a slow one deserves the request's own timeout, not the pool's 4 s (idle
+        // sockets still close at 4 s: pooled).
         const options = { ...AGENT_OPTIONS, timeout: Math.max(AGENT_OPTIONS.timeout, timeoutMs), proxy };
         agents = viaProxy.get(proxy) ?? {
           http: pooled(new HttpProxyAgent(options)),
@@ -104,8 +114,12 @@ export interface ExchangeError extends Error {
   code?: string;
   /** The answer had begun: the server certainly received the request. */
   answered?: boolean;
-  /** The whole request had been handed to the network: the server may have received it. */
-  uploaded?: boolean;
+  /**
+   * The request was written into an established connection: the server may have received it, whatever
+   * happened next. (Not the request's 'finish': over TLS that can come a turn of the loop after the bytes
+   * left, or never, if the server's close is read first.)
+   */
+  mayHaveArrived?: boolean;
   /** Set when the exchange's timer ran out. */
   timedOut?: boolean;
 }
@@ -127,7 +141,7 @@ export function fetchBody(url: URL, init: BodyRequest): Promise<BodyResponse> {
     let response: IncomingMessage | undefined;
     let decoder: Transform | undefined;
     let written = false;
-    let uploaded = false;
+    let established = false;
     let settled = false;
     const settle = () => {
       settled = true;
@@ -136,7 +150,7 @@ export function fetchBody(url: URL, init: BodyRequest): Promise<BodyResponse> {
     const fail = (error: ExchangeError) => {
       if (settled) return;
       settle();
-      error.uploaded = uploaded;
+      error.mayHaveArrived = written && established;
       error.answered = response !== undefined;
       request.destroy();
       response?.destroy();
@@ -149,7 +163,6 @@ export function fetchBody(url: URL, init: BodyRequest): Promise<BodyResponse> {
       error.timedOut = true;
       fail(error);
     }, init.timeoutMs);
-    request.once('finish', () => (uploaded = true));
     request.on('error', fail);
     request.once('response', (answer: IncomingMessage) => {
       if (!written) return fail(exchangeError('the server answered before the request was written'));
@@ -207,7 +220,14 @@ export function fetchBody(url: URL, init: BodyRequest): Promise<BodyResponse> {
     // after leaving, in doubt. Two turns of the loop (one poll) let Node read that first; the request then
     // fails unsent, and is retried. Sockets in steady use skip the wait.
     request.once('socket', (socket: Socket) => {
-      if (!request.reusedSocket || Date.now() - (idleSince.get(socket) ?? 0) < IDLE_CHECK_MS) return write();
+      // Established unless still connecting: then once connected (over TLS, once the handshake is done;
+      // no byte of the request leaves before). Anything else counts as established, whatever its state:
+      // wrongly so, a failure is in doubt where it need not be; wrongly not, a request could go twice.
+      const tls = (socket as { encrypted?: boolean }).encrypted === true;
+      if (!socket.connecting) established = true;
+      else socket.once(tls ? 'secureConnect' : 'connect', () => (established = true));
+      if (!request.reusedSocket || monotonicMs() - (idleSince.get(socket) ?? 0) < IDLE_CHECK_MS)
+        return write();
       setImmediate(() =>
         setImmediate(() => {
           if (settled) return;

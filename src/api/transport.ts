@@ -181,8 +181,8 @@ function toNetworkError(error: unknown, request: HttpRequest, options: Transport
       false,
     );
   }
-  // Handed whole to the network (and not refused before it left): the server may have acted on it.
-  const sent = e.answered === true || (!NOT_SENT_CODES.has(code) && e.uploaded === true);
+  // Written into an established connection (and not refused before it left): the server may have acted on it.
+  const sent = e.answered === true || (!NOT_SENT_CODES.has(code) && e.mayHaveArrived === true);
   const timedOut = e.timedOut === true || code === 'ETIMEDOUT';
   if (TLS_TRUST_CODES.has(code) || code.startsWith('ERR_TLS_CERT')) {
     return new NetworkError(

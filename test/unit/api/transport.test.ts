@@ -1,5 +1,6 @@
 // The HTTP transport against a real HTTP server on 127.0.0.1: redirects under our rules, timeouts and
 // refused connections as NetworkErrors, and a --debug trace that never shows a credential or a 2xx body.
+import { spawn } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import {
   type AddressInfo,
@@ -18,6 +19,7 @@ import {
 import { createLogger } from '../../../src/output/log.js';
 import { Redactor } from '../../../src/redact.js';
 import { failure } from '../../helpers/errors.js';
+import { makeTestPki, type TestPki } from '../../helpers/tls.js';
 
 interface Seen {
   method: string;
@@ -349,11 +351,11 @@ describe('how far a broken exchange got', () => {
     expect(error.sent).toBe(true);
   });
 
-  it('a request whose body never finished leaving: a timeout, not sent', async () => {
+  it('a request whose body never finished leaving: a timeout, in doubt (part of it arrived)', async () => {
     // 16 MB: more than the socket buffers on both sides hold, so the upload cannot complete.
     const error = await post('/unread', 'x'.repeat(16 * 1024 * 1024), 500);
     expect(error.message).toBe(`No answer from ${at('/unread')} within 0.5 s.`);
-    expect(error.sent).toBe(false);
+    expect(error.sent).toBe(true);
     expect(bodies).toEqual([]);
   });
 });
@@ -451,6 +453,28 @@ describe('a kept-alive connection, idle in the pool', () => {
 });
 
 describe('through a proxy', () => {
+  it('an idle tunnel is closed by roster after 4 s, whatever the request timeout (30 s here)', async () => {
+    let closedByRoster = false;
+    const proxy = await rawServer((socket) => {
+      socket.on('end', () => (closedByRoster = true));
+      onRequests(socket, (line) =>
+        socket.write(
+          line.startsWith('CONNECT')
+            ? 'HTTP/1.1 200 Connection established\r\n\r\n'
+            : 'HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}',
+        ),
+      );
+    });
+    try {
+      const { t } = transport({ timeoutMs: 30_000, env: { HTTP_PROXY: `http://127.0.0.1:${proxy.port}` } });
+      await t.send({ method: 'POST', url: 'http://api.district.example/v1/x', body: '{}' });
+      await new Promise((resolve) => setTimeout(resolve, 5000));
+      expect(closedByRoster).toBe(true);
+    } finally {
+      proxy.close();
+    }
+  }, 15_000);
+
   it('slow to answer CONNECT (4.5 s), within the request timeout: the request goes through', async () => {
     const proxy = await rawServer((socket) => {
       let tunnel = false;
@@ -493,4 +517,75 @@ describe('through a proxy', () => {
       proxy.close();
     }
   }, 15_000);
+});
+
+/**
+ * An origin in a process of its own (as a real server is: one in this process would share its event loop),
+ * over http or https (with a certificate of makeTestPki), that takes the whole body of a POST to
+ * /invite, says so on stdout, and drops the connection without an answer. Other paths answer 200.
+ */
+const DROPPING_ORIGIN = `
+const [protocol, key, cert] = process.argv.slice(1);
+const handler = (req, res) => {
+  let n = 0;
+  req.on('data', (d) => (n += d.length));
+  req.on('end', () => {
+    if (req.url === '/invite') { process.stdout.write('RECEIVED ' + n + '\\n'); return req.socket.destroy(); }
+    res.writeHead(200, { 'content-length': 2 }); res.end('{}');
+  });
+};
+const server = protocol === 'https'
+  ? require('node:https').createServer({ key, cert }, handler)
+  : require('node:http').createServer(handler);
+server.keepAliveTimeout = 60000;
+server.listen(0, '127.0.0.1', () => process.stdout.write('PORT ' + server.address().port + '\\n'));
+`;
+
+describe('a POST the server received whole, then a dropped connection', () => {
+  let pki: TestPki;
+  const saved = process.env.NODE_TLS_REJECT_UNAUTHORIZED;
+  beforeAll(() => {
+    pki = makeTestPki();
+    process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0'; // the test's own certificate authority
+  });
+  afterAll(() => {
+    if (saved === undefined) delete process.env.NODE_TLS_REJECT_UNAUTHORIZED;
+    else process.env.NODE_TLS_REJECT_UNAUTHORIZED = saved;
+  });
+
+  // Over TLS the request's 'finish' can come a turn of the loop after its bytes left, or never, once the
+  // server's close is read first: judged by it, such a POST was "not sent", and sent again.
+  it.each(['http', 'https'] as const)(
+    'over %s, on a kept-alive connection, the loop busy: in doubt, never sent again',
+    async (protocol) => {
+      const child = spawn(process.execPath, ['-e', DROPPING_ORIGIN, protocol, pki.key, pki.cert], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let out = '';
+      try {
+        const originPort = await new Promise<number>((resolve) =>
+          child.stdout.on('data', (d: Buffer) => {
+            out += d;
+            const port = /PORT (\d+)/.exec(out)?.[1];
+            if (port) resolve(Number(port));
+          }),
+        );
+        const { t } = transport();
+        const url = (path: string) => `${protocol}://127.0.0.1:${originPort}${path}`;
+        await t.send({ method: 'POST', url: url('/warm'), body: '{}' });
+        await new Promise((resolve) => setTimeout(resolve, 1200)); // idle: the socket is checked first
+        const loop = setInterval(() => busy(30), 1); // the loop busy with other rows, as in a district's send
+        const error = await settled(
+          t.send({ method: 'POST', url: url('/invite'), body: '{"email":"a@example.org"}' }),
+        ).finally(() => clearInterval(loop));
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        expect(out).toContain('RECEIVED 25');
+        expect(error).toBeInstanceOf(NetworkError);
+        expect((error as NetworkError).sent).toBe(true);
+      } finally {
+        child.kill();
+      }
+    },
+    15_000,
+  );
 });
