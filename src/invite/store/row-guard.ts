@@ -8,10 +8,9 @@
 import { hostname } from 'node:os';
 import type { InvitationBody } from '../../api/enrollment.js';
 import { MAX_RETRIES, MAX_RETRY_AFTER_MS } from '../../api/retry.js';
-import { invitationKey } from '../invitation.js';
 import type { PlannedRow } from '../invite-file.js';
 import type { ClaimingRun } from './claims.js';
-import { rowVerdict, type Withheld } from './decide.js';
+import { keyOf, rowVerdict, type Withheld } from './decide.js';
 import { invitationIdentity, type SentEntry, type SentRecord } from './sent-record.js';
 
 /** Keeps other runs (other files' journals) from sending a row while this run does, and after it. */
@@ -75,7 +74,7 @@ export function recordGuard(record: SentRecord, options: GuardOptions): RowGuard
   const over = new Set<string>();
   return {
     async claim(row, signal, ahead = false) {
-      const again = options.resending.has(invitationKey(row.body.email, row.body.schoolId));
+      const again = options.resending.has(keyOf(row));
       // A row this file's earlier run left in doubt is claimed only just before its request: held ahead and
       // let go, its claim would say "done" while that earlier request may have reached the server.
       if (ahead && again) return 'later';
@@ -100,7 +99,7 @@ export function recordGuard(record: SentRecord, options: GuardOptions): RowGuard
       // request at all, says nothing of what that run's request did.
       const doubtOver = state !== 'sent' && over.has(identity);
       // The same for this file's own earlier doubt, sent again (--resend-in-doubt) and not confirmed.
-      const again = options.resending.has(invitationKey(row.body.email, row.body.schoolId));
+      const again = options.resending.has(keyOf(row));
       const doubt = state === 'in-doubt' || doubtOver || (state !== 'sent' && again);
       over.delete(identity);
       try {
