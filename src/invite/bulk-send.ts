@@ -72,7 +72,6 @@ async function sendInviteFile(options: FileSendOptions, ctx: Context): Promise<F
   try {
     const contentChanged = noteChanged(ctx, store.view, sha256, options.given);
     await confirmSend(ctx, session, store.view.plan, options);
-    await store.journalPlan(new Date(ctx.now()));
     const sent = await sendPlan(ctx, session, settings, store, options);
     const report = await reportOf(file, rows, info ?? [], store.view, sent, contentChanged, options);
     return { report, stoppedBy: sent.outcome.stoppedBy };

@@ -23,7 +23,6 @@ async function runA(state: string, file: string, resendInDoubt: boolean, refuse:
     new Date(),
   );
   try {
-    await store.journalPlan(new Date());
     const now = () => new Date();
     const planned = store.view.plan.toSend.map((r) => r.body.email);
     await sendRows({
@@ -88,7 +87,6 @@ describe("a row taken over another run's doubt, the run killed before the row's 
       { resendInDoubt: true, resendSent: false },
       new Date(),
     );
-    await store.journalPlan(new Date());
     const journalPath = store.view.path;
     const began = store.view.header!.createdAt;
     const recordPath = (await SentRecord.open(state, destination)).path;

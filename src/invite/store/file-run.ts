@@ -107,25 +107,6 @@ export class FileRun {
     }
   }
 
-  /** The whole plan on disk before the first request: a crash can never make a row look untouched. */
-  async journalPlan(at: Date): Promise<void> {
-    const fresh = this.view.plan.toSend.filter((r) => !this.view.before.has(keyOf(r)));
-    // In slices: a district's plan as one text would be tens of MB held at once. A run killed between two
-    // slices leaves rows without a pending entry, which a re-run plans the same way (never tried).
-    for (let from = 0; from < fresh.length; from += PLAN_SLICE) {
-      await this.journal.record(
-        fresh.slice(from, from + PLAN_SLICE).map((r) => ({
-          key: keyOf(r),
-          line: r.line,
-          state: 'pending',
-          at: at.toISOString(),
-          email: r.body.email,
-          schoolId: r.body.schoolId,
-        })),
-      );
-    }
-  }
-
   /** The journal rows are noted in as they are sent (bulk-runner.ts). */
   get rowJournal(): Journal {
     return this.journal;
@@ -150,9 +131,6 @@ export class FileRun {
     }
   }
 }
-
-/** Pending entries written per journal append before the first request. */
-const PLAN_SLICE = 2000;
 
 /**
  * A row roster's record shows sent by a run other than this file's (whose own rows its journal governs):

@@ -22,8 +22,10 @@
 // - Journal. Line 1: {journal: 'roster invite send', version: 1, file: real path, destination: {baseUrl,
 //   clientId}, sha256 of the content when it began, createdAt}. Then one entry per row event:
 //   {key: invitationKey(email, schoolId), line, state, at, email, schoolId, bodyHash?, reason?, status?,
-//   resend?}, state pending (planned), in-flight (its request about to leave: written before it does), sent,
-//   failed (the server certainly did not act) or in-doubt. A row's last entry is its state.
+//   resend?}, state in-flight (its request about to leave: written before it does), sent, failed (the server
+//   certainly did not act) or in-doubt. A row's last entry is its state; a row without one was never tried.
+//   (Earlier builds wrote a pending entry for every row before the first request: read, it means the same
+//   as none, and a district's 80,000 of them made a resumed run read the journal nearly twice over.)
 // - Record. Line 1: {record: 'roster sent invitations', version: 1, destination (canonical), createdAt}.
 //   Then {email, schoolId, schoolYearId?, sentAt} per invitation the server confirmed, or {email, schoolId,
 //   schoolYearId?, forgottenAt} for one `roster invite forget` took out. Identity: invitationIdentity.

@@ -19,6 +19,7 @@ import { forEachLine } from './json-lines.js';
 import { type Destination, journalPath, sameDestination } from './layout.js';
 import { refuseIfHeld, releaseLock, syncFd } from './lock.js';
 
+/** `pending`: an earlier build's entry for a row planned and not yet tried (index.ts), read as none. */
 export type RowState = 'pending' | 'in-flight' | 'sent' | 'failed' | 'in-doubt';
 
 export interface JournalEntry {
