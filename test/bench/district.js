@@ -18,7 +18,8 @@
 // 4. Sends (--only send): `roster invite send --file` of a district's --rows invitations (default 80,000) at
 //    --latency ms (20), --concurrency 8: wall time against the ideal rows × latency / concurrency (goal ≤
 //    1.2×), CPU per row (the child's user + system, goal ≤ 0.3 ms), peak RSS (goal ≤ 150 MB, whatever the
-//    row count). Then resume: a fresh file's run killed (SIGKILL) once 60% of its rows are journaled sent,
+//    row count). Then resume: a fresh file's run killed (SIGKILL) once 75% of its rows are journaled sent
+//    (row 60,000 of 80,000, as issue 23 puts it; the rounds before its sixth killed at 60%),
 //    and run again: how long until its first request leaves (its first in-flight entry in the journal,
 //    goal < 2 s) and its rate of rows after that against the first run's.
 // 5. Plan (--only plan): `roster invite plan --all-schools` of the district against `roster roster users
@@ -60,7 +61,7 @@ const CONCURRENCY = 8;
 const SEND_GOAL = 1.2;
 const SEND_CPU_GOAL_MS = 0.3;
 const RESUME_GOAL_MS = 2000;
-const RESUME_AT = 0.6;
+const RESUME_AT = 0.75;
 const PLAN_GOAL = 1.3;
 const PLAN_MEMORY_GOAL_MB = 250;
 
@@ -239,7 +240,7 @@ async function sends() {
         ` peak RSS ${run.peakMb.toFixed(1)} MB  ${run.peakMb <= MEMORY_GOAL_MB ? 'goal' : 'goal NOT'} met (≤ ${MEMORY_GOAL_MB} MB)`,
     );
 
-    // Resume: killed at 60% sent, then the same command again.
+    // Resume: killed at 75% sent, then the same command again.
     const killAt = Math.floor(ROWS * RESUME_AT);
     const resumeEnv = fresh('resume');
     const file = inviteCsv(dir, 'resume', ROWS);
