@@ -67,16 +67,18 @@ export function createHttpClient(env: Env, timeoutMs: number): HttpClient {
       }
       let agents = viaProxy.get(proxy);
       if (!agents) {
-        const { HttpProxyAgent, HttpsProxyAgent } = await import('hpagent');
+        const { proxyAgents } = await import('./proxy-agents.js');
         // hpagent also takes `timeout` as its CONNECT's: a proxy that never answers one would otherwise keep
         // the process alive, and a slow one deserves the request's own timeout, not the pool's 4 s (idle
         // sockets still close at 4 s: pooled).
         const options = { ...AGENT_OPTIONS, timeout: Math.max(AGENT_OPTIONS.timeout, timeoutMs), proxy };
-        agents = viaProxy.get(proxy) ?? {
-          http: pooled(new HttpProxyAgent(options)),
-          https: pooled(new HttpsProxyAgent(options)),
-        };
-        viaProxy.set(proxy, agents);
+        // Another request may have made them while this one waited for the module.
+        agents = viaProxy.get(proxy);
+        if (!agents) {
+          const made = proxyAgents(options);
+          agents = { http: pooled(made.http), https: pooled(made.https) };
+          viaProxy.set(proxy, agents);
+        }
       }
       return { agent: https ? agents.https : agents.http, proxy };
     },

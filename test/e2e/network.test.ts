@@ -131,6 +131,71 @@ describe('proxies', () => {
   });
 });
 
+/** Whether this machine has IPv6 loopback (some containers have none). */
+const hasIpv6Loopback = await new Promise<boolean>((resolve) => {
+  const probe = createServer();
+  probe.once('error', () => resolve(false));
+  probe.listen(0, '::1', () => probe.close(() => resolve(true)));
+});
+
+describe.skipIf(!hasIpv6Loopback)('proxies and IPv6 literals', () => {
+  let sandboxes: Sandbox[] = [];
+  let proxies: TestProxy[] = [];
+  afterAll(async () => {
+    for (const p of proxies) p.close();
+    await Promise.all(sandboxes.map((s) => s.close()));
+  });
+  const sandboxOnIpv6 = async (tls: boolean) => {
+    const sandbox = await startSandbox({
+      host: '::1',
+      ...(tls && { tls: { key: pki.key, cert: pki.cert } }),
+    });
+    sandboxes = [...sandboxes, sandbox];
+    return sandbox;
+  };
+  const proxyOn = async (host: string) => {
+    const p = await startTestProxy(host);
+    proxies = [...proxies, p];
+    return p;
+  };
+
+  it.each([
+    ['http', 'HTTP_PROXY'],
+    ['https', 'HTTPS_PROXY'],
+  ])('an %s base URL with an IPv6 host is tunnelled as CONNECT [host]:port', async (scheme, variable) => {
+    const sandbox = await sandboxOnIpv6(scheme === 'https');
+    const via = await proxyOn('127.0.0.1');
+    const result = await runCli(['attendance', 'check'], tempDir(), {
+      env: {
+        ROSTER_BASE_URL: sandbox.baseUrl,
+        NODE_EXTRA_CA_CERTS: pki.caFile,
+        [variable]: via.url,
+        ...creds,
+      },
+    });
+    expect(sandbox.baseUrl).toMatch(new RegExp(`^${scheme}://\\[::1\\]:`));
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(via.carried).toEqual([`CONNECT [::1]:${new URL(sandbox.origin).port}`]);
+  });
+
+  it('a proxy named by an IPv6 literal is reached', async () => {
+    const via = await proxyOn('::1');
+    expect(via.url).toMatch(/^http:\/\/\[::1\]:\d+$/);
+    const result = await runCli(['attendance', 'check'], tempDir(), {
+      env: {
+        ROSTER_BASE_URL: tlsSandbox.baseUrl,
+        NODE_EXTRA_CA_CERTS: pki.caFile,
+        HTTPS_PROXY: via.url,
+        ...creds,
+      },
+    });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(via.carried).toEqual([`CONNECT 127.0.0.1:${new URL(tlsSandbox.origin).port}`]);
+  });
+});
+
 describe('redirects', () => {
   const redirector = async (location: (path: string) => string, secure = false) => {
     const seen: { path: string; authorization?: string }[] = [];

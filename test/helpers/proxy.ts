@@ -1,4 +1,4 @@
-// A small HTTP proxy on 127.0.0.1 for tests of HTTPS_PROXY / HTTP_PROXY: CONNECT tunnels, and
+// A small HTTP proxy on loopback (127.0.0.1, or ::1 when asked) for tests of HTTPS_PROXY / HTTP_PROXY: CONNECT tunnels, and
 // absolute-URI forwarding for plain http. It records what it carried, one line per request or tunnel.
 import { createServer, request as httpRequest } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
@@ -10,7 +10,7 @@ export interface TestProxy {
   close(): void;
 }
 
-export async function startTestProxy(): Promise<TestProxy> {
+export async function startTestProxy(host = '127.0.0.1'): Promise<TestProxy> {
   const carried: string[] = [];
   const server = createServer((req, res) => {
     carried.push(`${req.method} ${req.url}`);
@@ -22,8 +22,17 @@ export async function startTestProxy(): Promise<TestProxy> {
   });
   server.on('connect', (req, client, head) => {
     carried.push(`CONNECT ${req.url}`);
-    const [host, port] = String(req.url).split(':');
-    const upstream = connect(Number(port), host, () => {
+    // host:port, an IPv6 host in brackets: what a proxy can read. Anything else is refused, as one would.
+    let hostname: string;
+    let port: string;
+    try {
+      ({ hostname, port } = new URL(`http://${req.url}`));
+      if (port === '') throw new Error('no port');
+    } catch {
+      client.end('HTTP/1.1 400 Bad Request\r\n\r\n');
+      return;
+    }
+    const upstream = connect(Number(port), hostname.replace(/^\[(.*)\]$/, '$1'), () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       upstream.write(head);
       upstream.pipe(client);
@@ -32,9 +41,12 @@ export async function startTestProxy(): Promise<TestProxy> {
     upstream.on('error', () => client.destroy());
     client.on('error', () => upstream.destroy());
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, host, resolve);
+  });
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${(server.address() as AddressInfo).port}`,
     carried,
     close() {
       server.closeAllConnections();

@@ -42,7 +42,7 @@ export function makeTestPki(): TestPki {
     '-subj',
     '/CN=127.0.0.1',
   );
-  writeFileSync(at('ext.cnf'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
+  writeFileSync(at('ext.cnf'), 'subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost\n');
   openssl(
     'x509',
     '-req',
