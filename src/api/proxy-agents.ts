@@ -23,13 +23,15 @@ const unbracketed = (host: string) => host.replace(/^\[(.*)\]$/, '$1');
  * The target's IPv6 host in brackets for the CONNECT line and its Host header. Over TLS (the https agent
  * hands the same options on to tls.connect) the certificate is still checked against the bare address.
  */
-function forConnect<T extends { host?: string }>(options: T): T {
+function forConnect<T extends { host?: string; checkServerIdentity?: typeof checkServerIdentity }>(
+  options: T,
+): T {
   if (!options.host || !isIPv6(options.host)) return options;
+  const check = options.checkServerIdentity ?? checkServerIdentity;
   return {
     ...options,
     host: `[${options.host}]`,
-    checkServerIdentity: (host: string, cert: PeerCertificate) =>
-      checkServerIdentity(unbracketed(host), cert),
+    checkServerIdentity: (host: string, cert: PeerCertificate) => check(unbracketed(host), cert),
   };
 }
 

@@ -133,7 +133,8 @@ export async function readCsvRecords(
       break;
     } catch (error) {
       if (!(error instanceof CsvError)) throw error;
-      const start = skipLineEnds(bytes, end);
+      // A BOM csv-parse dropped (a second one: csvText drops the first) is not in the record's raw text.
+      const start = skipBom(bytes, skipLineEnds(bytes, end));
       problems.push({ line: lineAt(start), reason: reasonOf(error, lineAt(start)) });
       // Where the record broke: the same bytes parsed again with `raw`, whose error holds the record up to
       // the character where it broke (after any blank lines before it). Only a broken file pays for `raw`:
@@ -197,6 +198,11 @@ function skipLineEnds(bytes: Buffer, at: number): number {
   let i = at;
   while (bytes[i] === CR || bytes[i] === LF) i++;
   return i;
+}
+
+/** Past a UTF-8 BOM at the very start of the bytes (csv-parse's `bom` option drops it). */
+function skipBom(bytes: Buffer, at: number): number {
+  return at === 0 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : at;
 }
 
 /** The offset of the line after the one holding `at`. */

@@ -41,6 +41,12 @@ describe('parseCsv', () => {
     expect(records.map((r) => r.line)).toEqual([1, 3]);
   });
 
+  it('a broken first record behind a second BOM (one csvText left) resumes where it broke, not 3 bytes early', async () => {
+    const { records, problems } = await parseCsv('\ufeff"a\nb"x\nc,d\n');
+    expect(problems).toEqual([{ line: 1, reason: expect.stringContaining('text after a closing quote') }]);
+    expect(records).toEqual([{ line: 3, fields: ['c', 'd'] }]);
+  });
+
   it('after a broken record spanning lines, reading resumes on the line after the one where it broke', async () => {
     const { records, problems } = await parseCsv('a,b\r\n"multi\r\nline"x,1\r\nok,2\r\n""\r\n"x",y');
     expect(problems).toEqual([{ line: 2, reason: expect.stringContaining('text after a closing quote') }]);

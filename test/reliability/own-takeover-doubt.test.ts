@@ -1,6 +1,6 @@
 // A row a run took over another run's doubt (--resend-in-doubt) stays that other run's doubt unless this run
 // has it confirmed sent: the claim says so (over: in-doubt), and the next run of the same file, without
-// --resend-*, does not take it for its own (its journal says only failed, or pending), so it neither sends
+// --resend-*, does not take it for its own (its journal says only failed, or nothing), so it neither sends
 // the row nor lets the doubt go. Real journals and records, one process.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -79,7 +79,7 @@ describe("a row taken over another run's doubt, the run killed before the row's 
     const file = join(tempDir(), 'a.csv');
     writeFileSync(file, 'email,schoolId\n');
     await inDoubtByC(state, X);
-    // A first run of A plans its rows (journal: X pending) and is let go: it sent nothing.
+    // A first run of A plans its rows (its journal: the header alone) and is let go: it sent nothing.
     const none: string[] = [];
     const store = await FileRun.open(
       { stateDir: state, file, sha256: contentHash('a'), destination },
