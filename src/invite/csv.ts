@@ -111,25 +111,22 @@ export async function readCsvRecords(
   while (from < bytes.length) {
     const offset = from;
     let end = from; // where the last record read ended
-    const options = (raw: boolean): Options => ({
+    const options: Options = {
       bom: offset === 0,
       delimiter,
       record_delimiter: ['\r\n', '\n', '\r'],
       skip_empty_lines: true,
       relax_column_count: true,
-      raw,
-      on_record: raw
-        ? () => null
-        : (fields: string[], info) => {
-            const start = skipLineEnds(bytes, end);
-            end = offset + info.bytes;
-            // A line holding only "" is as blank as an empty one.
-            if (!(fields.length === 1 && fields[0] === '')) onRecord({ line: lineAt(start), fields });
-            return null;
-          },
-    });
+      on_record: (fields: string[], info) => {
+        const start = skipLineEnds(bytes, end);
+        end = offset + info.bytes;
+        // A line holding only "" is as blank as an empty one.
+        if (!(fields.length === 1 && fields[0] === '')) onRecord({ line: lineAt(start), fields });
+        return null;
+      },
+    };
     try {
-      parse(bytes.subarray(offset), options(false));
+      parse(bytes.subarray(offset), options);
       break;
     } catch (error) {
       if (!(error instanceof CsvError)) throw error;
@@ -139,7 +136,8 @@ export async function readCsvRecords(
       // Where the record broke: the same bytes parsed again with `raw`, whose error holds the record up to
       // the character where it broke (after any blank lines before it). Only a broken file pays for `raw`:
       // it copies every character, and costs a district's file ~40% more to read.
-      const raw = rawOfError(parse, CsvError, bytes.subarray(offset), options(true));
+      const again: Options = { ...options, raw: true, on_record: () => null };
+      const raw = rawOfError(parse, CsvError, bytes.subarray(offset), again);
       const broke = start + Buffer.byteLength(raw.replace(/^[\r\n]+/, '')) - 1;
       from = nextLine(bytes, Math.max(start, broke));
     }
