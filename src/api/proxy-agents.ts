@@ -8,6 +8,7 @@ import type { Agent } from 'node:http';
 import { isIPv6 } from 'node:net';
 import { checkServerIdentity, type PeerCertificate } from 'node:tls';
 import { HttpProxyAgent, HttpsProxyAgent } from 'hpagent';
+import { bareHost } from './proxy.js';
 
 /** The agent options hpagent takes (it reads the proxy's protocol, hostname, port, username and password). */
 export type ProxyAgentOptions = ConstructorParameters<typeof HttpProxyAgent>[0] & { proxy: string };
@@ -16,8 +17,6 @@ type Connect = (
   options: { host?: string },
   callback: (error: Error | null, socket?: unknown) => void,
 ) => void;
-
-const unbracketed = (host: string) => host.replace(/^\[(.*)\]$/, '$1');
 
 /**
  * The target's IPv6 host in brackets for the CONNECT line and its Host header. Over TLS (the https agent
@@ -31,7 +30,7 @@ function forConnect<T extends { host?: string; checkServerIdentity?: typeof chec
   return {
     ...options,
     host: `[${options.host}]`,
-    checkServerIdentity: (host: string, cert: PeerCertificate) => check(unbracketed(host), cert),
+    checkServerIdentity: (host: string, cert: PeerCertificate) => check(bareHost(host), cert),
   };
 }
 
@@ -40,7 +39,7 @@ function proxyTarget(proxy: string): URL {
   const url = new URL(proxy);
   if (!url.hostname.startsWith('[')) return url;
   const { protocol, port, username, password } = url;
-  return { protocol, hostname: unbracketed(url.hostname), port, username, password } as URL;
+  return { protocol, hostname: bareHost(url.hostname), port, username, password } as URL;
 }
 
 /** The two agents of one proxy: for http:// and for https:// targets. */

@@ -11,9 +11,12 @@ export function proxyFor(target: URL, env: Env): string | undefined {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(proxy) ? proxy : `http://${proxy}`;
 }
 
+/** A URL's hostname as an address: an IPv6 literal without its brackets. */
+export const bareHost = (hostname: string) => hostname.replace(/^\[|\]$/g, '');
+
 /** NO_PROXY: `*`, or host names / domain suffixes / IP addresses, each with an optional :port. */
 export function bypassed(target: URL, noProxy: string): boolean {
-  const host = target.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const host = bareHost(target.hostname).toLowerCase();
   const port = target.port || (target.protocol === 'https:' ? '443' : '80');
   return noProxy
     .split(/[\s,]+/)
