@@ -31,6 +31,41 @@ describe('parseCsv', () => {
     ]);
   });
 
+  it('counts the same lines with or without a quote in the file (a quote-free one skips csv-parse info)', async () => {
+    const lines = [
+      { line: 2, fields: ['a', 'b'] },
+      { line: 4, fields: [' '] },
+      { line: 5, fields: ['1', '2'] },
+      { line: 7, fields: ['3', '4'] },
+    ];
+    // csvText left a second BOM, then a blank line; CRLF, LF and lone CR; a line of a space is no blank line.
+    const plain = await parseCsv('\ufeff\na,b\r\n\r\n \n1,2\r\r3,4');
+    expect(plain).toEqual({ records: lines, problems: [] });
+    const quoted = await parseCsv('\ufeff\na,b\r\n\r\n \n"1",2\r\r3,4');
+    expect(quoted).toEqual({ records: lines, problems: [] });
+  });
+
+  it('a quote-free file of several MiB (read a slice at a time) gives the lines a quoted one does', async () => {
+    const ends = ['\n', '\r\n', '\r', '\n\n', '\r\n\r\n', '\r\r'];
+    const lines: string[] = [];
+    for (let i = 0, size = 0; size < 2.5 * 2 ** 20; i++) {
+      const line = `p${i}@example.org,org-sch-${i % 7},${'x'.repeat(i % 13)}${ends[(i * 7) % ends.length]}`;
+      lines.push(line);
+      size += line.length;
+    }
+    const plain = await parseCsv(lines.join(''));
+    const quoted = await parseCsv(`${lines.join('')}"last",row`);
+    expect(plain.records.length).toBe(lines.length);
+    expect(quoted.records.slice(0, -1)).toEqual(plain.records);
+    expect(plain.records.at(-1)?.line).toBeGreaterThan(lines.length);
+  });
+
+  it('a broken record behind a second BOM and a blank line is reported on its own line', async () => {
+    const { records, problems } = await parseCsv('\ufeff\n"a"x,1\nc,d');
+    expect(problems).toEqual([{ line: 2, reason: expect.stringContaining('text after a closing quote') }]);
+    expect(records).toEqual([{ line: 3, fields: ['c', 'd'] }]);
+  });
+
   it('reports broken quoting with the line it starts on, and goes on reading', async () => {
     const { records, problems } = await parseCsv('a,b\n"x"y,1\nok,2\nq"uote,3\n"never closed,4\nmore');
     expect(problems).toEqual([
