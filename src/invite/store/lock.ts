@@ -24,7 +24,8 @@
 // - Synchronous system calls behind a promise: a lock is a handful of tiny file operations, and a bulk run
 //   takes its record's lock for every batch of rows; through the thread pool each call costs a round trip
 //   that would add up on every row's way out (test/bench/bulk.js). The record's and the claims' fsyncs,
-//   which wait for the disk longer, go through the thread pool (syncFd).
+//   which wait for the disk longer, go through the thread pool (syncFd); the journal's, on every row's way
+//   out, do so only on a slow disk (Journal.sync).
 import { createHash, randomBytes } from 'node:crypto';
 import {
   closeSync,
@@ -67,7 +68,7 @@ const MAX_DEPTH = 3;
 /** An unreadable lock younger than this may be one created in place (no hard links), written just after. */
 const UNREADABLE_GRACE_MS = 10_000;
 
-/** fsync in the thread pool: the event loop (other rows' answers, the journal's writes) goes on meanwhile. */
+/** fsync in the thread pool: the event loop (other rows' answers) goes on meanwhile. */
 export const syncFd: (fd: number) => Promise<void> = promisify(fsync);
 
 /** How long the record's lock is waited for (each holder keeps it for one write and fsync). */
