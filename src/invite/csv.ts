@@ -189,7 +189,7 @@ function readUnquoted(
 }
 
 /** Bytes of a file without quotes parsed at a time: its records are handed on, not all held at once. */
-const SLICE = 1 << 20;
+export const SLICE = 1 << 20;
 
 /** The `raw` text of the error parsing `bytes` meets (raw on): the record it broke in, up to where. */
 function rawOfError(

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { CsvEncodingError, csvLine, csvText, detectDelimiter, parseCsv } from '../../src/invite/csv.js';
+import {
+  CsvEncodingError,
+  csvLine,
+  csvText,
+  detectDelimiter,
+  parseCsv,
+  SLICE,
+} from '../../src/invite/csv.js';
 
 describe('parseCsv', () => {
   it('strips a UTF-8 BOM and reads CRLF, LF and lone CR line ends', async () => {
@@ -58,6 +65,36 @@ describe('parseCsv', () => {
     expect(plain.records.length).toBe(lines.length);
     expect(quoted.records.slice(0, -1)).toEqual(plain.records);
     expect(plain.records.at(-1)?.line).toBeGreaterThan(lines.length);
+  });
+
+  it('a quote-free file cut into slices where a line end meets the cut gives the lines a quoted one does', async () => {
+    /** A file whose line end `end` (after LF-ended filler lines) starts at byte `at`, then three more lines. */
+    const fileWith = (at: number, end: string) => {
+      const filler = Math.floor((at - 10) / 64);
+      const last = at - filler * 64;
+      return `${'f'.repeat(61)},g\n`.repeat(filler) + `${'r'.repeat(last - 2)},s${end}t,u\nv,w\r\nx,y`;
+    };
+    const cases = [
+      [SLICE - 1, '\r\n'], // a CRLF across the cut
+      [SLICE, '\r\n'], // a CRLF from the cut
+      [SLICE, '\r'], // a lone CR at the cut
+      [SLICE - 1, '\n'], // the cut at a line's start
+      [SLICE - 1, '\n\n\r\n'], // blank lines across the cut
+      [SLICE, '\r\r'],
+    ] as const;
+    for (const [at, end] of cases) {
+      const text = fileWith(at, end);
+      expect(text.slice(at, at + end.length)).toBe(end);
+      const plain = await parseCsv(text);
+      const quoted = await parseCsv(`${text}\n"last",row`);
+      expect(quoted.records.slice(0, -1)).toEqual(plain.records);
+      expect(plain.records.slice(-4).map((r) => r.fields[0])).toEqual([
+        'r'.repeat(at - Math.floor((at - 10) / 64) * 64 - 2),
+        't',
+        'v',
+        'x',
+      ]);
+    }
   });
 
   it('a broken record behind a second BOM and a blank line is reported on its own line', async () => {
