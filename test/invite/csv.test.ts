@@ -68,11 +68,14 @@ describe('parseCsv', () => {
   });
 
   it('a quote-free file cut into slices where a line end meets the cut gives the lines a quoted one does', async () => {
-    /** A file whose line end `end` (after LF-ended filler lines) starts at byte `at`, then three more lines. */
+    /**
+     * A file whose line end `end` (after LF-ended filler lines) starts at byte `at`, then three more lines;
+     * `cell`, the first cell of the line `end` ends.
+     */
     const fileWith = (at: number, end: string) => {
       const filler = Math.floor((at - 10) / 64);
-      const last = at - filler * 64;
-      return `${'f'.repeat(61)},g\n`.repeat(filler) + `${'r'.repeat(last - 2)},s${end}t,u\nv,w\r\nx,y`;
+      const cell = 'r'.repeat(at - filler * 64 - 2);
+      return { text: `${'f'.repeat(61)},g\n`.repeat(filler) + `${cell},s${end}t,u\nv,w\r\nx,y`, cell };
     };
     const cases = [
       [SLICE - 1, '\r\n'], // a CRLF across the cut
@@ -83,17 +86,12 @@ describe('parseCsv', () => {
       [SLICE, '\r\r'],
     ] as const;
     for (const [at, end] of cases) {
-      const text = fileWith(at, end);
+      const { text, cell } = fileWith(at, end);
       expect(text.slice(at, at + end.length)).toBe(end);
       const plain = await parseCsv(text);
       const quoted = await parseCsv(`${text}\n"last",row`);
       expect(quoted.records.slice(0, -1)).toEqual(plain.records);
-      expect(plain.records.slice(-4).map((r) => r.fields[0])).toEqual([
-        'r'.repeat(at - Math.floor((at - 10) / 64) * 64 - 2),
-        't',
-        'v',
-        'x',
-      ]);
+      expect(plain.records.slice(-4).map((r) => r.fields[0])).toEqual([cell, 't', 'v', 'x']);
     }
   });
 
