@@ -3,8 +3,11 @@
 import { isIP } from 'node:net';
 import { UsageError } from './errors.js';
 
+/** A URL's hostname as an address: an IPv6 literal without its brackets. */
+export const bareHost = (hostname: string) => hostname.replace(/^\[|\]$/g, '');
+
 export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const host = bareHost(hostname).toLowerCase();
   if (host === 'localhost' || host.endsWith('.localhost')) return true;
   if (isIP(host) === 4) return host.startsWith('127.');
   return host === '::1';

@@ -8,7 +8,7 @@ import type { Agent } from 'node:http';
 import { isIPv6 } from 'node:net';
 import { checkServerIdentity, type PeerCertificate } from 'node:tls';
 import { HttpProxyAgent, HttpsProxyAgent } from 'hpagent';
-import { bareHost } from './proxy.js';
+import { bareHost } from '../base-url.js';
 
 /** The agent options hpagent takes (it reads the proxy's protocol, hostname, port, username and password). */
 export type ProxyAgentOptions = ConstructorParameters<typeof HttpProxyAgent>[0] & { proxy: string };

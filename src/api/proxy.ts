@@ -1,5 +1,7 @@
 // Which proxy, if any, a request goes through: HTTPS_PROXY / HTTP_PROXY / NO_PROXY in either case,
 // as curl reads them. District networks often allow the outside world only through a proxy.
+import { bareHost } from '../base-url.js';
+
 type Env = Readonly<Record<string, string | undefined>>;
 
 const read = (env: Env, name: string) => env[name.toLowerCase()] || env[name.toUpperCase()] || undefined;
@@ -11,9 +13,6 @@ export function proxyFor(target: URL, env: Env): string | undefined {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(proxy) ? proxy : `http://${proxy}`;
 }
 
-/** A URL's hostname as an address: an IPv6 literal without its brackets. */
-export const bareHost = (hostname: string) => hostname.replace(/^\[|\]$/g, '');
-
 /** NO_PROXY: `*`, or host names / domain suffixes / IP addresses, each with an optional :port. */
 export function bypassed(target: URL, noProxy: string): boolean {
   const host = bareHost(target.hostname).toLowerCase();
@@ -24,7 +23,7 @@ export function bypassed(target: URL, noProxy: string): boolean {
     .some((entry) => {
       if (entry === '*') return true;
       const match = /^(.*?)(?::(\d+))?$/.exec(entry.toLowerCase()) ?? [];
-      const name = (match[1] ?? '').replace(/^\[|\]$/g, '').replace(/^\*?\./, '');
+      const name = bareHost(match[1] ?? '').replace(/^\*?\./, '');
       if (match[2] && match[2] !== port) return false;
       return host === name || host.endsWith(`.${name}`);
     });

@@ -3,6 +3,7 @@
 // down, and the other checks can be skipped instead of each waiting for its own timeout.
 import { isIP, type Socket, connect as tcpConnect } from 'node:net';
 import { checkServerIdentity, type PeerCertificate, type TLSSocket, connect as tlsConnect } from 'node:tls';
+import { bareHost } from '../base-url.js';
 import { RosterError } from '../errors.js';
 
 export interface ProbeResult {
@@ -15,7 +16,7 @@ const EXPIRY_WARNING_DAYS = 14;
 
 export async function probe(baseUrl: string, timeoutMs: number, now: number): Promise<ProbeResult> {
   const url = new URL(baseUrl);
-  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const host = bareHost(url.hostname);
   const https = url.protocol === 'https:';
   const port = Number(url.port || (https ? 443 : 80));
   const where = `${url.hostname}:${port}`;
