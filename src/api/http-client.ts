@@ -153,7 +153,7 @@ export function fetchBody(url: URL, init: BodyRequest): Promise<BodyResponse> {
       if (settled) return;
       settle();
       error.mayHaveArrived = written && established;
-      error.answered = response !== undefined;
+      error.answered = error.answered === true || response !== undefined;
       request.destroy();
       response?.destroy();
       decoder?.destroy();
@@ -166,6 +166,16 @@ export function fetchBody(url: URL, init: BodyRequest): Promise<BodyResponse> {
       fail(error);
     }, init.timeoutMs);
     request.on('error', fail);
+    // A 101 (Switching Protocols) to a request that asked for no upgrade: Node hands the socket to an
+    // 'upgrade' listener and, with none, closes it without an error, so the exchange would wait out its
+    // timeout. The server had the request (it answered), so a POST's outcome is in doubt.
+    request.once('upgrade', (_answer: IncomingMessage, socket: Socket) => {
+      socket.destroy();
+      const error: ExchangeError = new Error('the server switched protocols (HTTP 101) instead of answering');
+      error.code = 'ERR_UNASKED_UPGRADE';
+      error.answered = true;
+      fail(error);
+    });
     request.once('response', (answer: IncomingMessage) => {
       if (!written) return fail(exchangeError('the server answered before the request was written'));
       response = answer;

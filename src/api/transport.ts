@@ -181,6 +181,16 @@ function toNetworkError(error: unknown, request: HttpRequest, options: Transport
       false,
     );
   }
+  if (code === 'ERR_UNASKED_UPGRADE') {
+    options.log.debug(`! ${request.method} ${where}: HTTP 101, connection closed`);
+    return new NetworkError(
+      `The server switched protocols (HTTP 101) instead of answering ${request.method} ${where}.`,
+      true,
+      code,
+      'Check the base URL: it may name a WebSocket or another endpoint that is not the API.',
+      false,
+    );
+  }
   // Written into an established connection (and not refused before it left): the server may have acted on it.
   const sent = e.answered === true || (!NOT_SENT_CODES.has(code) && e.mayHaveArrived === true);
   const timedOut = e.timedOut === true || code === 'ETIMEDOUT';

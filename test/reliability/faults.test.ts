@@ -390,29 +390,55 @@ describe('(d) the invitation POST under a dropped connection', () => {
   });
 });
 
-describe('(e) --timeout bounds a server that accepts and never answers', () => {
-  let hung: Server;
-  let connections = 0;
+/**
+ * A raw TCP server on loopback that reads each request and answers it with `answer` (nothing, when
+ * undefined); counts the connections and the requests (their first lines).
+ */
+function rawServer(answer?: string) {
   const sockets = new Set<Socket>();
+  const server = {
+    base: '',
+    connections: 0,
+    requests: [] as string[],
+    start: async () => {
+      const listening: Server = createServer((socket) => {
+        server.connections++;
+        sockets.add(socket);
+        socket.on('error', () => {});
+        socket.on('data', (chunk) => {
+          const first = /^(GET|POST) \S+/.exec(chunk.toString('latin1'));
+          if (!first) return;
+          server.requests.push(first[0]);
+          if (answer !== undefined) socket.write(answer);
+        });
+        socket.on('close', () => sockets.delete(socket));
+      });
+      await new Promise<void>((resolve) => listening.listen(0, '127.0.0.1', resolve));
+      const address = listening.address();
+      server.base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/v1`;
+      server.stop = async () => {
+        for (const socket of sockets) socket.destroy();
+        await new Promise<void>((resolve) => listening.close(() => resolve()));
+      };
+    },
+    stop: async () => {},
+    reset: () => {
+      server.connections = 0;
+      server.requests.length = 0;
+    },
+  };
+  return server;
+}
+
+describe('(e) --timeout bounds a server that accepts and never answers', () => {
+  const hung = rawServer();
   let base = '';
   beforeAll(async () => {
-    hung = createServer((socket) => {
-      connections++;
-      sockets.add(socket);
-      socket.on('data', () => {}); // reads the request, answers nothing
-      socket.on('close', () => sockets.delete(socket));
-    });
-    await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
-    const address = hung.address();
-    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/v1`;
+    await hung.start();
+    base = hung.base;
   });
-  afterEach(() => {
-    connections = 0;
-  });
-  afterAll(async () => {
-    for (const socket of sockets) socket.destroy();
-    await new Promise<void>((resolve) => hung.close(() => resolve()));
-  });
+  afterEach(() => hung.reset());
+  afterAll(() => hung.stop());
 
   // Each test is bounded: a run that ignored the timeout would be killed by the helper (exit code null).
   it('a GET: 4 tries of 0.5 s plus the backoff between them, then a clear message, exit 1', async () => {
@@ -421,14 +447,14 @@ describe('(e) --timeout bounds a server that accepts and never answers', () => {
       env: { ROSTER_BASE_URL: base, ROSTER_TOKEN: 'a-ready-token-for-the-hung-server' },
     });
     const elapsed = Date.now() - started;
-    figures('GET to a hung server, --timeout 0.5', { connections });
+    figures('GET to a hung server, --timeout 0.5', { connections: hung.connections });
     expect(result.code).toBe(1);
     expect(result.stderr.trim()).toMatch(
       /^Error: No answer from http:\/\/127\.0\.0\.1:\d+\/v1\/attendance\/status within 0\.5 s \(gave up after 4 tries\)\./,
     );
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     // Four tries, each on a new connection (a timed-out one is closed), each waited out: 4 × 0.5 s at least.
-    expect(connections).toBe(4);
+    expect(hung.connections).toBe(4);
     expect(elapsed).toBeGreaterThanOrEqual(2000);
   });
 
@@ -438,11 +464,11 @@ describe('(e) --timeout bounds a server that accepts and never answers', () => {
       env: { ROSTER_BASE_URL: base, ROSTER_CLIENT_ID: 'id', ROSTER_CLIENT_SECRET: 'secret-for-hung-server' },
     });
     const elapsed = Date.now() - started;
-    figures('token request to a hung server, --timeout 0.5', { connections });
+    figures('token request to a hung server, --timeout 0.5', { connections: hung.connections });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/No answer from http:\/\/127\.0\.0\.1:\d+\/v1\/oauth\/token within 0\.5 s/);
-    expect(connections).toBe(1);
+    expect(hung.connections).toBe(1);
     expect(elapsed).toBeGreaterThanOrEqual(500);
   });
 
@@ -471,9 +497,56 @@ describe('(e) --timeout bounds a server that accepts and never answers', () => {
         },
       },
     );
-    figures('POST to a hung server, ROSTER_TIMEOUT 0.4', { connections });
+    figures('POST to a hung server, ROSTER_TIMEOUT 0.4', { connections: hung.connections });
     expect(result.code).toBe(5);
     expect(result.stderr).toMatch(/outcome is unknown.*No answer .* within 0\.4 s/);
-    expect(connections).toBe(1);
+    expect(hung.connections).toBe(1);
+  });
+});
+
+describe('(f) a server that switches protocols (HTTP 101) instead of answering', () => {
+  // Node closes an upgraded connection nobody asked for without an error: unhandled, each request waited
+  // out its whole timeout (30 s by default). Each test is bounded well under that by the helper.
+  const upgrading = rawServer(
+    'HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n',
+  );
+  beforeAll(() => upgrading.start());
+  afterEach(() => upgrading.reset());
+  afterAll(() => upgrading.stop());
+  const limits = { timeoutMs: 20_000 };
+
+  it('a GET fails at once with a clear message, exit 1, and is not retried', async () => {
+    const result = await runCli(['--timeout', '60', 'attendance', 'check'], home, {
+      ...limits,
+      env: { ROSTER_BASE_URL: upgrading.base, ROSTER_TOKEN: 'a-ready-token-for-the-upgrading-server' },
+    });
+    figures('GET to a server answering 101', { requests: upgrading.requests.length });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim()).toMatch(
+      /^Error: The server switched protocols \(HTTP 101\) instead of answering GET http:\/\/127\.0\.0\.1:\d+\/v1\/attendance\/status\. Check the base URL/,
+    );
+    expect(upgrading.requests).toEqual(['GET /v1/attendance/status']);
+  });
+
+  it('an invitation: outcome unknown (the server had it), exit 5, one POST, never replayed', async () => {
+    const key = { profile: 'default', baseUrl: upgrading.base, clientId: '', oneroster: '1.1' };
+    const schools = [{ sourcedId: 'org-sch-1', name: 'Alder', identifier: '', status: 'active' }];
+    await writeSchoolsCache(join(home, '.cache', 'roster'), key, { readAt: Date.now(), schools });
+    const result = await runCli(
+      ['invite', 'send', '--email', 'up@example.org', '--school-id', 'org-sch-1', '--sent-by-user-id', 'u1'],
+      home,
+      {
+        ...limits,
+        env: { ROSTER_BASE_URL: upgrading.base, ROSTER_TOKEN: 'a-ready-token-for-the-upgrading-server' },
+      },
+    );
+    figures('POST to a server answering 101', {
+      requests: upgrading.requests.length,
+      exit: result.code ?? -1,
+    });
+    expect(result.code).toBe(5);
+    expect(result.stderr).toMatch(/outcome is unknown.*switched protocols \(HTTP 101\)/);
+    expect(upgrading.requests).toEqual(['POST /v1/enrollment/invitations']);
   });
 });
