@@ -74,10 +74,14 @@ function namedImports(importer, builtin) {
 const builtins = {
   name: 'builtins',
   setup(build) {
-    build.onResolve({ filter: /^(node:)?[a-z_]+(\/[a-z_]+)?$/ }, (args) => {
+    build.onResolve({ filter: /^(node:)?[a-z0-9_]+(\/[a-z0-9_]+)?$/ }, (args) => {
       if (args.namespace === 'builtin') return { path: args.path, external: true };
       const name = args.path.replace(/^node:/, '');
       if (!isBuiltin(name)) return undefined;
+      // import() stays Node's own: with code splitting esbuild puts a dynamically imported CommonJS wrapper
+      // in a chunk of its own that exports only `default`, so `const { x } = await import('node:v8')` got
+      // undefined (test/e2e/roster.test.ts checks the heap tuning, which needs it, in a built run).
+      if (args.kind === 'dynamic-import') return { path: `node:${name}`, external: true };
       // One wrapper per importing file, so that code splitting keeps it in its importer's chunk.
       return { path: `${name}|${args.importer}`, namespace: 'builtin' };
     });

@@ -44,6 +44,7 @@ export async function keepHeapNearLive(
   try {
     const v8 = await import('node:v8');
     v8.setFlagsFromString(`--heap-growing-percent=${percent}`);
+    debug(`heap: grows at most ${percent}% past what survived its last collection`);
     return v8;
   } catch (error) {
     debug(`could not tune the heap for a long run: ${(error as Error).message}`);

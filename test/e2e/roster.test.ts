@@ -283,3 +283,13 @@ describe('records stay out of traces', () => {
     expect(result.stderr).not.toContain('riverside-secret-2024');
   });
 });
+
+describe('a long read tunes the heap', () => {
+  it('--all loads node:v8 from the built bundle and says so under --debug', async () => {
+    const result = await roster(sandboxes.default, ['--debug', 'roster', 'students', '--all', '--ndjson']);
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim().split('\n')).toHaveLength(STUDENTS);
+    expect(result.stderr).toContain('[debug] heap: grows at most 10% past what survived its last collection');
+    expect(result.stderr).not.toContain('could not tune');
+  });
+});
