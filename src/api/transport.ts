@@ -54,6 +54,12 @@ export interface TransportOptions {
 }
 
 const MAX_REDIRECTS = 5;
+/**
+ * The statuses that redirect (RFC 9110 §15.4). Any other 3xx, a Location or not (300 Multiple Choices, 304
+ * Not Modified, an unassigned 399), is an answer like any other: for an invitation, one that proves
+ * nothing (in doubt), not a redirect answered before the API acted.
+ */
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /** Failures that happen before the request leaves the machine: safe to retry, even for a POST. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 const TLS_TRUST_CODES = new Set([
@@ -105,7 +111,7 @@ export function createHttpTransport(options: TransportOptions): Transport {
       for (let hop = 0; ; hop++) {
         const response = await once(current);
         const location = response.headers.location;
-        if (response.status < 300 || response.status >= 400 || !location) return response;
+        if (!REDIRECTS.has(response.status) || !location) return response;
         const target = redirectTarget(location, current.url);
         if (current.method !== 'GET') throw new RedirectRefused(current, response.status, target);
         if (hop >= MAX_REDIRECTS) throw redirectError(`more than ${MAX_REDIRECTS} redirects`, current.url);
