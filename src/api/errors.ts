@@ -39,10 +39,19 @@ export function parseJson(text: string): unknown {
   }
 }
 
-/** The human message in an error body, whatever its shape. */
-export function messageOf(body: unknown): string | undefined {
+/** How deep messageOf looks into nested errors: real bodies nest two or three levels. */
+const MAX_DEPTH = 8;
+/** How many messages of a list messageOf joins (each is cut, and so is the whole). */
+const MAX_MESSAGES = 5;
+
+/**
+ * The human message in an error body, whatever its shape. Bounded whatever the body: a server may nest
+ * errors thousands deep (recursion without a limit overflowed the stack, and an invitation the API had
+ * confirmed became an "unexpected failure") or list a million of them.
+ */
+export function messageOf(body: unknown, depth = 0): string | undefined {
   if (typeof body === 'string') return clean(body);
-  if (!isRecord(body)) return undefined;
+  if (!isRecord(body) || depth > MAX_DEPTH) return undefined;
   if (typeof body.error === 'string') {
     const description = typeof body.error_description === 'string' ? body.error_description : undefined;
     return description ? `${clean(description)} (${clean(body.error)})` : clean(body.error);
@@ -53,11 +62,16 @@ export function messageOf(body: unknown): string | undefined {
   for (const key of ['imsx_statusInfo', 'statusInfoSet', 'imsx_statusInfoSet', 'errors', 'error']) {
     const nested = body[key];
     const list = Array.isArray(nested) ? nested : nested === undefined ? [] : [nested];
-    const messages = list.map((item) =>
-      messageOf(isRecord(item) && item.imsx_statusInfo ? item.imsx_statusInfo : item),
-    );
-    const found = messages.filter((m): m is string => Boolean(m));
-    if (found.length > 0) return found.join('; ');
+    const found: string[] = [];
+    for (const item of list) {
+      const message = messageOf(
+        isRecord(item) && item.imsx_statusInfo ? item.imsx_statusInfo : item,
+        depth + 1,
+      );
+      if (message) found.push(message);
+      if (found.length === MAX_MESSAGES) break;
+    }
+    if (found.length > 0) return clean(found.join('; '));
   }
   return codeMinorOf(body);
 }

@@ -13,6 +13,7 @@
 
 import { type Terminal, writeWithBackpressure } from '../io.js';
 import { csvLine, formulaSafe } from './csv.js';
+import { stringify } from './json-text.js';
 import { displayLines, displayText, jsonText } from './safe-text.js';
 import { colours } from './style.js';
 import { layoutTable, type Shrink, type TableColumn, type TableLayout } from './table.js';
@@ -78,7 +79,7 @@ export function createRecordWriter(
     case 'ndjson':
       return {
         writePage: (records, texts) =>
-          records.length ? write(jsonText(lines(texts ?? records.map((r) => JSON.stringify(r))))) : done,
+          records.length ? write(jsonText(lines(texts ?? records.map((r) => stringify(r))))) : done,
         end: () => done,
       };
     case 'csv': {
@@ -113,7 +114,7 @@ function jsonArrayWriter(write: Write): RecordWriter {
   return {
     async writePage(records, texts) {
       if (records.length === 0) return;
-      const body = jsonText(`  ${(texts ?? records.map((r) => JSON.stringify(r))).join(',\n  ')}`);
+      const body = jsonText(`  ${(texts ?? records.map((r) => stringify(r))).join(',\n  ')}`);
       await write(`${started ? ',\n' : '[\n'}${body}`);
       started = true;
     },

@@ -1,6 +1,7 @@
 // The one renderer: commands hand over data, this decides how it looks. JSON for --json, a table on a
 // terminal, tab-separated text for pipes. stdout carries data only.
 import { type Terminal, writeWithBackpressure } from '../io.js';
+import { stringify } from './json-text.js';
 import { displayText, jsonText } from './safe-text.js';
 import { colours } from './style.js';
 import { layoutTable, type TableColumn } from './table.js';
@@ -13,11 +14,11 @@ export interface Column<Row> extends TableColumn {
 }
 
 export function printJson(ctx: Terminal, value: unknown): void {
-  ctx.io.stdout.write(`${jsonText(JSON.stringify(value, null, 2))}\n`);
+  ctx.io.stdout.write(`${jsonText(stringify(value, 2))}\n`);
 }
 
 export async function printNdjsonLine(ctx: Terminal, value: unknown): Promise<void> {
-  await writeWithBackpressure(ctx.io.stdout, `${jsonText(JSON.stringify(value))}\n`);
+  await writeWithBackpressure(ctx.io.stdout, `${jsonText(stringify(value))}\n`);
 }
 
 /** A one-line result for a person: "✓ Invitation sent to …". */
@@ -76,5 +77,5 @@ export function cellText(value: unknown): string {
   if (typeof value === 'string') return displayText(value);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   if (Array.isArray(value)) return value.map(cellText).join(', ');
-  return displayText(JSON.stringify(value));
+  return displayText(stringify(value));
 }

@@ -335,6 +335,23 @@ describe('"sent" means the API said so', () => {
     },
   );
 
+  it.each([300, 304, 399])(
+    'an invitation answered %i with a Location is no redirect: in doubt, exit 5, one POST, nothing elsewhere',
+    async (status) => {
+      // Only 301, 302, 303, 307 and 308 redirect (RFC 9110 §15.4); taken for one, a 300 was "not sent" and
+      // every re-run posted the invitation again.
+      redirectTo(status);
+      const result = await roster([...send, '--email', `r${status}@example.org`]);
+      expect(result.stdout).toBe('');
+      expect(result.code).toBe(5);
+      expect(result.stderr).toMatch(
+        new RegExp(`^Error: Invitation to r${status}@example\\.org: the outcome is unknown.*HTTP ${status}`),
+      );
+      expect(posts()).toHaveLength(1);
+      expect(elsewhere.requests).toHaveLength(0);
+    },
+  );
+
   it("the API's own answer still counts as sent", async () => {
     server.handle((_req, res) =>
       json(res, 201, { success: true, message: 'Invitation sent to ok@example.org' }),
@@ -403,6 +420,7 @@ describe('"sent" means the API said so', () => {
 
     it.each([
       ['a 303', () => redirectTo(303)],
+      ['a 300 with a Location', () => redirectTo(300)],
       ['a 200 sign-in page', signInPage],
     ])('%s stops the run at the first row, in doubt; a re-run does not send it again', async (_, answer) => {
       answer();
@@ -470,6 +488,61 @@ describe('"sent" means the API said so', () => {
         `Bearer ${TOKEN}`,
       ]);
     });
+  });
+});
+
+describe('answers nested deeper than any real one', () => {
+  // JSON.parse takes thousands of levels; roster's own walks of an answer (the message of an error, JSON
+  // output) recursed without a limit and overflowed the stack: "unexpected failure", exit 1, even after the
+  // API had confirmed an invitation, so a re-run sent it again.
+  const nested = (depth: number) => `${'{"errors":'.repeat(depth)}{"message":"deep"}${'}'.repeat(depth)}`;
+  const arrays = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+  const send = ['invite', 'send', '--school-id', 's1', '--sent-by-user-id', 'u1'];
+  const answer = (status: number, body: string) =>
+    server.handle((req, res) =>
+      req.method === 'POST' || req.path.endsWith('/attendance/status')
+        ? res.writeHead(status, { 'content-type': 'application/json' }).end(body)
+        : res.writeHead(404).end(),
+    );
+
+  it('an invitation confirmed with errors nested 3,000 deep is sent: exit 0, "✓ sent", one POST', async () => {
+    answer(200, `{"success":true,"errors":${nested(3000)}}`);
+    const result = await roster([...send, '--email', 'deep@example.org']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('✓ Invitation sent to deep@example.org.\n');
+    expect(server.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
+  });
+
+  it('--json writes an answer nested 20,000 deep as valid JSON, the depth past 64 levels noted', async () => {
+    answer(201, `{"success":true,"message":"Invitation sent","extra":${arrays(20_000)}}`);
+    const result = await roster([...send, '--email', 'deeper@example.org', '--json']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const written = JSON.parse(result.stdout) as { message: string; extra: unknown };
+    expect(written.message).toBe('Invitation sent');
+    let value = written.extra;
+    let depth = 0;
+    for (; Array.isArray(value); depth++) value = value[0];
+    expect(value).toBe('[nested deeper than 64 levels: not shown]');
+    expect(depth).toBe(63); // the answer itself is the first of the 64 levels, extra's array the second
+  });
+
+  it('an error answer nested 3,000 deep is in doubt with its message: exit 5, one line, one POST', async () => {
+    answer(500, nested(3000));
+    const result = await roster([...send, '--email', 'deep500@example.org']);
+    expect(result.code).toBe(5);
+    expect(lines(result.stderr)).toHaveLength(1);
+    expect(result.stderr).toMatch(/^Error: Invitation to deep500@example\.org: the outcome is unknown/);
+    expect(server.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
+  });
+
+  it('attendance check --json of an answer nested 20,000 deep: exit 0, valid JSON', async () => {
+    answer(200, `{"success":true,"clientLabel":"Deep","extra":${arrays(20_000)}}`);
+    const result = await roster(['attendance', 'check', '--json']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect((JSON.parse(result.stdout) as { clientLabel: string }).clientLabel).toBe('Deep');
   });
 });
 

@@ -82,6 +82,19 @@ describe('messageOf', () => {
     expect(long.endsWith('…')).toBe(true);
   });
 
+  it('is bounded whatever the shape: a few levels deep, the first five of a list, 300 characters', () => {
+    let deep: unknown = { message: 'at the bottom' };
+    for (let i = 0; i < 100_000; i++) deep = { errors: deep };
+    expect(messageOf(deep)).toBeUndefined();
+    let shallow: unknown = { message: 'found' };
+    for (let i = 0; i < 8; i++) shallow = { errors: [shallow] };
+    expect(messageOf(shallow)).toBe('found');
+    const many = { errors: Array.from({ length: 100_000 }, (_, i) => ({ message: `e${i}` })) };
+    expect(messageOf(many)).toBe('e0; e1; e2; e3; e4');
+    const long = messageOf({ errors: Array.from({ length: 9 }, () => 'y'.repeat(200)) }) ?? '';
+    expect(long).toHaveLength(301);
+  });
+
   it('finds nothing in shapes without a message', () => {
     expect(messageOf(undefined)).toBeUndefined();
     expect(messageOf(42)).toBeUndefined();
