@@ -3,14 +3,17 @@
 import { type InvitationPage, listInvitations } from '../api/enrollment.js';
 import { isRecord } from '../api/errors.js';
 import { RosterError } from '../errors.js';
+import { SeenIds } from '../oneroster/seen-ids.js';
+import { stringify } from '../output/json-text.js';
 import type { Session } from '../session.js';
 import { tooManyRecords } from '../settings.js';
 
 /**
  * The pages of GET /enrollment/invitations for `query`: the one page asked for, or with `all` every page from
- * its `page` on, until meta.totalPages or an empty page. A page that repeats the previous one (a server that
- * ignores the page parameter) is an error, never an endless loop; so is a list longer than --max-records (a
- * server that serves new records forever).
+ * its `page` on, until meta.totalPages or an empty page. A page that repeats an earlier one (a server that
+ * ignores the page parameter, or cycles through a few pages), or whose invitations were all on earlier pages,
+ * is an error, never an endless loop; so is a list longer than --max-records (a server that serves new
+ * records forever).
  */
 export async function* invitationPages(
   session: Session,
@@ -19,20 +22,19 @@ export async function* invitationPages(
 ): AsyncGenerator<InvitationPage & { pages: number }> {
   const max = session.settings.maxRecords;
   let page = Number(query.get('page') ?? 1);
-  let previous: string | undefined;
+  // Hashes, a few bytes each (seen-ids.ts): the list is read at flat memory, however long.
+  const pagesSeen = new SeenIds();
+  const idsSeen = new SeenIds();
   let records = 0;
   for (let pages = 1; ; pages++) {
     if (all) query.set('page', String(page));
     const result = await listInvitations(session.api, query);
-    if (all) {
-      const fingerprint = JSON.stringify(result.data);
-      if (fingerprint === previous) {
-        throw new RosterError(
-          'unexpected',
-          `Listing invitations: page ${page} repeats the previous one; the server may not support the page parameter.`,
-        );
-      }
-      previous = fingerprint;
+    if (all && result.data.length > 0) {
+      if (!pagesSeen.add(stringify(result.data))) throw notAdvancing(page, 'repeats an earlier page');
+      const ids = result.data.flatMap((r) => (isRecord(r) && typeof r.id === 'string' ? [r.id] : []));
+      let fresh = 0;
+      for (const id of ids) if (idsSeen.add(id)) fresh++;
+      if (ids.length > 0 && fresh === 0) throw notAdvancing(page, 'holds only invitations already listed');
     }
     records += result.data.length;
     if (records > max) throw tooManyRecords('invitations', max);
@@ -40,6 +42,14 @@ export async function* invitationPages(
     if (!all || !hasMore(result.meta, page, result.data)) return;
     page++;
   }
+}
+
+function notAdvancing(page: number, why: string): RosterError {
+  return new RosterError(
+    'unexpected',
+    `Listing invitations: stopped because the server's paging does not advance: page ${page} ${why}; the server may not support the page parameter.`,
+    'What was listed is incomplete. Report this to the vendor.',
+  );
 }
 
 /** meta.totalPages when the server gives it (the sandbox does); otherwise until an empty page. */

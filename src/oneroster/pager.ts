@@ -81,6 +81,8 @@ export class Pager {
   repeats = 0;
   readonly repeatedIds: string[] = [];
   private readonly seen = new SeenIds();
+  /** The bodies (hashed) of pages whose records have no sourcedId: see fresh. */
+  private readonly idlessPages = new SeenIds();
   private warnedElsewhere = false;
   /** The most records a page held so far: a page as long is full, not the last. */
   private largestPage = 0;
@@ -223,7 +225,7 @@ export class Pager {
   }
 
   /** The records not delivered before; a page with nothing new means the server is not advancing. */
-  private fresh({ records, texts }: ParsedPage, offset: number): Page {
+  private fresh({ records, texts, body }: ParsedPage, offset: number): Page {
     const out: unknown[] = [];
     const outTexts: string[] | undefined = texts && [];
     let withIds = 0;
@@ -242,6 +244,11 @@ export class Pager {
     }
     if (withIds > 0 && out.length === 0) {
       throw this.loopError(`the page at offset ${offset} repeats ${withIds} records already received`);
+    }
+    // Records without sourcedIds cannot be told apart: a server cycling through the same pages would go on
+    // to --max-records (millions of requests). Such a page is known by its whole body instead.
+    if (withIds === 0 && records.length > 0 && !this.idlessPages.add(body)) {
+      throw this.loopError(`the page at offset ${offset} repeats one already received`);
     }
     const max = this.options.maxRecords ?? DEFAULT_MAX_RECORDS;
     if (this.delivered + out.length > max) throw tooManyRecords(this.options.what, max);

@@ -122,7 +122,7 @@ describe('serverInvitedIdentities against a hostile server', () => {
   it('a server that ignores the page parameter, one that refuses us, one that answers garbage: unavailable, never a loop', async () => {
     hostile.handle((_, res) => json(res, 200, { data: [{ email: 'a@x.org', schoolId: 's' }] }));
     expect(await serverInvitedIdentities(await session())).toEqual({
-      unavailable: expect.stringMatching(/page 2 repeats the previous one/),
+      unavailable: expect.stringMatching(/page 2 repeats an earlier page/),
     });
     hostile.handle((_, res) => json(res, 403, { status: 403, message: 'not for this client' }));
     expect(await serverInvitedIdentities(await session())).toEqual({

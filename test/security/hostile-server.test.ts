@@ -546,6 +546,51 @@ describe('answers nested deeper than any real one', () => {
   });
 });
 
+describe('pages that cycle', () => {
+  // Only a page equal to the one before it was caught: a server alternating two pages was read until
+  // --max-records (25,000 requests in 20 s of `invite list --all`, every record written again and again).
+  const invitationPage = (page: number, withIds: boolean) => ({
+    // With ids, each page differs (its status), its invitation does not.
+    data: [
+      withIds
+        ? { id: `inv-${page % 2}`, email: `p${page % 2}@example.org`, status: `sent ${page}` }
+        : { email: `p${page % 2}@example.org`, status: 'sent' },
+    ],
+    meta: { page },
+  });
+  const cycling = (withIds: boolean) =>
+    server.handle((req, res) => json(res, 200, invitationPage(Number(req.query.get('page') ?? 1), withIds)));
+
+  it.each([
+    [true, 'page 3 holds only invitations already listed'],
+    [false, 'page 3 repeats an earlier page'],
+  ])(
+    'invite list --all of two alternating pages (ids: %s): exit 1 on the third, the two written',
+    async (withIds, why) => {
+      cycling(withIds);
+      const result = await roster(['invite', 'list', '--all', '--ndjson']);
+      expect(result.code).toBe(1);
+      expect(lines(result.stdout)).toHaveLength(2);
+      expect(result.stderr).toContain(
+        `Listing invitations: stopped because the server's paging does not advance: ${why}`,
+      );
+      expect(server.requests.filter((r) => r.path.endsWith('/enrollment/invitations'))).toHaveLength(3);
+    },
+  );
+
+  it('roster students --all of records without sourcedIds on two alternating pages: exit 1 on the third', async () => {
+    server.handle((req, res) => {
+      const offset = Number(req.query.get('offset') ?? 0);
+      json(res, 200, { users: [{ givenName: `Kid ${offset % 2}`, role: 'student' }] });
+    });
+    const result = await roster(['roster', 'students', '--all', '--ndjson', '--page-size', '1']);
+    expect(result.code).toBe(1);
+    expect(lines(result.stdout)).toHaveLength(2);
+    expect(result.stderr).toMatch(/the page at offset 2 repeats one already received/);
+    expect(server.requests.filter((r) => r.path.endsWith('/students'))).toHaveLength(3);
+  });
+});
+
 describe('totals that lie', () => {
   // The sandbox behind a lying proxy: X-Total-Count of users (students are users) claims `claim(real)`,
   // and no Link header says where the pages end, so only the pages themselves can.
