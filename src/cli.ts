@@ -21,11 +21,16 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(`${VERSION}\n`);
     return 0;
   }
-  // `roster … | head` closes the pipe early: that is the reader's choice, not an error.
+  // `roster … | head` closes the pipe early: that is the reader's choice, not an error. Any other failure to
+  // write the output (a full disk: ENOSPC) is one line and exit 1, not a stack trace.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPIPE') throw error;
-    process.exit(0);
+    if (error.code === 'EPIPE') process.exit(0);
+    process.stderr.write(`Error: could not write the output: ${error.message}.\n`);
+    process.exit(1);
   });
+  // stderr closed early (`2>&1 | head -1`): nothing more can be said there, and the exit code still must be
+  // the command's own (5 for rows in doubt), not a crash's 1.
+  process.stderr.on('error', () => {});
   return main(argv, createContext());
 }
 

@@ -1,0 +1,74 @@
+// When the output cannot be written: a full disk under stdout is one line and exit 1 (not a stack trace), and
+// a stderr closed early (`2>&1 | head -1`) leaves the exit code the command's own. The built CLI in a real
+// process, its stdout on Linux's /dev/full or its stderr's reading end closed by the test.
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, openSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cliEnv, ROSTER_BIN } from '../helpers/cli.js';
+import { tempDir } from '../helpers/context.js';
+import { json, startHostile } from '../helpers/hostile.js';
+import { demoEnv, useSandbox } from '../helpers/sandbox.js';
+
+const fixture = useSandbox({ oneroster: { students: 300 } });
+
+/** Runs the CLI with `stdout` as given, and stderr piped (or its reading end closed at once). */
+function run(args: string[], env: Record<string, string>, stdout: number | 'pipe', closeStderr = false) {
+  const child = spawn(process.execPath, [ROSTER_BIN, ...args], {
+    env: cliEnv(fixture.home, env),
+    stdio: ['ignore', stdout, 'pipe'],
+  });
+  let stderr = '';
+  if (closeStderr) child.stderr?.destroy();
+  else child.stderr?.on('data', (d) => (stderr += d));
+  child.stdout?.resume();
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  return new Promise<{ code: number | null; stderr: string }>((resolve) =>
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr });
+    }),
+  );
+}
+
+describe.skipIf(!existsSync('/dev/full'))('stdout on a full disk', () => {
+  it.each([
+    ['roster students --all --ndjson', ['roster', 'students', '--all', '--ndjson']],
+    ['roster students --limit 1 --json', ['roster', 'students', '--limit', '1', '--json']],
+  ])('%s: one line naming ENOSPC, exit 1', async (_, args) => {
+    const full = openSync('/dev/full', 'w');
+    try {
+      const result = await run(args, demoEnv(fixture.sandbox), full);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(
+        'Error: could not write the output: ENOSPC: no space left on device, write.\n',
+      );
+    } finally {
+      closeSync(full);
+    }
+  });
+});
+
+describe('stderr closed early', () => {
+  it('a bulk send with rows in doubt still exits 5', async () => {
+    const server = await startHostile(
+      (req, res) =>
+        req.method === 'POST' ? json(res, 500, { error: 'upstream failed' }) : res.writeHead(404).end(),
+      { schools: [{ sourcedId: 's1', name: 'Alder' }] },
+    );
+    try {
+      const file = join(tempDir(), 'invites.csv');
+      writeFileSync(
+        file,
+        `email,schoolId\n${Array.from({ length: 20 }, (_, i) => `p${i}@example.org,s1`).join('\n')}\n`,
+      );
+      const env = { ROSTER_BASE_URL: server.baseUrl, ROSTER_TOKEN: 'a-ready-token-for-the-hostile-server' };
+      const args = ['invite', 'send', '--file', file, '--sent-by-user-id', 'u1', '--yes'];
+      const result = await run(args, env, 'pipe', true);
+      expect(result.code).toBe(5);
+      expect(server.requests.filter((r) => r.method === 'POST')).toHaveLength(20);
+    } finally {
+      await server.close();
+    }
+  });
+});
