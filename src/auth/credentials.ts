@@ -39,6 +39,23 @@ export function profileAccount(settings: Settings): string | undefined {
   return clientId && baseUrl ? secretAccount(clientId, baseUrl) : undefined;
 }
 
+/**
+ * The other profiles whose secret is the one `account` names in the same store (the same client id and base
+ * URL, saved in the keychain or both in the file): removing it would log them out too.
+ */
+export function profilesSharingSecret(settings: Settings, account: string, inFile: boolean): string[] {
+  return Object.entries(settings.config.profiles)
+    .filter(
+      ([name, p]) =>
+        name !== settings.profileName &&
+        p.clientId &&
+        p.baseUrl &&
+        secretAccount(p.clientId, p.baseUrl) === account &&
+        (p.secretStorage === 'file') === inFile,
+    )
+    .map(([name]) => name);
+}
+
 export async function loadCredentials(
   ctx: CredentialsContext,
   settings: Settings,

@@ -2,7 +2,7 @@
 // a token, and only then save: the secret to the keychain (or an opt-in file), the rest to the profile.
 import { type Command, Option } from 'commander';
 import { requestToken } from '../api/oauth.js';
-import { profileAccount, registerSecrets, storeFor } from '../auth/credentials.js';
+import { profileAccount, profilesSharingSecret, registerSecrets, storeFor } from '../auth/credentials.js';
 import { createSecretFileStore, secretFilePath } from '../auth/secret-file.js';
 import { KeychainUnavailableError, type SecretStore, secretAccount } from '../auth/secret-store.js';
 import { TokenCache } from '../auth/token-cache.js';
@@ -188,15 +188,7 @@ async function forgetReplacedSecret(
   const old = profileAccount(settings);
   const oldInFile = settings.profile.secretStorage === 'file';
   if (!old || (old === now.account && oldInFile === now.inFile)) return;
-  const shared = Object.entries(settings.config.profiles).some(
-    ([name, p]) =>
-      name !== settings.profileName &&
-      p.clientId &&
-      p.baseUrl &&
-      secretAccount(p.clientId, p.baseUrl) === old &&
-      (p.secretStorage === 'file') === oldInFile,
-  );
-  if (shared) return;
+  if (profilesSharingSecret(settings, old, oldInFile).length > 0) return;
   const store = await storeFor(ctx, settings);
   await store.delete(old).catch((error: unknown) => {
     ctx.log.debug(`the replaced login's secret was not removed: ${(error as Error).message}`);

@@ -1,9 +1,10 @@
 // `roster logout`: forget the stored secret and cached tokens of a profile. Issued tokens cannot be
 // recalled: they stay valid until they expire, and the user is told so.
 import type { Command } from 'commander';
-import { profileAccount, storeFor } from '../auth/credentials.js';
+import { profileAccount, profilesSharingSecret, storeFor } from '../auth/credentials.js';
 import { KeychainUnavailableError } from '../auth/secret-store.js';
 import { TokenCache } from '../auth/token-cache.js';
+import { saveConfig } from '../config-file.js';
 import type { Context } from '../context.js';
 import { RosterError, UsageError } from '../errors.js';
 import { examples } from './common.js';
@@ -11,6 +12,8 @@ import { examples } from './common.js';
 export interface LogoutResult {
   profile: string;
   secretRemovedFrom?: string;
+  /** Other profiles with the same client id and base URL: the secret is theirs too, and is kept. */
+  secretKeptFor?: string[];
   tokensRemoved: number;
 }
 
@@ -26,6 +29,18 @@ export async function run(_options: LogoutOptions, ctx: Context): Promise<Logout
   }
   // The cached tokens go first: a keychain this session cannot reach must not leave them usable.
   const tokensRemoved = await new TokenCache(`${ctx.paths.cacheDir}/tokens`).removeAll(baseUrl, clientId);
+  // Another profile with the same client id and base URL has the same secret: removing it would log that
+  // one out too. This profile lets go of it instead: without a client id it is logged out (config.ts).
+  const sharing = profilesSharingSecret(settings, account, settings.profile.secretStorage === 'file');
+  if (sharing.length > 0) {
+    const { config, profileName } = settings;
+    const { clientId: _forgotten, ...kept } = config.profiles[profileName] ?? {};
+    await saveConfig(ctx.paths.configDir, {
+      ...config,
+      profiles: { ...config.profiles, [profileName]: kept },
+    });
+    return { profile: profileName, secretKeptFor: sharing, tokensRemoved };
+  }
   const store = await storeFor(ctx, settings);
   let removed: boolean;
   try {
@@ -52,10 +67,14 @@ export function register(program: Command, ctx: Context): void {
     .summary('remove the stored client secret and cached tokens of a profile')
     .action(async () => {
       const result = await run({}, ctx);
+      const kept = result.secretKeptFor;
       ctx.log.info(
-        `${result.secretRemovedFrom ? `Removed the client secret from ${result.secretRemovedFrom}` : 'No stored client secret was found'} ` +
-          `and ${result.tokensRemoved} cached token(s) of profile "${result.profile}".\n` +
-          'Tokens already issued stay valid until they expire (at most one hour).',
+        kept
+          ? `Removed the client id and ${result.tokensRemoved} cached token(s) of profile "${result.profile}". The client secret is kept for profile ${kept.map((name) => `"${name}"`).join(', ')}, which uses the same client id and base URL.\n` +
+              'Tokens already issued stay valid until they expire (at most one hour).'
+          : `${result.secretRemovedFrom ? `Removed the client secret from ${result.secretRemovedFrom}` : 'No stored client secret was found'} ` +
+              `and ${result.tokensRemoved} cached token(s) of profile "${result.profile}".\n` +
+              'Tokens already issued stay valid until they expire (at most one hour).',
       );
     });
   examples(command, [
