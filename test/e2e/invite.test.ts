@@ -3,14 +3,39 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
-import { useSandbox } from '../helpers/sandbox.js';
+import { insecureLogin, useSandbox } from '../helpers/sandbox.js';
 
 const fixture = useSandbox();
 const { roster } = fixture;
 const sender = ['--sent-by-user-id', 'usr-42'];
 
 describe('invite send', () => {
+  it('without a sender, a saved profile is told the command that saves one, which then works', async () => {
+    const home = tempDir();
+    const { args, input } = insecureLogin(fixture.sandbox, ['--profile', 'east']);
+    expect((await runCli(args, home, { input })).code).toBe(0);
+    const send = [
+      '--profile',
+      'east',
+      'invite',
+      'send',
+      '--email',
+      'a@example.org',
+      '--school-id',
+      'org-sch-1',
+    ];
+    const refused = await runCli(send, home);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      'pass --sent-by-user-id, or save a default with `roster config set sentByUserId ID --profile east`.',
+    );
+    const saved = await runCli(['config', 'set', 'sentByUserId', 'usr-42', '--profile', 'east'], home);
+    expect(saved.code, saved.stderr).toBe(0);
+    expect((await runCli([...send, '--dry-run'], home)).code).toBe(0);
+  });
+
   it('the body reaching the server has the spec names and JSON types; the token came from /ims/oneroster/v1p1/token', async () => {
     const result = await roster([
       'invite',

@@ -64,7 +64,7 @@ export function invalidFlags(problems: FieldProblem[], settings: Settings): Usag
   return new UsageError(
     `Invalid invitation: ${text}`,
     noSender
-      ? `API token authentication needs sentByUserId (spec §4.5): pass --sent-by-user-id, or save a default with \`roster login --profile ${settings.profileName} --sent-by-user-id ID\`.`
+      ? `API token authentication needs sentByUserId (spec §4.5): pass --sent-by-user-id${settings.config.profiles[settings.profileName] ? `, or save a default with \`roster config set sentByUserId ID --profile ${settings.profileName}\`` : ''}.`
       : 'Nothing was sent.',
   );
 }
