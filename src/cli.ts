@@ -1,6 +1,7 @@
 // Builds the real Context from the process and runs main. Imported by bin/roster.js, which answers
 // `--version` itself; the program (commander, main) is in this chunk, each command in its own.
 import { isatty } from 'node:tty';
+import { monotonicMs } from './clock.js';
 import { type Context, settingsWithoutFlags, withRunSession } from './context.js';
 import type { IO } from './io.js';
 import { type CommandListing, commandListing, createProgram, loadCommands, main } from './main.js';
@@ -34,6 +35,9 @@ export async function run(argv: string[]): Promise<number> {
   return main(argv, createContext());
 }
 
+/** How soon the same signal again counts as the first one delivered twice (see trapInterrupt). */
+const REPEAT_MS = 1_000;
+
 function createContext(): Context {
   const env = process.env;
   const secrets = new Redactor();
@@ -56,9 +60,23 @@ function createContext(): Context {
       const controller = new AbortController();
       // SIGTERM (a cancelled CI job, `kill`) and SIGHUP (the terminal closed), or on Windows Ctrl-Break and a
       // closed console window, are Ctrl-C too: the first stops the work and saves it (exit 130, like Ctrl-C),
-      // a second ends the process at once.
+      // a second ends the process at once. The same signal again within a second is the first one delivered
+      // twice, not a second: `timeout` signals roster and its process group, npm relays what the terminal
+      // already sent, and a run stopped at once leaves its requests in flight in doubt.
+      let first: { signal: string; at: number } | undefined;
       for (const signal of stopSignals())
-        process.on(signal, () => (controller.signal.aborted ? process.exit(130) : controller.abort()));
+        process.on(signal, () => {
+          const now = monotonicMs();
+          if (!first) {
+            first = { signal, at: now };
+            return controller.abort();
+          }
+          if (signal === first.signal && now - first.at < REPEAT_MS) return;
+          process.stderr.write(
+            'Error: Stopped at once by a second interrupt; what was under way may be incomplete: run the same command again to see.\n',
+          );
+          process.exit(130);
+        });
       interrupt = controller;
     }
     return interrupt.signal;

@@ -19,6 +19,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
 import type { Transform } from 'node:stream';
 import zlib from 'node:zlib';
+import { monotonicMs } from '../clock.js';
 import { proxyFor } from './proxy.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -29,9 +30,6 @@ const AGENT_OPTIONS = { keepAlive: true, maxSockets: 16, keepAliveMsecs: 10_000,
 const ACCEPT_ENCODING = 'gzip, deflate, br';
 /** A pooled socket idle this long may have been closed by the server meanwhile (see fetchBody). */
 const IDLE_CHECK_MS = 1_000;
-
-/** Milliseconds of a clock that never goes back (the wall clock may be set back). */
-const monotonicMs = () => Number(process.hrtime.bigint() / 1_000_000n);
 
 /** When each pooled socket was last given back to its agent. */
 const idleSince = new WeakMap<Socket, number>();

@@ -161,12 +161,15 @@ describe('invite send --file, end to end', () => {
     const first = start(args);
     await until(() => sandbox.outbox.length >= 4); // four requests in flight, answers 3 s away
     first.child.kill('SIGTERM');
-    // Two signals pending at once are one: the second is sent once the first has reached the process.
+    // Two signals pending at once are one: the second is sent once the first has reached the process, and
+    // over a second later (sooner, the same signal is the first one delivered twice: see below).
     await until(() => !pending(first.child.pid ?? 0, 'SIGTERM'));
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
     first.child.kill('SIGTERM');
     const ended = await first.done;
     expect(ended.code).toBe(130);
     expect(ended.stderr).not.toContain('before the interrupt'); // no summary: it left at once
+    expect(ended.stderr).toContain('Error: Stopped at once by a second interrupt');
 
     sandbox.setOptions({ latencyMs: 0 });
     const again = await runCli([...args, '--json'], home, { env: env() });
@@ -174,6 +177,27 @@ describe('invite send --file, end to end', () => {
     const report = JSON.parse(again.stdout);
     expect(report.counts).toMatchObject({ inDoubt: 4, sent: 36 });
     expect(Math.max(...deliveredTo(emails))).toBe(1);
+  }, 60_000);
+
+  it('the same signal twice within a second (timeout(1) signals the process group too) is one: a summary, nothing in doubt', async () => {
+    sandbox.setOptions({ latencyMs: 300 });
+    const { file, emails } = csv('delivered-twice', 40);
+    const args = ['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1', '--concurrency', '4'];
+    const first = start(args);
+    await until(() => sandbox.outbox.length >= 4);
+    first.child.kill('SIGTERM');
+    await until(() => !pending(first.child.pid ?? 0, 'SIGTERM'));
+    first.child.kill('SIGTERM');
+    const ended = await first.done;
+    expect(ended.code).toBe(130);
+    expect(ended.stderr).toMatch(/Sent \d+ of 40 invitations from .* before the interrupt\./);
+    expect(ended.stderr).not.toContain('Stopped at once');
+
+    sandbox.setOptions({ latencyMs: 0 });
+    const again = await runCli([...args, '--json'], home, { env: env() });
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout).counts.inDoubt).toBe(0);
+    expect(deliveredTo(emails).every((n) => n === 1)).toBe(true);
   }, 60_000);
 
   it("a re-run's report gives each row its own fate where sent, skipped and failed rows interleave", async () => {
