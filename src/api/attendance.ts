@@ -1,7 +1,7 @@
 // GET /attendance/status (spec §4.7, §2.7).
 import { RosterError } from '../errors.js';
 import type { ApiClient } from './client.js';
-import { isRecord, parseJson, unexpectedResponse } from './errors.js';
+import { isRecord, parseJson, serverText, unexpectedResponse } from './errors.js';
 
 export interface AttendanceStatus {
   success: boolean;
@@ -19,7 +19,7 @@ export async function attendanceStatus(api: ApiClient): Promise<AttendanceStatus
   if (body.success !== true) {
     throw new RosterError(
       'api',
-      `${what}: the server answered success=${String(body.success)} for "${body.clientLabel}".`,
+      `${what}: the server answered success=${serverText(String(body.success))} for "${serverText(body.clientLabel)}".`,
     );
   }
   return body as AttendanceStatus;

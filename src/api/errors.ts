@@ -50,14 +50,14 @@ const MAX_MESSAGES = 5;
  * confirmed became an "unexpected failure") or list a million of them.
  */
 export function messageOf(body: unknown, depth = 0): string | undefined {
-  if (typeof body === 'string') return clean(body);
+  if (typeof body === 'string') return serverText(body);
   if (!isRecord(body) || depth > MAX_DEPTH) return undefined;
   if (typeof body.error === 'string') {
     const description = typeof body.error_description === 'string' ? body.error_description : undefined;
-    return description ? `${clean(description)} (${clean(body.error)})` : clean(body.error);
+    return description ? `${serverText(description)} (${serverText(body.error)})` : serverText(body.error);
   }
   for (const key of ['imsx_description', 'message', 'description', 'detail', 'title']) {
-    if (typeof body[key] === 'string' && body[key]) return clean(body[key] as string);
+    if (typeof body[key] === 'string' && body[key]) return serverText(body[key] as string);
   }
   for (const key of ['imsx_statusInfo', 'statusInfoSet', 'imsx_statusInfoSet', 'errors', 'error']) {
     const nested = body[key];
@@ -71,7 +71,7 @@ export function messageOf(body: unknown, depth = 0): string | undefined {
       if (message) found.push(message);
       if (found.length === MAX_MESSAGES) break;
     }
-    if (found.length > 0) return clean(found.join('; '));
+    if (found.length > 0) return serverText(found.join('; '));
   }
   return codeMinorOf(body);
 }
@@ -86,7 +86,7 @@ function codeMinorOf(body: Record<string, unknown>): string | undefined {
   const values = fields
     .map((field) => (isRecord(field) ? field.imsx_codeMinorFieldValue : undefined))
     .filter((value): value is string => typeof value === 'string' && value !== '');
-  return values.length > 0 ? clean(values.join(', ')) : undefined;
+  return values.length > 0 ? serverText(values.join(', ')) : undefined;
 }
 
 /** How much of a body is examined for a description: any page's title is well inside it. */
@@ -99,7 +99,7 @@ export function describeBody(response: HttpResponse): string {
   if (!response.body.trim()) return 'an empty body';
   if (/html/i.test(type) || /^\s*</.test(head)) {
     const title = htmlTitle(head);
-    return `an HTML page${title ? ` "${clean(title)}"` : ''} (a proxy or gateway?)`;
+    return `an HTML page${title ? ` "${serverText(title)}"` : ''} (a proxy or gateway?)`;
   }
   return parseJson(response.body) === undefined
     ? `${article(type)} ${type} body that is not JSON`
@@ -123,7 +123,7 @@ function htmlTitle(html: string): string | undefined {
 const article = (word: string) => (/^[aeiou]/i.test(word) ? 'an' : 'a');
 
 /** One line, no control characters, bounded: server text goes straight to the user's terminal. */
-function clean(text: string): string {
+export function serverText(text: string): string {
   const line = text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
   return line.length > 300 ? `${line.slice(0, 300)}…` : line;
 }

@@ -2,7 +2,7 @@
 // for GET …/students, `user` for GET …/students/{id}); some real servers name it after the path instead
 // (`students`, `student`). Every read decides here: the standard's key, else the one key named after the
 // path; a body with both, or with neither, is refused rather than guessed at.
-import { isRecord } from '../api/errors.js';
+import { isRecord, serverText } from '../api/errors.js';
 import { RosterError } from '../errors.js';
 
 export interface Wrapper {
@@ -68,7 +68,7 @@ const fits = (value: unknown, shape: Wrapper['shape']) =>
   shape === 'list' ? Array.isArray(value) : isRecord(value);
 
 function found(body: unknown): string {
-  if (isRecord(body)) return `keys: ${Object.keys(body).slice(0, 8).join(', ') || 'none'}`;
+  if (isRecord(body)) return `keys: ${serverText(Object.keys(body).slice(0, 8).join(', ')) || 'none'}`;
   if (body === undefined) return 'not JSON';
   return `a JSON ${Array.isArray(body) ? 'array' : body === null ? 'null' : typeof body}`;
 }

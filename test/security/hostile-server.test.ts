@@ -546,6 +546,25 @@ describe('answers nested deeper than any real one', () => {
   });
 });
 
+describe('server text in messages is cut', () => {
+  it.each([
+    ['a list key of 2,000,000 characters', ['roster', 'students'], () => `{"${'k'.repeat(2_000_000)}":1}`],
+    [
+      'success and clientLabel of 3,000,000 characters each',
+      ['attendance', 'check'],
+      () => JSON.stringify({ success: 'n'.repeat(3_000_000), clientLabel: 'L'.repeat(3_000_000) }),
+    ],
+  ])('%s: one line of a few hundred characters, exit 1', async (_, args, body) => {
+    const text = body();
+    server.handle((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(text));
+    const result = await roster(args);
+    expect(result.code).toBe(1);
+    expect(lines(result.stderr)).toHaveLength(1);
+    expect(result.stderr.length).toBeLessThan(1_000);
+    expect(result.stderr).toContain('…');
+  });
+});
+
 describe('pages that cycle', () => {
   // Only a page equal to the one before it was caught: a server alternating two pages was read until
   // --max-records (25,000 requests in 20 s of `invite list --all`, every record written again and again).
