@@ -141,6 +141,18 @@ describe('roster invite forget', () => {
     expect(all.stderr).toContain('Nothing to forget in roster');
   });
 
+  it("--school given a school's name (not its sourcedId): nothing to forget, and the ids the record holds", async () => {
+    await sendAll();
+    const before = recordText();
+    const result = await roster(['invite', 'forget', '--school', 'Alder Elementary School', '--yes']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('Nothing to forget in');
+    expect(result.stderr).toContain(
+      "--school takes a school's sourcedId, as the record keeps it; it holds invitations for org-sch-1, org-sch-2.",
+    );
+    expect(recordText()).toBe(before);
+  });
+
   it('with no record for the destination: nothing to forget, exit 0, nothing created', async () => {
     const result = await roster(['invite', 'forget', '--all', '--yes']);
     expect(result.code, result.stderr).toBe(0);

@@ -127,6 +127,7 @@ async function run(flags: ForgetFlags, ctx: Context): Promise<void> {
     if (n === 0) {
       if (flags.json) printJson(ctx, report(path, destination, flags, preview));
       ctx.log.info(`Nothing to forget in ${where}.`);
+      if (selection.kind === 'match' && selection.school !== undefined) await saySchoolIds(ctx, record);
       if (!flags.dryRun) stopIfInFlight(preview);
       return;
     }
@@ -162,6 +163,19 @@ async function run(flags: ForgetFlags, ctx: Context): Promise<void> {
   } finally {
     await record.close();
   }
+}
+
+/**
+ * --school takes a sourcedId, as the record keeps it; a school's name or a mistyped id matches nothing,
+ * which alone would read as if nothing had been sent there. Names the ids the record does hold.
+ */
+async function saySchoolIds(ctx: Context, record: SentRecord): Promise<void> {
+  const ids = [...new Set((await record.forget(() => true, false)).forgotten.map((p) => p.schoolId))];
+  if (ids.length === 0) return;
+  const shown = ids.slice(0, 5).map((id) => displayText(id));
+  ctx.log.info(
+    `--school takes a school's sourcedId, as the record keeps it; it holds invitations for ${shown.join(', ')}${ids.length > 5 ? ` and ${ids.length - 5} more` : ''}.`,
+  );
 }
 
 /** Exit 5 when some invitations asked for were being sent, and so stay recorded. */
