@@ -153,9 +153,10 @@ export class Session implements Authenticator {
 
   async rejected(purpose: TokenPurpose, token: string): Promise<boolean> {
     if (this.settings.envToken) {
+      // A fresh token from the wrong endpoint is refused as an expired one is: the hint names both.
       throw new AuthError(
-        'The API rejected the access token from ROSTER_TOKEN (HTTP 401).',
-        'Get a fresh token, or unset ROSTER_TOKEN.',
+        `The API rejected the access token from ROSTER_TOKEN (HTTP 401) for a ${USE[purpose]} request.`,
+        `ROSTER_TOKEN goes as it is to every request: it must be current and from the endpoint that issues ${USE[purpose]} tokens (\`${TOKEN_COMMAND[purpose]}\` prints one). Or unset ROSTER_TOKEN.`,
       );
     }
     await this.tokens.invalidate(this.tokenSource(purpose), token);
@@ -168,6 +169,14 @@ const USE: Record<TokenPurpose, string> = {
   invitations: 'invitation',
   'oneroster-1.1': 'OneRoster 1.1',
   'oneroster-1.2': 'OneRoster 1.2',
+};
+
+/** The `roster token` that prints a token for each use (spec §4.5: invitations take OneRoster 1.1's). */
+const TOKEN_COMMAND: Record<TokenPurpose, string> = {
+  general: 'roster token',
+  invitations: 'roster token --endpoint v1p1',
+  'oneroster-1.1': 'roster token --endpoint v1p1',
+  'oneroster-1.2': 'roster token --endpoint v1p2',
 };
 
 /**
