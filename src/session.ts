@@ -155,7 +155,7 @@ export class Session implements Authenticator {
     if (this.settings.envToken) {
       // A fresh token from the wrong endpoint is refused as an expired one is: the hint names both.
       throw new AuthError(
-        `The API rejected the access token from ROSTER_TOKEN (HTTP 401) for a ${USE[purpose]} request.`,
+        `The API rejected the access token from ROSTER_TOKEN (HTTP 401) for ${purpose === 'invitations' ? 'an' : 'a'} ${USE[purpose]} request.`,
         `ROSTER_TOKEN goes as it is to every request: it must be current and from the endpoint that issues ${USE[purpose]} tokens (\`${TOKEN_COMMAND[purpose]}\` prints one). Or unset ROSTER_TOKEN.`,
       );
     }
