@@ -1,7 +1,8 @@
 // GET /attendance/status (spec §4.7, §2.7).
 import { RosterError } from '../errors.js';
 import type { ApiClient } from './client.js';
-import { isRecord, parseJson, serverText, unexpectedResponse } from './errors.js';
+import { isRecord, parseJson, unexpectedResponse } from './errors.js';
+import { serverText } from './server-text.js';
 
 export interface AttendanceStatus {
   success: boolean;

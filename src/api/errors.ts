@@ -2,6 +2,7 @@
 // service's {message} and {status, message}, OneRoster imsx_* in its field variants, errors[] lists,
 // and bodies that are not JSON at all (a proxy's HTML page).
 import { ApiError, RosterError } from '../errors.js';
+import { serverText } from './server-text.js';
 import type { HttpResponse } from './transport.js';
 
 /** `what` names the operation for the message, e.g. "Attendance check". */
@@ -121,12 +122,6 @@ function htmlTitle(html: string): string | undefined {
 }
 
 const article = (word: string) => (/^[aeiou]/i.test(word) ? 'an' : 'a');
-
-/** One line, no control characters, bounded: server text goes straight to the user's terminal. */
-export function serverText(text: string): string {
-  const line = text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
-  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
-}
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

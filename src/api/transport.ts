@@ -112,10 +112,15 @@ export function createHttpTransport(options: TransportOptions): Transport {
         const response = await once(current);
         const location = response.headers.location;
         if (!REDIRECTS.has(response.status) || !location) return response;
-        const target = redirectTarget(location, current.url);
+        // A server that echoes a credential into an address gets no request there: new URL() would rewrite
+        // it (a \ turned /, a host in lower case) into a form the redactor does not know, in every trace.
+        if (options.secrets.redact(location) !== location) {
+          throw redirectError('a redirect to an address that holds a credential', request.url);
+        }
+        const target = redirectTarget(location, request.url, current.url);
         if (current.method !== 'GET') throw new RedirectRefused(current, response.status, target);
-        if (hop >= MAX_REDIRECTS) throw redirectError(`more than ${MAX_REDIRECTS} redirects`, current.url);
-        current = redirected(current, response.status, target);
+        if (hop >= MAX_REDIRECTS) throw redirectError(`more than ${MAX_REDIRECTS} redirects`, request.url);
+        current = redirected(current, response.status, target, request.url);
       }
     },
   };
@@ -148,22 +153,28 @@ export class RedirectRefused extends RosterError {
  * token and expects the API's own answer: another origin's would be neither (and https → http, a
  * downgrade, is another origin too).
  */
-export function redirected(request: HttpRequest, status: number, target: URL): HttpRequest {
+export function redirected(
+  request: HttpRequest,
+  status: number,
+  target: URL,
+  asked = request.url,
+): HttpRequest {
   const from = new URL(request.url);
   if (from.protocol === 'https:' && target.protocol !== 'https:') {
-    throw redirectError(`a redirect from https to ${target.protocol.replace(':', '')}`, request.url);
+    throw redirectError(`a redirect from https to ${target.protocol.replace(':', '')}`, asked);
   }
   if (target.origin !== from.origin) throw new RedirectRefused(request, status, target);
   return { ...request, url: target.href };
 }
 
-function redirectTarget(location: string, from: string): URL {
+/** `asked`: the URL roster asked for, which messages name (a redirect's own may hold what the server chose). */
+function redirectTarget(location: string, asked: string, from: string): URL {
   try {
     return new URL(location, from);
   } catch {
     throw new RosterError(
       'unexpected',
-      `Refused a redirect to an invalid address (from ${stripQuery(from)}).`,
+      `Refused a redirect to an invalid address (from ${stripQuery(asked)}).`,
     );
   }
 }

@@ -2,7 +2,8 @@
 // for GET …/students, `user` for GET …/students/{id}); some real servers name it after the path instead
 // (`students`, `student`). Every read decides here: the standard's key, else the one key named after the
 // path; a body with both, or with neither, is refused rather than guessed at.
-import { isRecord, serverText } from '../api/errors.js';
+import { isRecord } from '../api/errors.js';
+import { serverText } from '../api/server-text.js';
 import { RosterError } from '../errors.js';
 
 export interface Wrapper {

@@ -546,6 +546,32 @@ describe('answers nested deeper than any real one', () => {
   });
 });
 
+describe('a credential echoed into a redirect', () => {
+  // new URL() rewrites a Location (a \ turned /, a host in lower case): followed, the rewritten form went
+  // into the next request, its trace and the error, where the redactor did not know it.
+  const secret = 'Tok\\en\\Value-9f8e7d6c';
+  it.each([
+    ['in its path', `/v1/${secret}`],
+    ['as its host', `http://${secret.replaceAll('\\', '')}.example/`],
+  ])('%s: not followed, exit 1, the credential in no form in the output', async (_, location) => {
+    const token = location.includes('\\') ? secret : secret.replaceAll('\\', '');
+    server.handle((req, res) =>
+      req.path.endsWith('/attendance/status')
+        ? res.writeHead(302, { location }).end()
+        : res.writeHead(404).end(),
+    );
+    const result = await roster(['--debug', 'attendance', 'check'], { env: { ROSTER_TOKEN: token } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /Error: Refused a redirect to an address that holds a credential \(from http:\/\/127\.0\.0\.1:\d+\/v1\/attendance\/status\)\./,
+    );
+    expect(server.requests).toHaveLength(1);
+    for (const form of [token, token.toLowerCase(), token.replaceAll('\\', '/')]) {
+      expect(result.stderr).not.toContain(form);
+    }
+  });
+});
+
 describe('server text in messages is cut', () => {
   it.each([
     ['a list key of 2,000,000 characters', ['roster', 'students'], () => `{"${'k'.repeat(2_000_000)}":1}`],
