@@ -86,6 +86,8 @@ export class Pager {
   private warnedElsewhere = false;
   /** The most records a page held so far: a page as long is full, not the last. */
   private largestPage = 0;
+  /** The longest page body so far (characters): the window holds fewer of a hostile size (pagesInFlight). */
+  private largestBody = 0;
   private readonly wrapper: Wrapper;
   /** The key the last page's records were under (--debug says when it changes). */
   private keyUsed?: string;
@@ -167,7 +169,7 @@ export class Pager {
     const window: Slot[] = [];
     let scheduled = from;
     const fill = () => {
-      while (window.length < options.concurrency && scheduled < total) {
+      while (window.length < this.pagesInFlight() && scheduled < total) {
         window.push(slot(scheduled, pageSize));
         scheduled += pageSize;
       }
@@ -198,8 +200,19 @@ export class Pager {
     return this.parse(await this.options.send(path, query));
   }
 
+  /**
+   * Pages in flight at once: --concurrency, unless so many bodies of the longest size yet would pass
+   * WINDOW_CHARS. Each answer may be up to --max-response-size (64 MiB): four such pages held as bytes,
+   * text and records took a read past 1 GB; a district's pages (~0.7 MB) are far below it.
+   */
+  private pagesInFlight(): number {
+    const fit = Math.floor(WINDOW_CHARS / Math.max(1, this.largestBody));
+    return Math.max(1, Math.min(this.options.concurrency, fit));
+  }
+
   private parse(response: PageResponse): ParsedPage {
     this.pagesRead++;
+    this.largestBody = Math.max(this.largestBody, response.body.length);
     const page = this.parseBody(response);
     if (page.total !== undefined) this.total = page.total;
     return page;
@@ -318,6 +331,9 @@ export class Pager {
     );
   }
 }
+
+/** Characters of page bodies the parallel window may hold at once (see pagesInFlight). */
+const WINDOW_CHARS = 32 * 1024 * 1024;
 
 /** Offset paging may replace the links when there is no next link, or the next link is our next offset. */
 function offsetPaged(next: { query: string } | undefined, offset: number): boolean {

@@ -260,6 +260,33 @@ describe('parallel pages when the total is known', () => {
     expect(run.queries[1]).toBe('limit=50&offset=50');
   });
 
+  it('holds fewer pages in flight when they are huge: no more than 32 M characters of bodies at once', async () => {
+    // A hostile server's page may be up to --max-response-size (64 MiB): four at once took a read past 1 GB.
+    const pad = 'x'.repeat(12 * 1024 * 1024);
+    let inFlight = 0;
+    let inFlightMax = 0;
+    const send: PagerOptions['send'] = async (_path, query) => {
+      inFlight++;
+      inFlightMax = Math.max(inFlightMax, inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      inFlight--;
+      const offset = Number(new URLSearchParams(query).get('offset') ?? 0);
+      const users = offset < 8 ? [{ sourcedId: `stu-${offset}`, pad }] : [];
+      return {
+        status: 200,
+        headers: { 'x-total-count': '8' },
+        body: JSON.stringify({ users }),
+        url: `${BASE}${PATH}?${query}`,
+      };
+    };
+    const ids: string[] = [];
+    const pager = pagerOver(send, { concurrency: 4, query: { limit: 1 } });
+    for await (const page of pager.pages())
+      for (const r of page.records) ids.push((r as { sourcedId: string }).sourcedId);
+    expect(ids).toEqual(expected(8));
+    expect(inFlightMax).toBe(2); // 32 M ÷ 12 M
+  });
+
   it('falls back to sequential when the total is unknown', async () => {
     const run = await readAll(1000, { total: false, jitterMs: 2 }, { concurrency: 4 });
     expect(run.ids).toEqual(expected(1000));
