@@ -1,8 +1,8 @@
 // GET /attendance/status (spec §4.7, §2.7).
 import { RosterError } from '../errors.js';
+import { printable } from '../values.js';
 import type { ApiClient } from './client.js';
 import { isRecord, parseJson, unexpectedResponse } from './errors.js';
-import { serverText } from './server-text.js';
 
 export interface AttendanceStatus {
   success: boolean;
@@ -20,7 +20,7 @@ export async function attendanceStatus(api: ApiClient): Promise<AttendanceStatus
   if (body.success !== true) {
     throw new RosterError(
       'api',
-      `${what}: the server answered success=${serverText(String(body.success))} for "${serverText(body.clientLabel)}".`,
+      `${what}: the server answered success=${printable(String(body.success), 300)} for "${printable(body.clientLabel, 300)}".`,
     );
   }
   return body as AttendanceStatus;

@@ -3,8 +3,8 @@
 // (`students`, `student`). Every read decides here: the standard's key, else the one key named after the
 // path; a body with both, or with neither, is refused rather than guessed at.
 import { isRecord } from '../api/errors.js';
-import { serverText } from '../api/server-text.js';
 import { RosterError } from '../errors.js';
+import { printable } from '../values.js';
 
 export interface Wrapper {
   /** The standard's key: users, orgs, academicSessions; user, org, academicSession. */
@@ -69,7 +69,7 @@ const fits = (value: unknown, shape: Wrapper['shape']) =>
   shape === 'list' ? Array.isArray(value) : isRecord(value);
 
 function found(body: unknown): string {
-  if (isRecord(body)) return `keys: ${serverText(Object.keys(body).slice(0, 8).join(', ')) || 'none'}`;
+  if (isRecord(body)) return `keys: ${printable(Object.keys(body).slice(0, 8).join(', '), 300) || 'none'}`;
   if (body === undefined) return 'not JSON';
   return `a JSON ${Array.isArray(body) ? 'array' : body === null ? 'null' : typeof body}`;
 }
