@@ -49,6 +49,8 @@ export interface SavedWindow {
 /** The window a read starts from: the moment (absent: read everything) and the overlap already reported. */
 export interface StartWindow {
   since?: number;
+  /** `since` is a duration back from now by this machine's clock (--since 24h). */
+  relative?: boolean;
   seen: ReadonlyMap<string, string>;
 }
 

@@ -54,7 +54,9 @@ export async function readChanges(
     send: async (pagePath, query) => {
       const before = hooks.now();
       const response = await service.send(pagePath, query, what);
-      if (!tracker.clockSet) setClock(tracker, response.headers.date, before, collection.name, hooks);
+      if (!tracker.clockSet) {
+        setClock(tracker, response.headers.date, before, collection.name, hooks, options.start.relative);
+      }
       return response;
     },
     baseUrl: service.baseUrl,
@@ -108,6 +110,8 @@ export function setClock(
   before: number,
   what: string,
   hooks: Pick<ChangeHooks, 'warn'>,
+  /** --since was a duration, measured back from this machine's clock. */
+  relative = false,
 ): void {
   const server = parseHttpDate(header);
   if (server === undefined || server < EARLIEST_CLOCK) {
@@ -125,8 +129,15 @@ export function setClock(
   }
   const skew = server - before;
   if (Math.abs(skew) > OVERLAP_MS) {
+    // A duration is measured back from this machine's clock, and the filter compares the server's stamps:
+    // with the server's clock behind, the moment asked for is later by the server's, and what lies between
+    // is lost (ahead, the window is only wider).
+    const duration =
+      relative && skew < 0
+        ? ` The --since duration was measured back from this machine's clock: by the server's, that moment is ${span(-skew)} later, and changes it stamped in between are missing. Give the moment as a time by the server's clock, or use --since last.`
+        : '';
     hooks.warn(
-      `the server's clock is ${span(Math.abs(skew))} ${skew > 0 ? 'ahead of' : 'behind'} this machine's (reading ${what}): the next --since last starts from the newest dateLastModified read or that clock, whichever is earlier.`,
+      `the server's clock is ${span(Math.abs(skew))} ${skew > 0 ? 'ahead of' : 'behind'} this machine's (reading ${what}): the next --since last starts from the newest dateLastModified read or that clock, whichever is earlier.${duration}`,
     );
   }
   tracker.setClock(server, 'server');

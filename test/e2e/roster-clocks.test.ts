@@ -131,6 +131,17 @@ describe('sandbox --quirks clock: the Date header and the records stamped run ah
     },
   );
 
+  it('--since 1h against a server 2 hours behind: the warning says the duration missed changes, and how to ask', async () => {
+    sandbox = await startSandbox({ oneroster: { students: 30 }, quirks: { clockOffsetMs: -2 * HOUR } });
+    sandbox.churn(4);
+    const result = await cli(tempDir())(['changes', 'users', '--since', '1h', '--ndjson']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe(''); // by the server's clock the moment asked for is an hour ahead
+    expect(result.stderr).toContain(
+      "The --since duration was measured back from this machine's clock: by the server's, that moment is 2 hours later, and changes it stamped in between are missing. Give the moment as a time by the server's clock, or use --since last.",
+    );
+  });
+
   it('export --since last: the next package holds every record changed, 2 hours ahead and 75 years ahead', async () => {
     for (const offset of [2 * HOUR, 8760 * 75 * HOUR]) {
       sandbox = await startSandbox({ oneroster: { students: 30 }, quirks: { clockOffsetMs: offset } });

@@ -208,7 +208,7 @@ async function startWindows(
   const starts = new Map<Collection, StartWindow>();
   for (const collection of options.collections) {
     if (options.since.kind === 'time') {
-      starts.set(collection, { since: options.since.at, seen: new Map() });
+      starts.set(collection, { since: options.since.at, relative: options.since.relative, seen: new Map() });
       continue;
     }
     const key = windowKey(settings, service, collection, options.filter);
