@@ -58,10 +58,21 @@ export function auditJson(result: AuditResult, meta: ReportMeta): AuditJson {
   };
 }
 
-/** The first few records of a finding, for the summary table. */
+/**
+ * The first few records of a finding, for the summary table: each named once (a student with two agents
+ * who are not guardians is two findings), then how many findings are left.
+ */
 export function examplesOf(finding: Finding, n = 3): string {
-  const ids = finding.records.slice(0, n).map((r) => r.sourcedId || r.collection);
-  return ids.join(', ') + (finding.count > n ? `, … (${finding.count - n} more)` : '');
+  const ids: string[] = [];
+  let used = 0;
+  for (const record of finding.records) {
+    if (ids.length === n) break;
+    used++;
+    const id = record.sourcedId || record.collection;
+    if (!ids.includes(id)) ids.push(id);
+  }
+  const more = finding.count - used;
+  return ids.join(', ') + (more > 0 ? `, … (${more} more)` : '');
 }
 
 export const percent = (value: number | null): string =>

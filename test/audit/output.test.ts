@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AuditResult } from '../../src/audit/audit.js';
 import { auditHtml } from '../../src/audit/html.js';
-import { auditJson, findingCsv } from '../../src/audit/output.js';
+import { auditJson, examplesOf, findingCsv } from '../../src/audit/output.js';
 
 const hostile = {
   collection: 'users' as const,
@@ -28,6 +28,20 @@ const result: AuditResult = {
 const meta = { version: '1.1', date: '2026-01-15', schools: null, failOn: 'error' as const };
 
 describe('audit outputs', () => {
+  it("the summary's examples name each record once, then how many findings are left", () => {
+    const of = (...ids: string[]) => ({
+      check: 'agent-not-guardian' as const,
+      severity: 'warning' as const,
+      count: ids.length,
+      records: ids.map((sourcedId) => ({ ...hostile, sourcedId })),
+    });
+    expect(examplesOf(of('stu-37', 'stu-37', 'stu-38'))).toBe('stu-37, stu-38');
+    expect(examplesOf(of('stu-37', 'stu-37', 'stu-38', 'stu-39', 'stu-40'))).toBe(
+      'stu-37, stu-38, stu-39, … (1 more)',
+    );
+    expect(examplesOf(of('a', 'b', 'c', 'd'))).toBe('a, b, c, … (1 more)');
+  });
+
   it('a CSV cell that would run as a formula is quoted off; every record is a row', () => {
     const csv = findingCsv(result.findings[0] as AuditResult['findings'][number]);
     expect(csv.split('\n')[0]).toBe('check,severity,collection,sourcedId,detail');
