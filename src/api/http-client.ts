@@ -169,6 +169,8 @@ export function fetchBody(url: URL, init: BodyRequest): Promise<BodyResponse> {
     // timeout. The server had the request (it answered), so a POST's outcome is in doubt.
     request.once('upgrade', (_answer: IncomingMessage, socket: Socket) => {
       socket.destroy();
+      // Before the request was written (a pooled socket the server wrote into): it never left.
+      if (!written) return fail(exchangeError('the server answered before the request was written'));
       const error: ExchangeError = new Error('the server switched protocols (HTTP 101) instead of answering');
       error.code = 'ERR_UNASKED_UPGRADE';
       error.answered = true;

@@ -112,13 +112,16 @@ export function createHttpTransport(options: TransportOptions): Transport {
         const response = await once(current);
         const location = response.headers.location;
         if (!REDIRECTS.has(response.status) || !location) return response;
-        // A server that echoes a credential into an address gets no request there: new URL() would rewrite
-        // it (a \ turned /, a host in lower case) into a form the redactor does not know, in every trace.
-        if (options.secrets.redact(location) !== location) {
-          throw redirectError('a redirect to an address that holds a credential', request.url);
-        }
         const target = redirectTarget(location, request.url, current.url);
-        if (current.method !== 'GET') throw new RedirectRefused(current, response.status, target);
+        // A credential the server echoed into the address: new URL() may have rewritten it (a \ turned /, a
+        // host in lower case) into a form the redactor does not know, so the address is shown as sent,
+        // redacted, and never followed.
+        const echoed =
+          holdsCredential(options.secrets, location) || holdsCredential(options.secrets, target.href);
+        const shown = echoed ? options.secrets.redact(location) : undefined;
+        // Never followed, whatever it holds: what it means for an invitation is enrollment.ts's to say.
+        if (current.method !== 'GET') throw new RedirectRefused(current, response.status, target, shown);
+        if (echoed) throw redirectError('a redirect to an address that holds a credential', request.url);
         if (hop >= MAX_REDIRECTS) throw redirectError(`more than ${MAX_REDIRECTS} redirects`, request.url);
         current = redirected(current, response.status, target, request.url);
       }
@@ -134,18 +137,29 @@ export function createHttpTransport(options: TransportOptions): Transport {
  */
 export class RedirectRefused extends RosterError {
   readonly location: string;
+  /** `shown`: the address as messages give it, when not the target's own (a credential redacted). */
   constructor(
     request: HttpRequest,
     readonly status: number,
     target: URL,
+    shown = target.href,
   ) {
     super(
       'unexpected',
-      `Refused to follow a redirect (HTTP ${status}) of ${request.method} ${stripQuery(request.url)} to ${stripQuery(target.href)}.`,
+      `Refused to follow a redirect (HTTP ${status}) of ${request.method} ${stripQuery(request.url)} to ${stripQuery(shown)}.`,
       'A redirect usually means a wrong base URL or a sign-in gateway in front of the API: check the base URL.',
     );
-    this.location = target.href;
+    this.location = shown;
   }
+}
+
+/**
+ * Whether the text holds a whole registered credential or a token-looking value. The space appended keeps
+ * the redactor's rule for text cut short (a secret's first characters at its very end) out of it: an
+ * ordinary address ending in four characters that begin a secret is no echo.
+ */
+function holdsCredential(secrets: Redactor, text: string): boolean {
+  return secrets.redact(`${text} `) !== `${text} `;
 }
 
 /**

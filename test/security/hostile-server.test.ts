@@ -572,6 +572,34 @@ describe('a credential echoed into a redirect', () => {
   });
 });
 
+describe('a credential echoed into the redirect of an invitation', () => {
+  it('a 303 to an address holding the token is still in doubt (exit 5), one POST, the token shown nowhere', async () => {
+    const token = 'Echoed-Token-5c4b3a2d1e';
+    server.handle((req, res) =>
+      req.method === 'POST'
+        ? res.writeHead(303, { location: `/v1/enrollment/invitations/1?access_token=${token}` }).end()
+        : res.writeHead(404).end(),
+    );
+    const send = [
+      'invite',
+      'send',
+      '--school-id',
+      's1',
+      '--sent-by-user-id',
+      'u1',
+      '--email',
+      'e303@example.org',
+    ];
+    const result = await roster(send, { env: { ROSTER_TOKEN: token } });
+    expect(result.code).toBe(5);
+    expect(result.stderr).toMatch(
+      /^Error: Invitation to e303@example\.org: the outcome is unknown\. The server answered 303/,
+    );
+    expect(result.stderr).not.toContain(token);
+    expect(server.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
+  });
+});
+
 describe('server text in messages is cut', () => {
   it.each([
     ['a list key of 2,000,000 characters', ['roster', 'students'], () => `{"${'k'.repeat(2_000_000)}":1}`],
