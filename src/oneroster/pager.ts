@@ -96,6 +96,11 @@ export class Pager {
     this.wrapper = listWrapper(options.wrapper, options.path);
   }
 
+  /** --fields: pages may be alike by design (records of a few fields, maybe without their ids). */
+  private get selectsFields(): boolean {
+    return (this.options.query.fields?.length ?? 0) > 0;
+  }
+
   async *pages(): AsyncGenerator<Page> {
     const { options } = this;
     const start = options.query.offset ?? 0;
@@ -111,7 +116,7 @@ export class Pager {
       requested.add(key);
       const page = await this.fetch(request.path, request.query);
       if (page.records.length === 0) return this.ended(offset);
-      if (page.body === previousBody)
+      if (page.body === previousBody && !this.selectsFields)
         throw this.loopError(`it served the same page twice (offset ${offset})`);
       previousBody = page.body;
       yield this.fresh(page, offset);
@@ -259,8 +264,9 @@ export class Pager {
       throw this.loopError(`the page at offset ${offset} repeats ${withIds} records already received`);
     }
     // Records without sourcedIds cannot be told apart: a server cycling through the same pages would go on
-    // to --max-records (millions of requests). Such a page is known by its whole body instead.
-    if (withIds === 0 && records.length > 0 && !this.idlessPages.add(body)) {
+    // to --max-records (millions of requests). Such a page is known by its whole body instead, unless
+    // --fields left the ids out: pages of `role` alone are alike on any server.
+    if (withIds === 0 && records.length > 0 && !this.selectsFields && !this.idlessPages.add(body)) {
       throw this.loopError(`the page at offset ${offset} repeats one already received`);
     }
     const max = this.options.maxRecords ?? DEFAULT_MAX_RECORDS;

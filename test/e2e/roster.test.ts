@@ -293,3 +293,27 @@ describe('a long read tunes the heap', () => {
     expect(result.stderr).not.toContain('could not tune');
   });
 });
+
+describe('--fields that leave the sourcedId out', () => {
+  it.each(['4', '1'])(
+    'pages of role alone are alike, not a loop: every record, exit 0 (--concurrency %s)',
+    async (concurrency) => {
+      const args = [
+        'roster',
+        'students',
+        '--all',
+        '--fields',
+        'role',
+        '--ndjson',
+        '--concurrency',
+        concurrency,
+      ];
+      const result = await roster(sandboxes.default, args);
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      const lines = result.stdout.trim().split('\n');
+      expect(lines).toHaveLength(STUDENTS);
+      expect(new Set(lines)).toEqual(new Set(['{"role":"student"}']));
+    },
+  );
+});
