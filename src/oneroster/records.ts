@@ -3,6 +3,7 @@
 // Records themselves are passed through untouched (--json prints the API's own fields); only the table
 // and CSV views go through here.
 import { isRecord } from '../api/errors.js';
+import { stringify } from '../output/json-text.js';
 
 type Rec = Record<string, unknown>;
 
@@ -86,19 +87,22 @@ function scalars(value: unknown): string[] {
   return out;
 }
 
-function addScalars(value: unknown, out: string[]): void {
+/** Lists inside lists are flattened this deep; deeper, a list is one value, its JSON (bounded: json-text.ts). */
+const FLATTEN_DEPTH = 4;
+
+function addScalars(value: unknown, out: string[], depth = 0): void {
   if (value === undefined || value === null) return;
-  if (Array.isArray(value)) {
-    for (const item of value) addScalars(item, out);
+  if (Array.isArray(value) && depth < FLATTEN_DEPTH) {
+    for (const item of value) addScalars(item, out, depth + 1);
   } else if (isRecord(value)) {
-    out.push(typeof value.sourcedId === 'string' ? value.sourcedId : JSON.stringify(value));
+    out.push(typeof value.sourcedId === 'string' ? value.sourcedId : stringify(value));
   } else out.push(text(value));
 }
 
 function text(value: unknown): string {
   if (value === undefined || value === null) return '';
   if (typeof value === 'string') return value;
-  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+  return typeof value === 'object' ? stringify(value) : String(value);
 }
 
 export function sourcedIdOf(record: unknown): string | undefined {

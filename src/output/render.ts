@@ -76,6 +76,10 @@ export function cellText(value: unknown): string {
   if (value === undefined || value === null) return '';
   if (typeof value === 'string') return displayText(value);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  if (Array.isArray(value)) return value.map(cellText).join(', ');
+  // One level of list: a list inside it is shown as JSON, which bounds the depth (json-text.ts).
+  if (Array.isArray(value))
+    return value
+      .map((item) => (Array.isArray(item) ? displayText(stringify(item)) : cellText(item)))
+      .join(', ');
   return displayText(stringify(value));
 }

@@ -537,6 +537,26 @@ describe('answers nested deeper than any real one', () => {
     expect(server.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
   });
 
+  it.each([
+    ['roster students (a table in a pipe)', ['roster', 'students']],
+    ['roster students --csv', ['roster', 'students', '--csv']],
+    ['roster students --columns sourcedId,grades', ['roster', 'students', '--columns', 'sourcedId,grades']],
+    ['invite list (a table in a pipe)', ['invite', 'list']],
+    ['invite list --all --json', ['invite', 'list', '--all', '--json']],
+  ])('%s of records with a field nested 20,000 deep: exit 0', async (_, args) => {
+    const deep = arrays(20_000);
+    server.handle((req, res) => {
+      const body = req.path.endsWith('/students')
+        ? `{"users":[{"sourcedId":"s1","status":"active","grades":${deep},"givenName":"Deep"}]}`
+        : `{"data":[{"id":"i1","email":"deep@example.org","schoolId":"s1","extra":${deep}}],"meta":{"totalPages":1}}`;
+      res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+    });
+    const result = await roster(args);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/s1|deep@example\.org/);
+  });
+
   it('attendance check --json of an answer nested 20,000 deep: exit 0, valid JSON', async () => {
     answer(200, `{"success":true,"clientLabel":"Deep","extra":${arrays(20_000)}}`);
     const result = await roster(['attendance', 'check', '--json']);

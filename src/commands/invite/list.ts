@@ -8,6 +8,7 @@ import { UsageError } from '../../errors.js';
 import { isValidEmail } from '../../invite/invitation.js';
 import { invitationPages } from '../../invite/invitation-pages.js';
 import { writeWithBackpressure } from '../../io.js';
+import { stringify } from '../../output/json-text.js';
 import { createRecordWriter, type RecordColumn, type RecordWriter } from '../../output/record-stream.js';
 import { type Column, cellText, printJson, printTable } from '../../output/render.js';
 import { jsonText } from '../../output/safe-text.js';
@@ -243,7 +244,7 @@ function jsonPagesWriter(ctx: Context) {
       if (records.length === 0) return;
       let chunk = started ? '' : '{\n  "data": [';
       for (const [i, record] of records.entries()) {
-        chunk += `${started || i > 0 ? ',' : ''}\n    ${JSON.stringify(record)}`;
+        chunk += `${started || i > 0 ? ',' : ''}\n    ${stringify(record)}`;
       }
       started = true;
       await write(chunk);
@@ -252,7 +253,7 @@ function jsonPagesWriter(ctx: Context) {
       let chunk = started ? '\n  ]' : '{\n  "data": []';
       for (const [key, value] of Object.entries(lastBody)) {
         if (key === 'data' || value === undefined) continue;
-        chunk += `,\n  ${JSON.stringify(key)}: ${JSON.stringify(value, null, 2).replace(/\n/g, '\n  ')}`;
+        chunk += `,\n  ${JSON.stringify(key)}: ${stringify(value, 2).replace(/\n/g, '\n  ')}`;
       }
       await write(`${chunk}\n}\n`);
     },
