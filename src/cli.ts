@@ -1,5 +1,6 @@
 // Builds the real Context from the process and runs main. Imported by bin/roster.js, which answers
 // `--version` itself; the program (commander, main) is in this chunk, each command in its own.
+import { writeSync } from 'node:fs';
 import { isatty } from 'node:tty';
 import { monotonicMs } from './clock.js';
 import { type Context, settingsWithoutFlags, withRunSession } from './context.js';
@@ -26,7 +27,7 @@ export async function run(argv: string[]): Promise<number> {
   // write the output (a full disk: ENOSPC) is one line and exit 1, not a stack trace.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(0);
-    process.stderr.write(`Error: could not write the output: ${error.message}.\n`);
+    sayNow(`Error: could not write the output: ${error.message}.`);
     process.exit(1);
   });
   // stderr closed early (`2>&1 | head -1`): nothing more can be said there, and the exit code still must be
@@ -35,8 +36,20 @@ export async function run(argv: string[]): Promise<number> {
   return main(argv, createContext());
 }
 
+/**
+ * A line on stderr before the process exits: synchronous, as an asynchronous write to a pipe (macOS) or a
+ * console (Windows) dies with the process; a stderr that cannot take it is no reason to fail otherwise.
+ */
+function sayNow(line: string): void {
+  try {
+    writeSync(2, `${line}\n`);
+  } catch {
+    // stderr is closed: nothing more can be said
+  }
+}
+
 /** How soon the same signal again counts as the first one delivered twice (see trapInterrupt). */
-const REPEAT_MS = 1_000;
+const REPEAT_MS = 250;
 
 function createContext(): Context {
   const env = process.env;
@@ -60,7 +73,7 @@ function createContext(): Context {
       const controller = new AbortController();
       // SIGTERM (a cancelled CI job, `kill`) and SIGHUP (the terminal closed), or on Windows Ctrl-Break and a
       // closed console window, are Ctrl-C too: the first stops the work and saves it (exit 130, like Ctrl-C),
-      // a second ends the process at once. The same signal again within a second is the first one delivered
+      // a second ends the process at once. The same signal again within REPEAT_MS is the first one delivered
       // twice, not a second: `timeout` signals roster and its process group, npm relays what the terminal
       // already sent, and a run stopped at once leaves its requests in flight in doubt.
       let first: { signal: string; at: number } | undefined;
@@ -72,8 +85,8 @@ function createContext(): Context {
             return controller.abort();
           }
           if (signal === first.signal && now - first.at < REPEAT_MS) return;
-          process.stderr.write(
-            'Error: Stopped at once by a second interrupt; what was under way may be incomplete: run the same command again to see.\n',
+          sayNow(
+            'Error: Stopped at once by a second interrupt; what was under way may be incomplete: run the same command again to see.',
           );
           process.exit(130);
         });

@@ -156,7 +156,7 @@ export class Session implements Authenticator {
       // A fresh token from the wrong endpoint is refused as an expired one is: the hint names both.
       throw new AuthError(
         `The API rejected the access token from ROSTER_TOKEN (HTTP 401) for ${purpose === 'invitations' ? 'an' : 'a'} ${USE[purpose]} request.`,
-        `ROSTER_TOKEN goes as it is to every request: it must be current and from the endpoint that issues ${USE[purpose]} tokens (\`${TOKEN_COMMAND[purpose]}\` prints one). Or unset ROSTER_TOKEN.`,
+        `ROSTER_TOKEN goes as it is to every request: it must be current and issued for ${USE[purpose]} requests${TOKEN_COMMAND[purpose] ? ` (\`env -u ROSTER_TOKEN ${TOKEN_COMMAND[purpose]}\` prints one)` : ''}. Unset, roster gets the right token itself.`,
       );
     }
     await this.tokens.invalidate(this.tokenSource(purpose), token);
@@ -171,10 +171,13 @@ const USE: Record<TokenPurpose, string> = {
   'oneroster-1.2': 'OneRoster 1.2',
 };
 
-/** The `roster token` that prints a token for each use (spec §4.5: invitations take OneRoster 1.1's). */
-const TOKEN_COMMAND: Record<TokenPurpose, string> = {
+/**
+ * The `roster token` that prints a token for each use, with the profile's default endpoints and scopes
+ * (invitations share OneRoster 1.1's endpoint, spec §4.5, but not its scope: no command prints theirs).
+ */
+const TOKEN_COMMAND: Record<TokenPurpose, string | undefined> = {
   general: 'roster token',
-  invitations: 'roster token --endpoint v1p1',
+  invitations: undefined,
   'oneroster-1.1': 'roster token --endpoint v1p1',
   'oneroster-1.2': 'roster token --endpoint v1p2',
 };

@@ -23,9 +23,16 @@ describe('ROSTER_TOKEN from the wrong endpoint', () => {
     expect(refused.stderr).toContain(
       'The API rejected the access token from ROSTER_TOKEN (HTTP 401) for a OneRoster 1.1 request.',
     );
-    expect(refused.stderr).toContain('(`roster token --endpoint v1p1` prints one)');
+    expect(refused.stderr).toContain(
+      '(`env -u ROSTER_TOKEN roster token --endpoint v1p1` prints one). Unset, roster gets the right token itself.',
+    );
     expect(refused.stderr).not.toContain(general);
+    // The command as the hint gives it, in the same environment: ROSTER_TOKEN left out.
     const right = await tokenFrom(['--endpoint', 'v1p1']);
+    const echoed = await runCli(['token', '--endpoint', 'v1p1'], fixture.home, {
+      env: { ...demoEnv(fixture.sandbox), ROSTER_TOKEN: general },
+    });
+    expect(echoed.stdout.trim()).toBe(general); // why the hint says env -u ROSTER_TOKEN
     const read = await runCli(['roster', 'students', '--limit', '1'], fixture.home, {
       env: { ...env, ROSTER_TOKEN: right },
     });

@@ -162,7 +162,7 @@ describe('invite send --file, end to end', () => {
     await until(() => sandbox.outbox.length >= 4); // four requests in flight, answers 3 s away
     first.child.kill('SIGTERM');
     // Two signals pending at once are one: the second is sent once the first has reached the process, and
-    // over a second later (sooner, the same signal is the first one delivered twice: see below).
+    // over a quarter of a second later (sooner, the same signal is the first one delivered twice: see below).
     await until(() => !pending(first.child.pid ?? 0, 'SIGTERM'));
     await new Promise((resolve) => setTimeout(resolve, 1_200));
     first.child.kill('SIGTERM');
@@ -179,7 +179,7 @@ describe('invite send --file, end to end', () => {
     expect(Math.max(...deliveredTo(emails))).toBe(1);
   }, 60_000);
 
-  it('the same signal twice within a second (timeout(1) signals the process group too) is one: a summary, nothing in doubt', async () => {
+  it('the same signal twice within a quarter of a second (timeout(1) signals the process group too) is one: a summary, nothing in doubt', async () => {
     sandbox.setOptions({ latencyMs: 300 });
     const { file, emails } = csv('delivered-twice', 40);
     const args = ['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1', '--concurrency', '4'];

@@ -151,6 +151,19 @@ describe('roster invite forget', () => {
       "--school takes a school's sourcedId, as the record keeps it; it holds invitations for org-sch-1, org-sch-2.",
     );
     expect(recordText()).toBe(before);
+    // A school the record holds, with an e-mail it does not: the mistake is the e-mail, and no hint blames --school.
+    const email = await roster([
+      'invite',
+      'forget',
+      '--school',
+      'org-sch-1',
+      '--email',
+      'nobody@example.org',
+      '--yes',
+    ]);
+    expect(email.code).toBe(0);
+    expect(email.stderr).toContain('Nothing to forget in');
+    expect(email.stderr).not.toContain('--school takes');
   });
 
   it('with no record for the destination: nothing to forget, exit 0, nothing created', async () => {

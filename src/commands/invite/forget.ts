@@ -127,7 +127,8 @@ async function run(flags: ForgetFlags, ctx: Context): Promise<void> {
     if (n === 0) {
       if (flags.json) printJson(ctx, report(path, destination, flags, preview));
       ctx.log.info(`Nothing to forget in ${where}.`);
-      if (selection.kind === 'match' && selection.school !== undefined) await saySchoolIds(ctx, record);
+      if (selection.kind === 'match' && selection.school !== undefined)
+        await saySchoolIds(ctx, record, selection.school);
       if (!flags.dryRun) stopIfInFlight(preview);
       return;
     }
@@ -169,9 +170,11 @@ async function run(flags: ForgetFlags, ctx: Context): Promise<void> {
  * --school takes a sourcedId, as the record keeps it; a school's name or a mistyped id matches nothing,
  * which alone would read as if nothing had been sent there. Names the ids the record does hold.
  */
-async function saySchoolIds(ctx: Context, record: SentRecord): Promise<void> {
-  const ids = [...new Set((await record.forget(() => true, false)).forgotten.map((p) => p.schoolId))];
-  if (ids.length === 0) return;
+async function saySchoolIds(ctx: Context, record: SentRecord, school: string): Promise<void> {
+  const all = await record.forget(() => true, false);
+  const ids = [...new Set([...all.forgotten, ...all.inFlight].map((p) => p.schoolId))];
+  // The school is there: what matched nothing was the e-mail.
+  if (ids.length === 0 || ids.includes(school)) return;
   const shown = ids.slice(0, 5).map((id) => displayText(id));
   ctx.log.info(
     `--school takes a school's sourcedId, as the record keeps it; it holds invitations for ${shown.join(', ')}${ids.length > 5 ? ` and ${ids.length - 5} more` : ''}.`,
