@@ -2,7 +2,6 @@
 // service's {message} and {status, message}, OneRoster imsx_* in its field variants, errors[] lists,
 // and bodies that are not JSON at all (a proxy's HTML page).
 import { ApiError, RosterError } from '../errors.js';
-import { serverText } from './server-text.js';
 import type { HttpResponse } from './transport.js';
 
 /** `what` names the operation for the message, e.g. "Attendance check". */
@@ -51,14 +50,14 @@ const MAX_MESSAGES = 5;
  * confirmed became an "unexpected failure") or list a million of them.
  */
 export function messageOf(body: unknown, depth = 0): string | undefined {
-  if (typeof body === 'string') return serverText(body);
+  if (typeof body === 'string') return clean(body);
   if (!isRecord(body) || depth > MAX_DEPTH) return undefined;
   if (typeof body.error === 'string') {
     const description = typeof body.error_description === 'string' ? body.error_description : undefined;
-    return description ? `${serverText(description)} (${serverText(body.error)})` : serverText(body.error);
+    return description ? `${clean(description)} (${clean(body.error)})` : clean(body.error);
   }
   for (const key of ['imsx_description', 'message', 'description', 'detail', 'title']) {
-    if (typeof body[key] === 'string' && body[key]) return serverText(body[key] as string);
+    if (typeof body[key] === 'string' && body[key]) return clean(body[key] as string);
   }
   for (const key of ['imsx_statusInfo', 'statusInfoSet', 'imsx_statusInfoSet', 'errors', 'error']) {
     const nested = body[key];
@@ -72,7 +71,7 @@ export function messageOf(body: unknown, depth = 0): string | undefined {
       if (message) found.push(message);
       if (found.length === MAX_MESSAGES) break;
     }
-    if (found.length > 0) return serverText(found.join('; '));
+    if (found.length > 0) return clean(found.join('; '));
   }
   return codeMinorOf(body);
 }
@@ -87,7 +86,7 @@ function codeMinorOf(body: Record<string, unknown>): string | undefined {
   const values = fields
     .map((field) => (isRecord(field) ? field.imsx_codeMinorFieldValue : undefined))
     .filter((value): value is string => typeof value === 'string' && value !== '');
-  return values.length > 0 ? serverText(values.join(', ')) : undefined;
+  return values.length > 0 ? clean(values.join(', ')) : undefined;
 }
 
 /** How much of a body is examined for a description: any page's title is well inside it. */
@@ -100,7 +99,7 @@ export function describeBody(response: HttpResponse): string {
   if (!response.body.trim()) return 'an empty body';
   if (/html/i.test(type) || /^\s*</.test(head)) {
     const title = htmlTitle(head);
-    return `an HTML page${title ? ` "${serverText(title)}"` : ''} (a proxy or gateway?)`;
+    return `an HTML page${title ? ` "${clean(title)}"` : ''} (a proxy or gateway?)`;
   }
   return parseJson(response.body) === undefined
     ? `${article(type)} ${type} body that is not JSON`
@@ -122,6 +121,12 @@ function htmlTitle(html: string): string | undefined {
 }
 
 const article = (word: string) => (/^[aeiou]/i.test(word) ? 'an' : 'a');
+
+/** One line, no control characters, bounded: server text goes straight to the user's terminal. */
+function clean(text: string): string {
+  const line = text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
+  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
+}
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
