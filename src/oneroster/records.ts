@@ -3,7 +3,7 @@
 // Records themselves are passed through untouched (--json prints the API's own fields); only the table
 // and CSV views go through here.
 import { isRecord } from '../api/errors.js';
-import { stringify } from '../output/json-text.js';
+import { FLATTEN_DEPTH, stringify } from '../output/json-text.js';
 
 type Rec = Record<string, unknown>;
 
@@ -86,9 +86,6 @@ function scalars(value: unknown): string[] {
   addScalars(value, out);
   return out;
 }
-
-/** Lists inside lists are flattened this deep; deeper, a list is one value, its JSON (bounded: json-text.ts). */
-const FLATTEN_DEPTH = 4;
 
 function addScalars(value: unknown, out: string[], depth = 0): void {
   if (value === undefined || value === null) return;

@@ -5,6 +5,11 @@
 // written exactly, by JSON.stringify alone.
 
 const MAX_DEPTH = 64;
+/**
+ * How deep a table or CSV cell flattens lists inside lists into its values (render.ts, records.ts); a list
+ * deeper than that is one value, its JSON (bounded here), so no cell recurses without end.
+ */
+export const FLATTEN_DEPTH = 4;
 const TOO_DEEP = `[nested deeper than ${MAX_DEPTH} levels: not shown]`;
 
 /** JSON.stringify(value, null, space), with anything nested deeper than MAX_DEPTH replaced by a note. */

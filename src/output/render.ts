@@ -1,7 +1,7 @@
 // The one renderer: commands hand over data, this decides how it looks. JSON for --json, a table on a
 // terminal, tab-separated text for pipes. stdout carries data only.
 import { type Terminal, writeWithBackpressure } from '../io.js';
-import { stringify } from './json-text.js';
+import { FLATTEN_DEPTH, stringify } from './json-text.js';
 import { displayText, jsonText } from './safe-text.js';
 import { colours } from './style.js';
 import { layoutTable, type TableColumn } from './table.js';
@@ -72,14 +72,11 @@ export function printFields(ctx: Terminal, fields: [label: string, value: unknow
   ctx.io.stdout.write(`${lines.join('\n')}\n`);
 }
 
-export function cellText(value: unknown): string {
+export function cellText(value: unknown, depth = 0): string {
   if (value === undefined || value === null) return '';
   if (typeof value === 'string') return displayText(value);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  // One level of list: a list inside it is shown as JSON, which bounds the depth (json-text.ts).
-  if (Array.isArray(value))
-    return value
-      .map((item) => (Array.isArray(item) ? displayText(stringify(item)) : cellText(item)))
-      .join(', ');
+  if (Array.isArray(value) && depth < FLATTEN_DEPTH)
+    return value.map((item) => cellText(item, depth + 1)).join(', ');
   return displayText(stringify(value));
 }
