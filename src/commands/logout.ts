@@ -68,14 +68,10 @@ export function register(program: Command, ctx: Context): void {
     .action(async () => {
       const result = await run({}, ctx);
       const kept = result.secretKeptFor;
-      ctx.log.info(
-        kept
-          ? `Removed the client id and ${result.tokensRemoved} cached token(s) of profile "${result.profile}". The client secret is kept for profile ${kept.map((name) => `"${name}"`).join(', ')}, which uses the same client id and base URL.\n` +
-              'Tokens already issued stay valid until they expire (at most one hour).'
-          : `${result.secretRemovedFrom ? `Removed the client secret from ${result.secretRemovedFrom}` : 'No stored client secret was found'} ` +
-              `and ${result.tokensRemoved} cached token(s) of profile "${result.profile}".\n` +
-              'Tokens already issued stay valid until they expire (at most one hour).',
-      );
+      const removed = kept
+        ? `Removed the client id and ${result.tokensRemoved} cached token(s) of profile "${result.profile}". The client secret is kept for profile ${kept.map((name) => `"${name}"`).join(', ')}, which uses the same client id and base URL.`
+        : `${result.secretRemovedFrom ? `Removed the client secret from ${result.secretRemovedFrom}` : 'No stored client secret was found'} and ${result.tokensRemoved} cached token(s) of profile "${result.profile}".`;
+      ctx.log.info(`${removed}\nTokens already issued stay valid until they expire (at most one hour).`);
     });
   examples(command, [
     '# On a terminal',
