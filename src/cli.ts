@@ -4,6 +4,7 @@ import { writeSync } from 'node:fs';
 import { isatty } from 'node:tty';
 import { monotonicMs } from './clock.js';
 import { type Context, settingsWithoutFlags, withRunSession } from './context.js';
+import { exitCodeFor } from './errors.js';
 import type { IO } from './io.js';
 import { type CommandListing, commandListing, createProgram, loadCommands, main } from './main.js';
 import { createLogger, redactedOutput } from './output/log.js';
@@ -23,17 +24,31 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(`${VERSION}\n`);
     return 0;
   }
-  // `roster … | head` closes the pipe early: that is the reader's choice, not an error. Any other failure to
-  // write the output (a full disk: ENOSPC) is one line and exit 1, not a stack trace.
+  // `roster … | head` closes the pipe early: that is the reader's choice, not an error, so a read stops at
+  // once with exit 0. A command that has already earned another code (rows failed, a check failed: see
+  // Context.endsIn) keeps it and finishes, saying why on stderr. Any other failure to write the output (a full
+  // disk: ENOSPC) is one line and exit 1, not a stack trace.
+  let closed = false;
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(0);
+    if (closed) return;
+    if (error.code === 'EPIPE') {
+      closed = true;
+      if (earned === 0) process.exit(0);
+      process.exitCode = earned;
+      return;
+    }
     sayNow(`Error: could not write the output: ${error.message}.`);
     process.exit(1);
   });
   // stderr closed early (`2>&1 | head -1`): nothing more can be said there, and the exit code still must be
   // the command's own (5 for rows in doubt), not a crash's 1.
   process.stderr.on('error', () => {});
-  return main(argv, createContext());
+  return main(
+    argv,
+    createContext((error) => {
+      earned = exitCodeFor(error);
+    }),
+  );
 }
 
 /**
@@ -48,10 +63,13 @@ function sayNow(line: string): void {
   }
 }
 
+/** The exit code the command has said its output ends in (Context.endsIn): 0 until it says. */
+let earned = 0;
+
 /** How soon the same signal again counts as the first one delivered twice (see trapInterrupt). */
 const REPEAT_MS = 250;
 
-function createContext(): Context {
+function createContext(endsIn?: Context['endsIn']): Context {
   const env = process.env;
   const secrets = new Redactor();
   const io: IO = {
@@ -109,6 +127,7 @@ function createContext(): Context {
     prompter: async (undone) =>
       (await import('./prompter.js')).createInquirerPrompter(process.stdin, process.stderr, undone),
     trapInterrupt,
+    endsIn,
   };
   // Until a command runs (main's preAction hook gives it its flags): the environment and the profile.
   return withRunSession(base, settingsWithoutFlags(base));

@@ -244,22 +244,25 @@ export function showFileSend(
   { report, stoppedBy }: FileSendOutcome,
   options: { json?: boolean; given: string },
 ): void {
+  const error = outcomeError(report, stoppedBy);
+  if (error) ctx.endsIn?.(error);
   if (options.json) printJson(ctx, report);
   for (const line of summaryLines(report, options.given)) ctx.log.info(line);
-  throwForOutcome(report, stoppedBy);
+  if (error) throw error;
 }
 
-function throwForOutcome(report: BulkReport, stoppedBy: RosterError | undefined): void {
+/** What the run comes to when not every row is confirmed sent: the error the command ends with. */
+function outcomeError(report: BulkReport, stoppedBy: RosterError | undefined): RosterError | undefined {
   const { counts } = report;
   if (report.interrupted) {
-    throw new RosterError(
+    return new RosterError(
       'interrupted',
       `Interrupted: ${counts.notStarted} row${counts.notStarted === 1 ? '' : 's'} not started`,
       'Run the same command again to continue; rows already sent will be skipped.',
     );
   }
   if (stoppedBy) {
-    throw new RosterError(
+    return new RosterError(
       stoppedBy.code,
       `Stopped sending: ${stoppedBy.message.replace(/\.$/, '')}`,
       stoppedBy.hint ?? 'Fix the cause and run the same command again to continue.',
@@ -270,6 +273,7 @@ function throwForOutcome(report: BulkReport, stoppedBy: RosterError | undefined)
       ...(counts.failed ? [`${counts.failed} failed`] : []),
       ...(counts.inDoubt ? [`${counts.inDoubt} in doubt`] : []),
     ];
-    throw new RosterError('partial', `Not every invitation is confirmed sent: ${parts.join(', ')}`);
+    return new RosterError('partial', `Not every invitation is confirmed sent: ${parts.join(', ')}`);
   }
+  return undefined;
 }

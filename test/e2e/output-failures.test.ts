@@ -1,6 +1,8 @@
-// When the output cannot be written: a full disk under stdout is one line and exit 1 (not a stack trace), and
-// a stderr closed early (`2>&1 | head -1`) leaves the exit code the command's own. The built CLI in a real
-// process, its stdout on Linux's /dev/full or its stderr's reading end closed by the test.
+// When the output cannot be written: a full disk under stdout is one line and exit 1 (not a stack trace); a
+// stdout closed early (`| head`, `| true`) ends a read with exit 0 but leaves a command that earned another
+// code (rows failed, a check failed) its own; a stderr closed early (`2>&1 | head -1`) leaves the exit code
+// the command's own. The built CLI in a real process, its stdout on Linux's /dev/full or a stream's reading
+// end closed by the test.
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,16 +14,22 @@ import { demoEnv, useSandbox } from '../helpers/sandbox.js';
 
 const fixture = useSandbox({ oneroster: { students: 300 } });
 
-/** Runs the CLI with `stdout` as given, and stderr piped (or its reading end closed at once). */
-function run(args: string[], env: Record<string, string>, stdout: number | 'pipe', closeStderr = false) {
+/** Runs the CLI with `stdout` as given ('closed': a pipe whose reading end is closed at once), and stderr piped (or closed so). */
+function run(
+  args: string[],
+  env: Record<string, string>,
+  stdout: number | 'pipe' | 'closed',
+  closeStderr = false,
+) {
   const child = spawn(process.execPath, [ROSTER_BIN, ...args], {
     env: cliEnv(fixture.home, env),
-    stdio: ['ignore', stdout, 'pipe'],
+    stdio: ['ignore', stdout === 'closed' ? 'pipe' : stdout, 'pipe'],
   });
   let stderr = '';
   if (closeStderr) child.stderr?.destroy();
   else child.stderr?.on('data', (d) => (stderr += d));
-  child.stdout?.resume();
+  if (stdout === 'closed') child.stdout?.destroy();
+  else child.stdout?.resume();
   const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
   return new Promise<{ code: number | null; stderr: string }>((resolve) =>
     child.on('close', (code) => {
@@ -67,6 +75,49 @@ describe('stderr closed early', () => {
       const result = await run(args, env, 'pipe', true);
       expect(result.code).toBe(5);
       expect(server.requests.filter((r) => r.method === 'POST')).toHaveLength(20);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('stdout closed early', () => {
+  it('a read stops with exit 0 and says nothing: the reader chose to stop', async () => {
+    const result = await run(['roster', 'students', '--all', '--ndjson'], demoEnv(fixture.sandbox), 'closed');
+    expect(result).toEqual({ code: 0, stderr: '' });
+  });
+
+  it('a bulk send with rows in doubt still exits 5, its summary on stderr', async () => {
+    const server = await startHostile(
+      (req, res) =>
+        req.method === 'POST' ? json(res, 500, { error: 'upstream failed' }) : res.writeHead(404).end(),
+      { schools: [{ sourcedId: 's1', name: 'Alder' }] },
+    );
+    try {
+      const file = join(tempDir(), 'invites.csv');
+      writeFileSync(
+        file,
+        `email,schoolId\n${Array.from({ length: 5 }, (_, i) => `p${i}@example.org,s1`).join('\n')}\n`,
+      );
+      const env = { ROSTER_BASE_URL: server.baseUrl, ROSTER_TOKEN: 'a-ready-token-for-the-hostile-server' };
+      const args = ['invite', 'send', '--file', file, '--sent-by-user-id', 'u1', '--yes', '--json'];
+      const result = await run(args, env, 'closed');
+      expect(result.code).toBe(5);
+      expect(result.stderr).toContain('Error: Not every invitation is confirmed sent: 5 in doubt.');
+      expect(server.requests.filter((r) => r.method === 'POST')).toHaveLength(5);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a failed doctor check exits as it does when its output is read', async () => {
+    const server = await startHostile((_req, res) => res.writeHead(404).end());
+    try {
+      const env = { ROSTER_BASE_URL: server.baseUrl, ROSTER_CLIENT_ID: 'c', ROSTER_CLIENT_SECRET: 's' };
+      const args = ['doctor', '--json', '--only', 'token-oauth'];
+      const read = await run(args, env, 'pipe');
+      expect(read.code).not.toBe(0);
+      expect(await run(args, env, 'closed')).toEqual(read);
     } finally {
       await server.close();
     }
