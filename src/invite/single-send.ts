@@ -1,7 +1,8 @@
 // One invitation sent by `roster invite send` (without --file), under roster's record of sent invitations
 // (src/invite/store/): claimed there before the request leaves, as a bulk row is, so that if this process is
 // killed or cut off mid-request every other run finds the invitation in doubt instead of e-mailing it again.
-// A single send is never refused (it is a deliberate send); it only waits for a run sending it now.
+// A single send is never refused (it is a deliberate send); it only waits for a run sending it now, and says
+// so first when the record shows it sent before (sentBefore).
 
 import type { InvitationBody } from '../api/enrollment.js';
 import { sendInvitation } from '../api/enrollment.js';
@@ -49,6 +50,23 @@ export async function sendOne(
   } finally {
     await record.close();
   }
+}
+
+/**
+ * When roster's record shows this invitation sent before (by a file, a plan or a single send), or undefined:
+ * a single send is never refused, but the admin hears of it before the question (a script, on stderr).
+ */
+export async function sentBefore(
+  ctx: Context,
+  session: Session,
+  settings: Settings,
+  body: InvitationBody,
+): Promise<string | undefined> {
+  const record = await SentRecord.peek(ctx.paths.stateDir, {
+    baseUrl: session.baseUrl,
+    clientId: settings.clientId ?? '',
+  });
+  return record.sentAt(invitationIdentity(body.email, body.schoolId, body.schoolYearId));
 }
 
 /**

@@ -1,7 +1,8 @@
 // roster's record of sent invitations, end to end: real `roster` processes against the sandbox. Single and
 // file sends land in it; a file run skips every row another run sent (overlapping files), whatever the file's
-// mtime (saved, touched, copied), unless --resend-sent; a single send goes out as asked; a planted
-// record stops a send before anything goes out; the plan's informational columns ride along, never sent.
+// mtime (saved, touched, copied), unless --resend-sent; a single send goes out as asked (saying so when the
+// record shows it sent before); a planted record stops a send before anything goes out; the plan's
+// informational columns ride along, never sent.
 import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -127,7 +128,7 @@ describe('every invitation roster confirms sent lands in the record of its desti
     ]);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(
-      /^Error: Cannot open .*\.jsonl: it is a symbolic link, which roster does not follow here/,
+      /^Error: Cannot read .*\.jsonl: it is a symbolic link, which roster does not follow here/,
     );
     expect(posts()).toEqual([]);
     expectUntouched(target);
@@ -223,6 +224,33 @@ describe('invite send --file never e-mails twice what another run sent after the
     expect(misuse.code).toBe(2);
     expect((await roster(sendAgain)).code).toBe(0);
     expect(emailsTo('again@example.org')).toBe(3);
+  });
+
+  it('a single send the record shows sent (here by a file) says so on stderr before it sends another; a dry run too', async () => {
+    const first = await roster([
+      'invite',
+      'send',
+      '--email',
+      'alone@example.org',
+      '--school-id',
+      'org-sch-1',
+      ...SENDER,
+    ]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).not.toContain('Warning');
+    const file = csvFile('one.csv', header, ['twice@example.org,org-sch-1,1']);
+    expect((await roster(['invite', 'send', '--file', file, ...SENDER])).code).toBe(0);
+    const single = ['invite', 'send', '--email', 'Twice@Example.org', '--school-id', 'org-sch-1', ...SENDER];
+    const when = (await record()).sentAt(invitationIdentity('twice@example.org', 'org-sch-1')) as string;
+    const dry = await roster([...single, '--dry-run']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stderr).toContain(
+      `Warning: roster's record shows an invitation to Twice@Example.org for org-sch-1 sent at ${when}; this would send another (see it: roster invite list --email Twice@Example.org).`,
+    );
+    const again = await roster(single);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain(`sent at ${when}; this sends another`);
+    expect(emailsTo('twice@example.org') + emailsTo('Twice@Example.org')).toBe(2);
   });
 
   it('two admins running overlapping files at once: the shared rows go out once (checked again before each row)', async () => {

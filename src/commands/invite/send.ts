@@ -86,6 +86,12 @@ export async function run(options: SendOptions, ctx: Context): Promise<SendResul
     ctx.log.warn(
       `--school-id ${printable(body.schoolId, 80)} is not in the district's list of schools; sent as given (--allow-unlisted-school).`,
     );
+  const single = await import('../../invite/single-send.js');
+  const sentAt = await single.sentBefore(ctx, session, settings, body);
+  if (sentAt !== undefined)
+    ctx.log.warn(
+      `roster's record shows an invitation to ${printable(body.email, 320)} for ${printable(body.schoolId, 80)} sent at ${sentAt}; this ${options.dryRun ? 'would send' : 'sends'} another (see it: roster invite list --email ${printable(body.email, 320)}).`,
+    );
   if (options.dryRun) {
     printDryRun(ctx, session, body, options.json, school.unlisted);
     return { body, dryRun: true };
@@ -96,8 +102,7 @@ export async function run(options: SendOptions, ctx: Context): Promise<SendResul
     if (school.unlisted) await confirmUnlisted(ctx, new Map([[body.schoolId, []]]));
     await confirm(ctx, session, body, resolver.nameOf(body.schoolId));
   }
-  const { sendOne } = await import('../../invite/single-send.js');
-  const created = await sendOne(ctx, session, settings, body);
+  const created = await single.sendOne(ctx, session, settings, body);
   return { body, dryRun: false, response: created.body, message: created.message };
 }
 
