@@ -171,6 +171,47 @@ describe('--csv', () => {
   }
 });
 
+describe('--columns', () => {
+  it('a column no record has a value in (a typo) is still shown, and named on stderr once the read is done', async () => {
+    const args = ['roster', 'students', '--all', '--columns', 'sourcedId,givenNme,middleName,identifier'];
+    const result = await roster(sandboxes.cap50, [...args, '--csv']);
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines[0]).toBe('sourcedId,givenNme,middleName,identifier');
+    expect(lines).toHaveLength(STUDENTS + 1);
+    expect(result.stderr).toBe(
+      "Warning: --columns givenNme: no record had a value there (names are case-sensitive; `--limit 1 --json` shows a record's fields).\n",
+    );
+    // Every column named exists: nothing said.
+    const fine = await roster(sandboxes.default, [
+      'roster',
+      'students',
+      '--limit',
+      '3',
+      '--columns',
+      'sourcedId,givenName',
+    ]);
+    expect(fine).toMatchObject({ code: 0, stderr: '' });
+  });
+
+  it('with --json or --ndjson is a usage error before any request', async () => {
+    for (const format of ['--json', '--ndjson']) {
+      const result = await roster(sandboxes.default, [
+        'roster',
+        'students',
+        '--columns',
+        'sourcedId',
+        format,
+      ]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(
+        `--columns chooses the columns of a table or CSV; ${format} prints every field`,
+      );
+    }
+    expect(sandboxes.default.requests).toEqual([]);
+  });
+});
+
 describe('retries', () => {
   it('a 503 with Retry-After: 1 on a page is retried and the export still has every record once', async () => {
     const sandbox = sandboxes.default;

@@ -96,6 +96,10 @@ export function parseReadOptions(
   if (formats.length > 1) throw new UsageError(`Choose one of ${formats.map((f) => `--${f}`).join(', ')}.`);
   const format: RecordFormat = formats[0] ?? (stdoutIsTTY ? 'table' : 'tsv');
   if (flags.escapeFormulas && format !== 'csv') throw new UsageError('--escape-formulas goes with --csv.');
+  if (flags.columns !== undefined && (format === 'json' || format === 'ndjson'))
+    throw new UsageError(
+      `--columns chooses the columns of a table or CSV; --${format} prints every field (--fields asks the server for fewer).`,
+    );
 
   const parents: Partial<Record<ParentFlag, string>> = {};
   for (const parent of parentFlagsOf(collection)) {
@@ -274,8 +278,15 @@ async function* pagesWithProgress(
 export async function showRead(ctx: Context, options: ReadOptions, result: ReadResult): Promise<ReadSummary> {
   const writerOptions = { escapeFormulas: options.escapeFormulas };
   if (result.kind === 'list') {
-    await writeRecords(ctx, options.format, result.columns, result.pages, writerOptions);
-    return result.finish();
+    const watched = options.columns && watchForValues(result.columns);
+    await writeRecords(ctx, options.format, watched?.columns ?? result.columns, result.pages, writerOptions);
+    const summary = result.finish();
+    const empty = watched ? watched.empty() : [];
+    if (summary.records > 0 && empty.length > 0)
+      ctx.log.warn(
+        `--columns ${empty.map((c) => printable(c, 80)).join(', ')}: no record had a value there (names are case-sensitive; \`--limit 1 --json\` shows a record's fields).`,
+      );
+    return summary;
   }
   const { record } = result;
   if (options.format === 'json') printJson(ctx, record);
@@ -287,6 +298,22 @@ export async function showRead(ctx: Context, options: ReadOptions, result: ReadR
     );
   } else await writeRecords(ctx, options.format, result.columns, [{ records: [record] }], writerOptions);
   return { records: 1, pages: 1, repeats: 0 };
+}
+
+/** The columns asked for by name, each noting whether any record had a value in it: a typo stays empty. */
+function watchForValues(columns: RecordColumn[]): { columns: RecordColumn[]; empty(): string[] } {
+  const filled = new Set<string>();
+  return {
+    columns: columns.map((column) => ({
+      ...column,
+      values: (record) => {
+        const values = column.values(record);
+        if (values.some((v) => v !== '')) filled.add(column.header);
+        return values;
+      },
+    })),
+    empty: () => columns.map((c) => c.header).filter((header) => !filled.has(header)),
+  };
 }
 
 async function readOne(
