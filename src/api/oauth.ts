@@ -2,6 +2,7 @@
 // credentials, and only ever to a token endpoint.
 import type { ClientAuth, TokenEndpointName } from '../config-file.js';
 import { AuthError, RosterError } from '../errors.js';
+import { printable } from '../values.js';
 import {
   type CachedToken,
   DEFAULT_TOKEN_LIFETIME_S,
@@ -136,5 +137,10 @@ function tokenError(response: HttpResponse, body: unknown, scopeHint?: string): 
     );
   }
   const what = message ?? (response.body.trim() ? 'an answer that is not an OAuth error' : 'an empty answer');
-  return new RosterError('api', `${where} failed (HTTP ${response.status}): ${what}`);
+  // Nothing at the token endpoint's address: most often a base URL without the service's path (/v1).
+  const hint =
+    response.status === 404
+      ? `Check the base URL, which includes the service's path (as in https://api.example.org/v1): nothing answers at ${printable(response.url, 200)}.`
+      : undefined;
+  return new RosterError('api', `${where} failed (HTTP ${response.status}): ${what}`, hint);
 }

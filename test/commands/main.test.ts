@@ -149,6 +149,18 @@ describe('exit codes', () => {
     );
   });
 
+  it('a base URL without the service path (/v1): the token endpoint 404s, and the hint names the address', async () => {
+    const origin = fixture.sandbox.baseUrl.replace(/\/v1$/, '');
+    const result = await roster(['attendance', 'check'], {
+      env: { ...envFor('demo-allowed'), ROSTER_BASE_URL: origin },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^Error: The token endpoint failed \(HTTP 404\): /);
+    expect(result.stderr).toContain(
+      `Check the base URL, which includes the service's path (as in https://api.example.org/v1): nothing answers at ${origin}/oauth/token.\n`,
+    );
+  });
+
   it('an unexpected exception is exit 1 with "Run again with --debug" and a stack only under --debug', async () => {
     const setup = async (debug: boolean) => {
       const f = fakeContext();
