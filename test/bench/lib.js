@@ -59,6 +59,19 @@ export function requireBuild() {
   }
 }
 
+/**
+ * CPU time (user + system, ms) a running process has used so far, from /proc (clock ticks of 10 ms, Linux's
+ * USER_HZ); undefined where there is no /proc.
+ */
+export function cpuMsOf(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
 /** A preload (node --import) that reports the process's own peak RSS (kB) on file descriptor 3 as it exits. */
 export const PEAK_RSS_PRELOAD = `data:text/javascript,${encodeURIComponent(
   "import{writeSync}from'node:fs';process.on('exit',()=>{try{writeSync(3,String(process.resourceUsage().maxRSS))}catch{}});",
