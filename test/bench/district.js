@@ -25,7 +25,9 @@
 //    (row 60,000 of 80,000, as issue 23 puts it; the rounds before its sixth killed at 60%),
 //    and run again: how long until its first request leaves (its first in-flight entry in the journal,
 //    goal < 2 s: the median of --starts starts from the killed state, 5 by default, the re-run's one of
-//    them) and its rate of rows after that against the first run's.
+//    them) and its rate of rows after that against the first run's. Beside the whole run, the floor under it:
+//    a bare node:http client (no journal, no record, no checks) POSTing 16,000 invitations at the same
+//    concurrency to the same sandbox, its time against its ideal and its CPU a POST.
 // 5. Plan (--only plan): `roster invite plan --all-schools` of the district against `roster roster users
 //    --all --ndjson` of it (goal ≤ 1.3×), peak RSS (goal ≤ 250 MB).
 // The sandbox runs as its own process: its CPU and memory are not counted.
@@ -34,6 +36,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  bareClientPosts,
   cpuMsOf,
   curlStudentPages,
   demoEnv,
@@ -67,6 +70,8 @@ const SEND_GOAL = 1.2;
 const SEND_CPU_GOAL_MS = 0.3;
 const RESUME_GOAL_MS = 2000;
 const RESUME_AT = 0.75;
+/** POSTs of the bare client that gives the send its floor (its CPU a POST does not depend on the count). */
+const BARE_ROWS = 16_000;
 const RESUME_STARTS = numberFlag('--starts', 5);
 const PLAN_GOAL = 1.3;
 const PLAN_MEMORY_GOAL_MB = 250;
@@ -252,6 +257,13 @@ async function sends() {
     console.log(
       `CPU ${(run.cpuUs / 1e6).toFixed(1)} s, ${cpuMs.toFixed(3)} ms/row  ${cpuMs <= SEND_CPU_GOAL_MS ? 'goal' : 'goal NOT'} met (≤ ${SEND_CPU_GOAL_MS} ms);` +
         ` peak RSS ${run.peakMb.toFixed(1)} MB  ${run.peakMb <= MEMORY_GOAL_MB ? 'goal' : 'goal NOT'} met (≤ ${MEMORY_GOAL_MB} MB)`,
+    );
+    // The floor under both: what the requests alone cost, against the same sandbox, on this machine.
+    const bareRows = Math.min(ROWS, BARE_ROWS);
+    const bare = bareClientPosts(sandbox.baseUrl, env, bareRows, CONCURRENCY);
+    const bareIdeal = (bareRows * LATENCY_MS) / CONCURRENCY;
+    console.log(
+      `${row(`a bare node:http client, ${bareRows.toLocaleString('en')} POSTs (the floor)`, bare.ms, bareIdeal)}  CPU ${(bare.cpuUs / 1000 / bareRows).toFixed(3)} ms/POST`,
     );
 
     // Resume: killed at 75% sent, then the same command again.

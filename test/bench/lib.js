@@ -272,6 +272,59 @@ export const sendArgs = (file, concurrency = 8) => [
   ...['--concurrency', String(concurrency)],
 ];
 
+/** A bare client's POSTs (bareClientPosts): node:http, keep-alive, no journal, record or checks. */
+const BARE_CLIENT = `
+import http from 'node:http';
+const { BARE_URL, BARE_TOKEN } = process.env;
+const n = Number(process.env.BARE_N);
+const concurrency = Number(process.env.BARE_CONCURRENCY);
+const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+const post = (i) => new Promise((resolve, reject) => {
+  const body = JSON.stringify({ email: 'bare-' + i + '@example.org', schoolId: 'org-sch-1', scopes: ['fillEnrollment'], studentCount: 1, sentByUserId: 'usr-1' });
+  const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: 'Bearer ' + BARE_TOKEN };
+  const req = http.request(BARE_URL + '/enrollment/invitations', { method: 'POST', agent, headers }, (res) => {
+    let text = '';
+    res.setEncoding('utf8');
+    res.on('data', (chunk) => (text += chunk));
+    res.on('end', () => (res.statusCode === 201 || res.statusCode === 200 ? resolve(JSON.parse(text)) : reject(new Error(res.statusCode + ' ' + text))));
+  });
+  req.on('error', reject);
+  req.end(body);
+});
+let next = 0;
+const started = performance.now();
+await Promise.all(Array.from({ length: concurrency }, async () => { while (next < n) await post(next++); }));
+const ms = performance.now() - started;
+const usage = process.cpuUsage();
+agent.destroy();
+console.log(JSON.stringify({ ms, cpuUs: usage.user + usage.system }));
+`;
+
+/**
+ * The floor under a send: a bare node:http client (keep-alive, `concurrency` sockets; no journal, no record,
+ * no checks) POSTing `n` invitations to the sandbox, in a process of its own, with a token roster got for
+ * it. Wall ms of the POSTs, and the process's CPU µs (start-up included, ~50 ms).
+ */
+export function bareClientPosts(baseUrl, env, n, concurrency) {
+  const token = spawnSync(process.execPath, [ROSTER, 'token', '--endpoint', 'v1p1'], {
+    env,
+    encoding: 'utf8',
+  });
+  if (token.status !== 0) throw new Error(`roster token failed: ${token.stderr}`);
+  const result = spawnSync(process.execPath, ['--input-type=module', '-e', BARE_CLIENT], {
+    env: {
+      ...env,
+      BARE_URL: baseUrl,
+      BARE_TOKEN: token.stdout.trim(),
+      BARE_N: String(n),
+      BARE_CONCURRENCY: String(concurrency),
+    },
+    encoding: 'utf8',
+  });
+  if (result.status !== 0) throw new Error(`the bare client failed: ${result.stderr}`);
+  return JSON.parse(result.stdout);
+}
+
 /**
  * Runs roster (stdout discarded) under USAGE_PRELOAD, polling `follower` (journalFollower) every 5 ms;
  * `stop(seen)` returning a signal name sends it that signal, once. Resolves with wall ms, the exit code,
