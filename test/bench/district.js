@@ -62,6 +62,8 @@ const LATENCY_MS = numberFlag('--latency', 20);
 const BIG = numberFlag('--big', 200_000);
 const PAGE_SIZE = 1000;
 const CPU_GOAL_US = 15;
+/** Times one page is decoded and parsed for the reads' floor (pageFloor). */
+const PAGE_FLOOR_TRIES = 50;
 const CURL_GOAL = 0.5;
 const MEMORY_GOAL_MB = 150;
 const ROWS = numberFlag('--rows', 80_000);
@@ -120,6 +122,28 @@ function exportRecords(summary) {
     .reduce((sum, f) => sum + f.rows + f.omitted, 0);
 }
 
+/**
+ * What one page of students costs before any of roster's own work: its bytes decoded from UTF-8 and parsed
+ * (JSON.parse), in this process, PAGE_FLOOR_TRIES times: the CPU (user + system) per record. Writing the
+ * records out again costs more on top.
+ */
+async function pageFloor(baseUrl, env) {
+  const token = spawnSync(process.execPath, [ROSTER, 'token', '--endpoint', 'v1p1'], {
+    env,
+    encoding: 'utf8',
+  });
+  const answer = await fetch(`${baseUrl}/ims/oneroster/v1p1/students?limit=${PAGE_SIZE}&offset=0`, {
+    headers: { authorization: `Bearer ${token.stdout.trim()}` },
+  });
+  const bytes = Buffer.from(await answer.arrayBuffer());
+  const records = JSON.parse(bytes.toString('utf8')).users.length;
+  JSON.parse(bytes.toString('utf8')); // warm-up
+  const before = process.cpuUsage();
+  for (let i = 0; i < PAGE_FLOOR_TRIES; i++) JSON.parse(bytes.toString('utf8'));
+  const used = process.cpuUsage(before);
+  return { records, us: (used.user + used.system) / PAGE_FLOOR_TRIES / records };
+}
+
 async function cpuPerRecord() {
   console.log(
     `\n# CPU per record: a district of ${STUDENTS.toLocaleString('en')} students in ${SCHOOLS} schools, no added latency (node ${process.version})`,
@@ -162,6 +186,10 @@ async function cpuPerRecord() {
         `${''.padEnd(40)} CPU ${(median(list.map((r) => r.cpuUs)) / 1e6).toFixed(2)} s, wall ${(median(list.map((r) => r.ms)) / 1000).toFixed(2)} s, peak RSS ${Math.max(...list.map((r) => r.peakMb)).toFixed(1)} MB`,
       );
     }
+    const floor = await pageFloor(sandbox.baseUrl, env);
+    console.log(
+      `${'one page alone: UTF-8 decode, JSON.parse'.padEnd(40)} ${floor.records.toLocaleString('en').padStart(9)} records  ${floor.us.toFixed(1).padStart(5)} µs CPU/record (the floor of any client that parses the pages whole, on this machine)`,
+    );
   } finally {
     sandbox.stop();
     rmSync(dir, { recursive: true, force: true });
