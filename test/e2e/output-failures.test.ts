@@ -57,27 +57,36 @@ describe.skipIf(!existsSync('/dev/full'))('stdout on a full disk', () => {
   });
 });
 
+/**
+ * `invite send --file` of `rows` invitations to a server that answers every POST 500 (each row in doubt),
+ * with stdout and stderr as `run` takes them: the run's result and the POSTs the server saw.
+ */
+async function inDoubtSend(rows: number, extra: string[], stdout: 'pipe' | 'closed', closeStderr = false) {
+  const server = await startHostile(
+    (req, res) =>
+      req.method === 'POST' ? json(res, 500, { error: 'upstream failed' }) : res.writeHead(404).end(),
+    { schools: [{ sourcedId: 's1', name: 'Alder' }] },
+  );
+  try {
+    const file = join(tempDir(), 'invites.csv');
+    writeFileSync(
+      file,
+      `email,schoolId\n${Array.from({ length: rows }, (_, i) => `p${i}@example.org,s1`).join('\n')}\n`,
+    );
+    const env = { ROSTER_BASE_URL: server.baseUrl, ROSTER_TOKEN: 'a-ready-token-for-the-hostile-server' };
+    const args = ['invite', 'send', '--file', file, '--sent-by-user-id', 'u1', '--yes', ...extra];
+    const result = await run(args, env, stdout, closeStderr);
+    return { ...result, posts: server.requests.filter((r) => r.method === 'POST').length };
+  } finally {
+    await server.close();
+  }
+}
+
 describe('stderr closed early', () => {
   it('a bulk send with rows in doubt still exits 5', async () => {
-    const server = await startHostile(
-      (req, res) =>
-        req.method === 'POST' ? json(res, 500, { error: 'upstream failed' }) : res.writeHead(404).end(),
-      { schools: [{ sourcedId: 's1', name: 'Alder' }] },
-    );
-    try {
-      const file = join(tempDir(), 'invites.csv');
-      writeFileSync(
-        file,
-        `email,schoolId\n${Array.from({ length: 20 }, (_, i) => `p${i}@example.org,s1`).join('\n')}\n`,
-      );
-      const env = { ROSTER_BASE_URL: server.baseUrl, ROSTER_TOKEN: 'a-ready-token-for-the-hostile-server' };
-      const args = ['invite', 'send', '--file', file, '--sent-by-user-id', 'u1', '--yes'];
-      const result = await run(args, env, 'pipe', true);
-      expect(result.code).toBe(5);
-      expect(server.requests.filter((r) => r.method === 'POST')).toHaveLength(20);
-    } finally {
-      await server.close();
-    }
+    const result = await inDoubtSend(20, [], 'pipe', true);
+    expect(result.code).toBe(5);
+    expect(result.posts).toBe(20);
   });
 });
 
@@ -88,26 +97,10 @@ describe('stdout closed early', () => {
   });
 
   it('a bulk send with rows in doubt still exits 5, its summary on stderr', async () => {
-    const server = await startHostile(
-      (req, res) =>
-        req.method === 'POST' ? json(res, 500, { error: 'upstream failed' }) : res.writeHead(404).end(),
-      { schools: [{ sourcedId: 's1', name: 'Alder' }] },
-    );
-    try {
-      const file = join(tempDir(), 'invites.csv');
-      writeFileSync(
-        file,
-        `email,schoolId\n${Array.from({ length: 5 }, (_, i) => `p${i}@example.org,s1`).join('\n')}\n`,
-      );
-      const env = { ROSTER_BASE_URL: server.baseUrl, ROSTER_TOKEN: 'a-ready-token-for-the-hostile-server' };
-      const args = ['invite', 'send', '--file', file, '--sent-by-user-id', 'u1', '--yes', '--json'];
-      const result = await run(args, env, 'closed');
-      expect(result.code).toBe(5);
-      expect(result.stderr).toContain('Error: Not every invitation is confirmed sent: 5 in doubt.');
-      expect(server.requests.filter((r) => r.method === 'POST')).toHaveLength(5);
-    } finally {
-      await server.close();
-    }
+    const result = await inDoubtSend(5, ['--json'], 'closed');
+    expect(result.code).toBe(5);
+    expect(result.stderr).toContain('Error: Not every invitation is confirmed sent: 5 in doubt.');
+    expect(result.posts).toBe(5);
   });
 
   it('a failed doctor check exits as it does when its output is read', async () => {
