@@ -99,6 +99,12 @@ export class Session implements Authenticator {
           scope,
           now: this.ctx.now(),
           scopeHint: scopeHint(purpose, scope, this.settings.profileName),
+          notFoundHint: notFoundHint(
+            this.baseUrl,
+            purpose,
+            endpoint,
+            choice.endpoint === undefined ? profile.tokenEndpoints?.[purpose] : undefined,
+          ),
         });
         this.ctx.secrets.add(token.accessToken);
         return token;
@@ -170,6 +176,25 @@ const USE: Record<TokenPurpose, string> = {
   'oneroster-1.1': 'OneRoster 1.1',
   'oneroster-1.2': 'OneRoster 1.2',
 };
+
+/**
+ * The next step when nothing answers at a token endpoint (404): the profile's own endpoint for this use when
+ * it names one; else a base URL without the service's path (/v1); else a server that serves its tokens at
+ * another of the endpoints.
+ */
+export function notFoundHint(
+  baseUrl: string,
+  purpose: TokenPurpose,
+  endpoint: string,
+  configured: string | undefined,
+): string {
+  const key = `tokenEndpoints.${purpose}`;
+  if (configured !== undefined)
+    return `This profile sends ${USE[purpose]} tokens' requests to ${printable(endpoint, 200)}: check it (\`roster config get ${key}\`).`;
+  if (!/\/v1\/?$/.test(new URL(baseUrl).pathname))
+    return `Check the base URL, which includes the service's path (as in https://api.example.org/v1): nothing answers at ${printable(baseUrl + endpoint, 200)}.`;
+  return `If this server gives ${USE[purpose]} tokens at another address, name it: \`roster config set ${key} oauth\` (or v1p1, v1p2, a /path).`;
+}
 
 /**
  * The `roster token` that prints a token for each use, with the profile's default endpoints and scopes

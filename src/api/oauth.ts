@@ -2,7 +2,6 @@
 // credentials, and only ever to a token endpoint.
 import type { ClientAuth, TokenEndpointName } from '../config-file.js';
 import { AuthError, RosterError } from '../errors.js';
-import { printable } from '../values.js';
 import {
   type CachedToken,
   DEFAULT_TOKEN_LIFETIME_S,
@@ -43,6 +42,8 @@ export interface TokenRequest {
   now: number;
   /** The next step when the server says the scope is missing or wrong: the caller knows which setting. */
   scopeHint?: string;
+  /** The next step when nothing answers at the endpoint (404): the caller knows where its path came from. */
+  notFoundHint?: string;
 }
 
 export async function requestToken(transport: Transport, request: TokenRequest): Promise<CachedToken> {
@@ -59,7 +60,7 @@ export async function requestToken(transport: Transport, request: TokenRequest):
     form.set('client_secret', request.credentials.clientSecret);
   }
   const response = await transport.send({ method: 'POST', url: request.url, headers, body: form.toString() });
-  return parseTokenResponse(response, request.now, request.scope, request.scopeHint);
+  return parseTokenResponse(response, request.now, request.scope, request.scopeHint, request.notFoundHint);
 }
 
 export function parseTokenResponse(
@@ -67,9 +68,10 @@ export function parseTokenResponse(
   now: number,
   requestedScope?: string,
   scopeHint?: string,
+  notFoundHint?: string,
 ): CachedToken {
   const body = parseJson(response.body);
-  if (response.status !== 200) throw tokenError(response, body, scopeHint);
+  if (response.status !== 200) throw tokenError(response, body, scopeHint, notFoundHint);
   const unexpected = (why: string) =>
     new RosterError('unexpected', `The token endpoint answered 200 but ${why}.`, 'Check the base URL.');
   if (!isRecord(body)) throw unexpected('not with a JSON object');
@@ -117,7 +119,12 @@ export function isScopeError(body: Record<string, unknown>): boolean {
   );
 }
 
-function tokenError(response: HttpResponse, body: unknown, scopeHint?: string): RosterError {
+function tokenError(
+  response: HttpResponse,
+  body: unknown,
+  scopeHint?: string,
+  notFoundHint?: string,
+): RosterError {
   const message = messageOf(body);
   const where = 'The token endpoint';
   // A failing server is not a credentials problem, whatever its body looks like.
@@ -137,10 +144,6 @@ function tokenError(response: HttpResponse, body: unknown, scopeHint?: string): 
     );
   }
   const what = message ?? (response.body.trim() ? 'an answer that is not an OAuth error' : 'an empty answer');
-  // Nothing at the token endpoint's address: most often a base URL without the service's path (/v1).
-  const hint =
-    response.status === 404
-      ? `Check the base URL, which includes the service's path (as in https://api.example.org/v1): nothing answers at ${printable(response.url, 200)}.`
-      : undefined;
+  const hint = response.status === 404 ? notFoundHint : undefined;
   return new RosterError('api', `${where} failed (HTTP ${response.status}): ${what}`, hint);
 }

@@ -61,15 +61,13 @@ export function register(program: Command, ctx: Context): void {
         run(options, ctx),
         import('../doctor/render.js'),
       ]);
-      const failure =
-        report.exitCode === 0
-          ? undefined
-          : new RosterError(EXIT_ERROR[report.exitCode] ?? 'failure', summary(report));
-      if (failure) ctx.endsIn?.(failure);
       if (options.json) printJson(ctx, report);
       else await printReport(ctx, report);
-      if (failure) throw failure;
-      if (!options.json) ctx.log.info(summary(report));
+      if (report.exitCode === 0) {
+        if (!options.json) ctx.log.info(summary(report));
+        return;
+      }
+      throw new RosterError(EXIT_ERROR[report.exitCode] ?? 'failure', summary(report));
     })
     .addHelpText(
       'after',

@@ -12,7 +12,7 @@ import type { Context } from '../context.js';
 import { AuthError, UsageError } from '../errors.js';
 import { readAll } from '../io.js';
 import { consent, type Prompter } from '../prompter.js';
-import { Session, scopeHint } from '../session.js';
+import { notFoundHint, Session, scopeHint } from '../session.js';
 import { checkScope, type Settings } from '../settings.js';
 import { hiddenCharacter, printable } from '../values.js';
 import { examples } from './common.js';
@@ -130,6 +130,12 @@ export async function run(options: LoginOptions, ctx: Context): Promise<LoginRes
     scope: generalScope,
     now: ctx.now(),
     scopeHint: scopeHint('general', generalScope, settings.profileName, { login: true }),
+    notFoundHint: notFoundHint(
+      baseUrl,
+      'general',
+      source.key.endpoint,
+      settings.profile.tokenEndpoints?.general,
+    ),
   });
   ctx.secrets.add(token.accessToken);
 

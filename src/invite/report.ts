@@ -244,25 +244,22 @@ export function showFileSend(
   { report, stoppedBy }: FileSendOutcome,
   options: { json?: boolean; given: string },
 ): void {
-  const error = outcomeError(report, stoppedBy);
-  if (error) ctx.endsIn?.(error);
   if (options.json) printJson(ctx, report);
   for (const line of summaryLines(report, options.given)) ctx.log.info(line);
-  if (error) throw error;
+  throwForOutcome(report, stoppedBy);
 }
 
-/** What the run comes to when not every row is confirmed sent: the error the command ends with. */
-function outcomeError(report: BulkReport, stoppedBy: RosterError | undefined): RosterError | undefined {
+function throwForOutcome(report: BulkReport, stoppedBy: RosterError | undefined): void {
   const { counts } = report;
   if (report.interrupted) {
-    return new RosterError(
+    throw new RosterError(
       'interrupted',
       `Interrupted: ${counts.notStarted} row${counts.notStarted === 1 ? '' : 's'} not started`,
       'Run the same command again to continue; rows already sent will be skipped.',
     );
   }
   if (stoppedBy) {
-    return new RosterError(
+    throw new RosterError(
       stoppedBy.code,
       `Stopped sending: ${stoppedBy.message.replace(/\.$/, '')}`,
       stoppedBy.hint ?? 'Fix the cause and run the same command again to continue.',
@@ -273,7 +270,6 @@ function outcomeError(report: BulkReport, stoppedBy: RosterError | undefined): R
       ...(counts.failed ? [`${counts.failed} failed`] : []),
       ...(counts.inDoubt ? [`${counts.inDoubt} in doubt`] : []),
     ];
-    return new RosterError('partial', `Not every invitation is confirmed sent: ${parts.join(', ')}`);
+    throw new RosterError('partial', `Not every invitation is confirmed sent: ${parts.join(', ')}`);
   }
-  return undefined;
 }

@@ -1,7 +1,7 @@
 // Which token endpoint serves which purpose, and what the token cache is keyed by.
 import { describe, expect, it } from 'vitest';
 import type { Profile } from '../../src/config-file.js';
-import { endpointPath, Session } from '../../src/session.js';
+import { endpointPath, notFoundHint, Session } from '../../src/session.js';
 import {
   DEFAULT_MAX_RECORDS,
   DEFAULT_MAX_RESPONSE_BYTES,
@@ -117,5 +117,30 @@ describe('endpointPath', () => {
     ]) {
       expect(() => endpointPath(bad), bad).toThrow(/Invalid token endpoint/);
     }
+  });
+});
+
+describe('notFoundHint (a token endpoint that answers 404)', () => {
+  it("names the profile's endpoint setting when the profile chose the path", () => {
+    expect(
+      notFoundHint('https://api.example.org/v1', 'oneroster-1.1', '/custom/token', '/custom/token'),
+    ).toBe(
+      "This profile sends OneRoster 1.1 tokens' requests to /custom/token: check it (`roster config get tokenEndpoints.oneroster-1.1`).",
+    );
+  });
+
+  it('blames a base URL without the service path (/v1), naming the address', () => {
+    for (const base of ['https://api.example.org', 'https://api.example.org/api'])
+      expect(notFoundHint(base, 'general', '/oauth/token', undefined)).toBe(
+        `Check the base URL, which includes the service's path (as in https://api.example.org/v1): nothing answers at ${base}/oauth/token.`,
+      );
+  });
+
+  it('with a base URL ending in /v1 and the default path, points to the other endpoints', () => {
+    expect(
+      notFoundHint('https://api.example.org/v1', 'invitations', '/ims/oneroster/v1p1/token', undefined),
+    ).toBe(
+      'If this server gives invitation tokens at another address, name it: `roster config set tokenEndpoints.invitations oauth` (or v1p1, v1p2, a /path).',
+    );
   });
 });

@@ -125,12 +125,11 @@ async function run(flags: ForgetFlags, ctx: Context): Promise<void> {
     if (selection.kind === 'file') sayNotRecorded(ctx, selection, preview);
     const n = preview.forgotten.length;
     if (n === 0) {
-      const stop = flags.dryRun ? undefined : inFlightEnding(ctx, preview);
       if (flags.json) printJson(ctx, report(path, destination, flags, preview));
       ctx.log.info(`Nothing to forget in ${where}.`);
       if (selection.kind === 'match' && selection.school !== undefined)
         await saySchoolIds(ctx, record, selection.school);
-      if (stop) throw stop;
+      if (!flags.dryRun) stopIfInFlight(preview);
       return;
     }
     if (!flags.json) list(ctx, preview);
@@ -156,13 +155,12 @@ async function run(flags: ForgetFlags, ctx: Context): Promise<void> {
       forgotten: done.forgotten,
       inFlight: [...preview.inFlight, ...done.inFlight],
     };
-    const stop = inFlightEnding(ctx, outcome);
     if (flags.json) printJson(ctx, report(path, destination, flags, outcome));
     const gone = n - done.forgotten.length - done.inFlight.length;
     ctx.log.info(
       `Forgot ${done.forgotten.length} invitation${done.forgotten.length === 1 ? '' : 's'} of ${where} (${path})${gone > 0 ? `; ${gone} had been forgotten meanwhile` : ''}.`,
     );
-    if (stop) throw stop;
+    stopIfInFlight(outcome);
   } finally {
     await record.close();
   }
@@ -183,20 +181,15 @@ async function saySchoolIds(ctx: Context, record: SentRecord, school: string): P
   );
 }
 
-/**
- * Exit 5 when some invitations asked for were being sent, and so stay recorded: the error the command ends
- * in, said before its report is written (Context.endsIn).
- */
-function inFlightEnding(ctx: Context, outcome: ForgetOutcome): RosterError | undefined {
+/** Exit 5 when some invitations asked for were being sent, and so stay recorded. */
+function stopIfInFlight(outcome: ForgetOutcome): void {
   const n = outcome.inFlight.length;
-  if (n === 0) return undefined;
-  const error = new RosterError(
+  if (n === 0) return;
+  throw new RosterError(
     'partial',
     `${n} invitation${n === 1 ? ' was' : 's were'} being sent by another roster run and ${n === 1 ? 'was' : 'were'} not forgotten`,
     'Run the same command again once that run is done.',
   );
-  ctx.endsIn?.(error);
-  return error;
 }
 
 function sayInFlight(ctx: Context, outcome: ForgetOutcome): void {

@@ -99,17 +99,17 @@ async function report({ request, result, meta }: AuditOutcome, json: boolean, ct
   if (request.html) ctx.log.info(`HTML report written to ${request.html}.`);
 }
 
-/** Exit 1 when a finding is at or above --fail-on: the error the audit ends in. */
-async function findingsFailure({ request, result }: AuditOutcome): Promise<RosterError | undefined> {
+/** Exit 1 when a finding is at or above --fail-on. */
+async function failOnFindings({ request, result }: AuditOutcome): Promise<void> {
   const { fails } = await import('../../audit/run.js');
-  if (!fails(result, request.failOn)) return undefined;
+  if (!fails(result, request.failOn)) return;
   const worst = result.findings.filter(
     (f) =>
       f.count > 0 &&
       request.failOn !== 'never' &&
       SEVERITIES.indexOf(f.severity) <= SEVERITIES.indexOf(request.failOn),
   );
-  return new RosterError(
+  throw new RosterError(
     'failure',
     `The audit found problems at or above --fail-on ${request.failOn}: ${worst.map((f) => `${f.check} (${f.count})`).join(', ')}`,
   );
@@ -158,10 +158,8 @@ export function register(group: Command, ctx: Context): void {
     .option('--refresh-schools', "read the district's schools again instead of using the day-old cache")
     .action(async (flags: AuditFlags) => {
       const outcome = await run(flags, ctx);
-      const failure = await findingsFailure(outcome);
-      if (failure) ctx.endsIn?.(failure);
       await report(outcome, Boolean(flags.json), ctx);
-      if (failure) throw failure;
+      await failOnFindings(outcome);
     });
   examples(command, [
     'roster roster audit',
