@@ -4,7 +4,6 @@ import { writeSync } from 'node:fs';
 import { isatty } from 'node:tty';
 import { monotonicMs } from './clock.js';
 import { type Context, settingsWithoutFlags, withRunSession } from './context.js';
-import { exitCodeFor } from './errors.js';
 import type { IO } from './io.js';
 import { type CommandListing, commandListing, createProgram, loadCommands, main } from './main.js';
 import { createLogger, redactedOutput } from './output/log.js';
@@ -24,17 +23,16 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(`${VERSION}\n`);
     return 0;
   }
-  // `roster … | head` closes the pipe early: that is the reader's choice, not an error, so a read stops at
-  // once with exit 0. A command that has already earned another code (rows failed, a check failed: see
-  // Context.endsIn) keeps it and finishes, saying why on stderr. Any other failure to write the output (a full
-  // disk: ENOSPC) is one line and exit 1, not a stack trace.
-  let closed = false;
+  // `roster … | head` closes the pipe early: that is the reader's choice, not an error. A read that streams
+  // (Context.stopWhenOutputCloses) stops at once with exit 0; any other command finishes its work, writing
+  // into nothing, and ends with its own exit code (a bulk send's failed rows stay exit 5, an `invite forget`
+  // is not cut off half-way). Any other failure to write the output (a full disk: ENOSPC) is one line and
+  // exit 1, not a stack trace.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (closed) return;
+    if (stdoutGone) return;
     if (error.code === 'EPIPE') {
-      closed = true;
-      if (earned === 0) process.exit(0);
-      process.exitCode = earned;
+      if (stopOnClosedOutput) process.exit(0);
+      silenceStdout();
       return;
     }
     sayNow(`Error: could not write the output: ${error.message}.`);
@@ -43,12 +41,7 @@ export async function run(argv: string[]): Promise<number> {
   // stderr closed early (`2>&1 | head -1`): nothing more can be said there, and the exit code still must be
   // the command's own (5 for rows in doubt), not a crash's 1.
   process.stderr.on('error', () => {});
-  return main(
-    argv,
-    createContext((error) => {
-      earned = exitCodeFor(error);
-    }),
-  );
+  return main(argv, createContext());
 }
 
 /**
@@ -63,13 +56,25 @@ function sayNow(line: string): void {
   }
 }
 
-/** The exit code the command has said its output ends in (Context.endsIn): 0 until it says. */
-let earned = 0;
+/** The command is a read that streams: a closed stdout ends it (Context.stopWhenOutputCloses). */
+let stopOnClosedOutput = false;
+/** stdout's reader is gone, and what the command writes goes nowhere (silenceStdout). */
+let stdoutGone = false;
+
+/**
+ * stdout's reader is gone: what the command writes from now on goes nowhere, at once (a write waiting for the
+ * stream to drain is let go), so its work and its exit code are its own.
+ */
+function silenceStdout(): void {
+  stdoutGone = true;
+  process.stdout.write = (() => true) as typeof process.stdout.write;
+  process.stdout.emit('drain');
+}
 
 /** How soon the same signal again counts as the first one delivered twice (see trapInterrupt). */
 const REPEAT_MS = 250;
 
-function createContext(endsIn?: Context['endsIn']): Context {
+function createContext(): Context {
   const env = process.env;
   const secrets = new Redactor();
   const io: IO = {
@@ -127,7 +132,9 @@ function createContext(endsIn?: Context['endsIn']): Context {
     prompter: async (undone) =>
       (await import('./prompter.js')).createInquirerPrompter(process.stdin, process.stderr, undone),
     trapInterrupt,
-    endsIn,
+    stopWhenOutputCloses: () => {
+      stopOnClosedOutput = true;
+    },
   };
   // Until a command runs (main's preAction hook gives it its flags): the environment and the profile.
   return withRunSession(base, settingsWithoutFlags(base));

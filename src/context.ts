@@ -2,7 +2,7 @@
 // keychain or the network directly, so tests can hand them a fake one. Heavy pieces (keychain binding,
 // prompts) load lazily: `--help`, `--version` and usage errors never pay for them.
 import type { KeychainStore } from './auth/secret-store.js';
-import type { RosterError, Undone } from './errors.js';
+import type { Undone } from './errors.js';
 import type { Terminal } from './io.js';
 import type { Logger } from './output/log.js';
 import type { Paths } from './paths.js';
@@ -34,11 +34,12 @@ export interface Context extends Terminal {
    */
   trapInterrupt(): AbortSignal;
   /**
-   * Said by a command before it writes a report that ends in this error (a bulk run's rows failed, a check
-   * failed): should the reader close stdout early (`| head`, `| true`), roster still exits with the error's
-   * code, not the 0 a closed pipe otherwise means. Absent where there is no process to exit (unit tests).
+   * For a read that streams (a list, `changes`, a dry run's requests): should the reader close stdout early
+   * (`| head`), the process ends at once with exit 0 instead of reading on into nothing (and `changes --since
+   * last` saves no mark). Any other command finishes its work, its output silenced, with its own exit code.
+   * Absent where there is no process to end (unit tests).
    */
-  endsIn?(error: RosterError): void;
+  stopWhenOutputCloses?(): void;
   /**
    * The run's settings (flags > environment > profile > defaults), resolved on first use, once (below).
    * A command reads them through here, never from commander.

@@ -260,6 +260,8 @@ async function dryRun(
   flags: ResendFlags,
   options: FileSendOptions,
 ): Promise<void> {
+  // A stream of the requests it would send, and nothing sent: `| head` may end it.
+  ctx.stopWhenOutputCloses?.();
   const view = await peekRun(run, rows, flags);
   const { plan: work, path } = view;
   noteChanged(ctx, view, run.sha256, options.given);

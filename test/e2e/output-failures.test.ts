@@ -1,8 +1,8 @@
 // When the output cannot be written: a full disk under stdout is one line and exit 1 (not a stack trace); a
-// stdout closed early (`| head`, `| true`) ends a read with exit 0 but leaves a command that earned another
-// code (rows failed, a check failed) its own; a stderr closed early (`2>&1 | head -1`) leaves the exit code
-// the command's own. The built CLI in a real process, its stdout on Linux's /dev/full or a stream's reading
-// end closed by the test.
+// stdout closed early (`| head`, `| true`) ends a streaming read at once with exit 0 (saving nothing), and
+// any other command finishes with its own exit code (rows failed, a check failed, a file refused); a stderr
+// closed early (`2>&1 | head -1`) leaves the exit code the command's own. The built CLI in a real process,
+// its stdout on Linux's /dev/full or a stream's reading end closed by the test.
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -101,6 +101,29 @@ describe('stdout closed early', () => {
     expect(result.code).toBe(5);
     expect(result.stderr).toContain('Error: Not every invitation is confirmed sent: 5 in doubt.');
     expect(result.posts).toBe(5);
+  });
+
+  it('a bulk send whose file is refused, with --json, still exits 2 and lists the problem on stderr', async () => {
+    const file = join(tempDir(), 'unsigned.csv');
+    writeFileSync(file, 'email,schoolId\np1@example.org,org-sch-1\n');
+    const result = await run(
+      ['invite', 'send', '--file', file, '--json', '--yes'],
+      demoEnv(fixture.sandbox),
+      'closed',
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('line 1: no sentByUserId column and no --sent-by-user-id given');
+  });
+
+  it('changes --since last stops at once, exit 0, and saves no mark: the next run reads everything again', async () => {
+    const state = tempDir();
+    const env = { ...demoEnv(fixture.sandbox), XDG_STATE_HOME: state };
+    const args = ['roster', 'changes', 'users', '--since', 'last', '--ndjson'];
+    const cut = await run(args, env, 'closed');
+    expect(cut.code).toBe(0);
+    const next = await run(args, env, 'pipe');
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).toContain('this first --since last run reads every record');
   });
 
   it('a failed doctor check exits as it does when its output is read', async () => {

@@ -194,6 +194,30 @@ describe('--columns', () => {
     expect(fine).toMatchObject({ code: 0, stderr: '' });
   });
 
+  it('the same for one record; a column --fields left out is said to be so, not taken for a typo', async () => {
+    const one = await roster(sandboxes.default, [
+      'roster',
+      'students',
+      'stu-000001',
+      '--columns',
+      'sourcedId,givenNme',
+      '--csv',
+    ]);
+    expect(one.code, one.stderr).toBe(0);
+    expect(one.stdout).toBe('sourcedId,givenNme\nstu-000001,\n');
+    expect(one.stderr).toContain(
+      'Warning: --columns givenNme: no record had a value there (names are case-sensitive;',
+    );
+    const fields = await roster(sandboxes.default, [
+      ...['roster', 'students', '--limit', '3', '--fields', 'sourcedId'],
+      ...['--columns', 'sourcedId,givenName'],
+    ]);
+    expect(fields.code, fields.stderr).toBe(0);
+    expect(fields.stderr).toBe(
+      'Warning: --columns givenName: no record had a value there (--fields asked the server for sourcedId only).\n',
+    );
+  });
+
   it('with --json or --ndjson is a usage error before any request', async () => {
     for (const format of ['--json', '--ndjson']) {
       const result = await roster(sandboxes.default, [

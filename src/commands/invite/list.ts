@@ -147,6 +147,7 @@ export function register(invite: Command, ctx: Context): void {
     .action(async (options: ListOptions) => {
       if (options.json && options.ndjson) throw new UsageError('Choose one of --json and --ndjson.');
       buildQuery(options); // usage errors before any credentials are read
+      ctx.stopWhenOutputCloses?.();
       const session = await ctx.session();
       if (options.schoolId !== undefined) options.schoolId = await schoolIdOf(ctx, session, options.schoolId);
       // --ndjson and --all leave a page at a time; one page's table is laid out from its own rows.

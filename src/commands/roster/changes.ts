@@ -144,6 +144,8 @@ export function windowKey(
 
 /** `roster roster changes`: the run's OneRoster service and profile, through readChangesTo. */
 export async function run(options: ChangesOptions, ctx: Context): Promise<CollectionChanges[]> {
+  // `| head`: the changes are not all read, so no --since last mark is saved either.
+  ctx.stopWhenOutputCloses?.();
   const session = await ctx.session();
   return readChangesTo(options, onerosterService(session), session.settings, ctx);
 }

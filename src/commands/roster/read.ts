@@ -278,14 +278,11 @@ async function* pagesWithProgress(
 export async function showRead(ctx: Context, options: ReadOptions, result: ReadResult): Promise<ReadSummary> {
   const writerOptions = { escapeFormulas: options.escapeFormulas };
   if (result.kind === 'list') {
+    ctx.stopWhenOutputCloses?.();
     const watched = options.columns && watchForValues(result.columns);
     await writeRecords(ctx, options.format, watched?.columns ?? result.columns, result.pages, writerOptions);
     const summary = result.finish();
-    const empty = watched ? watched.empty() : [];
-    if (summary.records > 0 && empty.length > 0)
-      ctx.log.warn(
-        `--columns ${empty.map((c) => printable(c, 80)).join(', ')}: no record had a value there (names are case-sensitive; \`--limit 1 --json\` shows a record's fields).`,
-      );
+    if (watched && summary.records > 0) warnEmptyColumns(ctx, options, watched.empty());
     return summary;
   }
   const { record } = result;
@@ -297,7 +294,21 @@ export async function showRead(ctx: Context, options: ReadOptions, result: ReadR
       names.map((name) => [name, columnValues(record, name).join(', ')]),
     );
   } else await writeRecords(ctx, options.format, result.columns, [{ records: [record] }], writerOptions);
+  const empty = options.columns?.filter((name) => !columnValues(record, name).some((v) => v !== ''));
+  if (empty) warnEmptyColumns(ctx, options, empty);
   return { records: 1, pages: 1, repeats: 0 };
+}
+
+/** Columns of --columns that no record had a value in: a typo as often as not, or a field --fields left out. */
+function warnEmptyColumns(ctx: Context, options: ReadOptions, empty: string[]): void {
+  if (empty.length === 0) return;
+  const { fields } = options.query;
+  const why = fields
+    ? `--fields asked the server for ${fields.map((f) => printable(f, 80)).join(', ')} only`
+    : "names are case-sensitive; `--limit 1 --json` shows a record's fields";
+  ctx.log.warn(
+    `--columns ${empty.map((c) => printable(c, 80)).join(', ')}: no record had a value there (${why}).`,
+  );
 }
 
 /** The columns asked for by name, each noting whether any record had a value in it: a typo stays empty. */
