@@ -10,14 +10,19 @@ import type { Context } from '../context.js';
 import { RosterError } from '../errors.js';
 import type { Session } from '../session.js';
 import type { Settings } from '../settings.js';
+import { printable } from '../values.js';
 import { claimHoldMs, invitationIdentity, SentRecord, sentEntry } from './store/index.js';
 
-/** Sends `body` (validated, confirmed) and notes the outcome in the record; the server's answer. */
+/**
+ * Sends `body` (validated, confirmed) and notes the outcome in the record; the server's answer. Says first
+ * when the record shows it sent before, unless `warned` (sentBefore was asked before a question).
+ */
 export async function sendOne(
   ctx: Context,
   session: Session,
   settings: Settings,
   body: InvitationBody,
+  warned = false,
 ): Promise<Awaited<ReturnType<typeof sendInvitation>>> {
   // Opened before sending: a state folder another user controls is refused while nothing is sent yet.
   const record = await SentRecord.open(ctx.paths.stateDir, {
@@ -35,6 +40,9 @@ export async function sendOne(
       });
     // An earlier send left it in doubt: a failure now that certainly sent nothing must not clear that doubt.
     const before = await claim(false);
+    // The claim read the record: a script hears of an earlier send without a second read of it.
+    const sentAt = warned ? undefined : record.sentAt(identity);
+    if (sentAt !== undefined) warnSentBefore(ctx, body, sentAt, false);
     const doubted = before.kind === 'in-doubt' || before.kind === 'stopped';
     if (doubted) await claim(true);
     let created: Awaited<ReturnType<typeof sendInvitation>>;
@@ -54,7 +62,7 @@ export async function sendOne(
 
 /**
  * When roster's record shows this invitation sent before (by a file, a plan or a single send), or undefined:
- * a single send is never refused, but the admin hears of it before the question (a script, on stderr).
+ * read before a question or a dry run's answer (sendOne tells a script itself, from the record it claims in).
  */
 export async function sentBefore(
   ctx: Context,
@@ -67,6 +75,14 @@ export async function sentBefore(
     clientId: settings.clientId ?? '',
   });
   return record.sentAt(invitationIdentity(body.email, body.schoolId, body.schoolYearId));
+}
+
+/** A single send is never refused, but the admin hears of an earlier one, on stderr. */
+export function warnSentBefore(ctx: Context, body: InvitationBody, sentAt: string, dryRun: boolean): void {
+  const email = printable(body.email, 320);
+  ctx.log.warn(
+    `roster's record shows an invitation to ${email} for ${printable(body.schoolId, 80)} sent at ${sentAt}; this ${dryRun ? 'would send' : 'sends'} another (see it: roster invite list --email ${email}).`,
+  );
 }
 
 /**

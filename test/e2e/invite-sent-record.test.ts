@@ -128,7 +128,7 @@ describe('every invitation roster confirms sent lands in the record of its desti
     ]);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(
-      /^Error: Cannot read .*\.jsonl: it is a symbolic link, which roster does not follow here/,
+      /^Error: Cannot open .*\.jsonl: it is a symbolic link, which roster does not follow here/,
     );
     expect(posts()).toEqual([]);
     expectUntouched(target);

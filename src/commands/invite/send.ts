@@ -87,22 +87,21 @@ export async function run(options: SendOptions, ctx: Context): Promise<SendResul
       `--school-id ${printable(body.schoolId, 80)} is not in the district's list of schools; sent as given (--allow-unlisted-school).`,
     );
   const single = await import('../../invite/single-send.js');
-  const sentAt = await single.sentBefore(ctx, session, settings, body);
-  if (sentAt !== undefined)
-    ctx.log.warn(
-      `roster's record shows an invitation to ${printable(body.email, 320)} for ${printable(body.schoolId, 80)} sent at ${sentAt}; this ${options.dryRun ? 'would send' : 'sends'} another (see it: roster invite list --email ${printable(body.email, 320)}).`,
-    );
+  const asking = ctx.interactive && !options.yes;
+  // Said before the question or the dry run's answer; a script hears it from sendOne.
+  const sentAt = options.dryRun || asking ? await single.sentBefore(ctx, session, settings, body) : undefined;
+  if (sentAt !== undefined) single.warnSentBefore(ctx, body, sentAt, Boolean(options.dryRun));
   if (options.dryRun) {
     printDryRun(ctx, session, body, options.json, school.unlisted);
     return { body, dryRun: true };
   }
-  if (ctx.interactive && !options.yes) {
+  if (asking) {
     // A token before the question: credentials the server refuses fail now, not after a "yes".
     await session.accessToken('invitations');
     if (school.unlisted) await confirmUnlisted(ctx, new Map([[body.schoolId, []]]));
     await confirm(ctx, session, body, resolver.nameOf(body.schoolId));
   }
-  const created = await single.sendOne(ctx, session, settings, body);
+  const created = await single.sendOne(ctx, session, settings, body, sentAt !== undefined);
   return { body, dryRun: false, response: created.body, message: created.message };
 }
 
