@@ -26,22 +26,27 @@ export async function run(argv: string[]): Promise<number> {
   // `roster … | head` closes the pipe early: that is the reader's choice, not an error. A read that streams
   // (Context.stopWhenOutputCloses) stops at once with exit 0; any other command finishes its work, writing
   // into nothing, and ends with its own exit code (a bulk send's failed rows stay exit 5, an `invite forget`
-  // is not cut off half-way). Any other failure to write the output (a full disk: ENOSPC) is one line and
-  // exit 1, not a stack trace.
+  // is not cut off half-way). Any other failure to write the output (a full disk: ENOSPC) is one line, not a
+  // stack trace, and exit 1: at once for a read, else once the command's work is done (if it has no code of
+  // its own), for the output is lost.
+  let outputLost = false;
+  let done = false;
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (stdoutGone) return;
-    if (error.code === 'EPIPE') {
-      if (stopOnClosedOutput) process.exit(0);
-      silenceStdout();
-      return;
-    }
-    sayNow(`Error: could not write the output: ${error.message}.`);
-    process.exit(1);
+    const readerGone = READER_GONE.has(error.code ?? '');
+    if (!readerGone) sayNow(`Error: could not write the output: ${error.message}.`);
+    if (stopOnClosedOutput) process.exit(readerGone ? 0 : 1);
+    outputLost ||= !readerGone;
+    // A write's failure may be told only once the command has returned (its last write, asynchronous).
+    if (outputLost && done && !process.exitCode) process.exitCode = 1;
+    silenceStdout();
   });
   // stderr closed early (`2>&1 | head -1`): nothing more can be said there, and the exit code still must be
   // the command's own (5 for rows in doubt), not a crash's 1.
   process.stderr.on('error', () => {});
-  return main(argv, createContext());
+  const code = await main(argv, createContext());
+  done = true;
+  return outputLost && code === 0 ? 1 : code;
 }
 
 /**
@@ -55,6 +60,12 @@ function sayNow(line: string): void {
     // stderr is closed: nothing more can be said
   }
 }
+
+/**
+ * How a write learns that stdout's reader has gone: EPIPE from a pipe or a Unix socket; EOF from a pipe on
+ * Windows; ECONNRESET or ENOTCONN from a TCP socket.
+ */
+const READER_GONE = new Set(['EPIPE', 'EOF', 'ECONNRESET', 'ENOTCONN']);
 
 /** The command is a read that streams: a closed stdout ends it (Context.stopWhenOutputCloses). */
 let stopOnClosedOutput = false;

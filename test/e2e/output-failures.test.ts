@@ -4,9 +4,12 @@
 // closed early (`2>&1 | head -1`) leaves the exit code the command's own. The built CLI in a real process,
 // its stdout on Linux's /dev/full or a stream's reading end closed by the test.
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { closeSync, existsSync, openSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { startSandbox } from '../../src/sandbox/server.js';
 import { cliEnv, ROSTER_BIN } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
 import { json, startHostile } from '../helpers/hostile.js';
@@ -14,13 +17,11 @@ import { demoEnv, useSandbox } from '../helpers/sandbox.js';
 
 const fixture = useSandbox({ oneroster: { students: 300 } });
 
+/** Where the CLI's stdout goes: a file descriptor, a socket, a pipe read to its end, or one closed at once. */
+type Stdout = number | Socket | 'pipe' | 'closed';
+
 /** Runs the CLI with `stdout` as given ('closed': a pipe whose reading end is closed at once), and stderr piped (or closed so). */
-function run(
-  args: string[],
-  env: Record<string, string>,
-  stdout: number | 'pipe' | 'closed',
-  closeStderr = false,
-) {
+function run(args: string[], env: Record<string, string>, stdout: Stdout, closeStderr = false) {
   const child = spawn(process.execPath, [ROSTER_BIN, ...args], {
     env: cliEnv(fixture.home, env),
     stdio: ['ignore', stdout === 'closed' ? 'pipe' : stdout, 'pipe'],
@@ -55,13 +56,77 @@ describe.skipIf(!existsSync('/dev/full'))('stdout on a full disk', () => {
       closeSync(full);
     }
   });
+
+  it('a bulk send finishes and keeps its exit 5 for rows in doubt, the write failure said once', async () => {
+    const full = openSync('/dev/full', 'w');
+    try {
+      const result = await inDoubtSend(5, ['--json'], full);
+      expect(result.code).toBe(5);
+      expect(result.posts).toBe(5);
+      expect(result.stderr.match(/could not write the output/g)).toEqual(['could not write the output']);
+      expect(result.stderr).toContain('Error: Not every invitation is confirmed sent: 5 in doubt.');
+    } finally {
+      closeSync(full);
+    }
+  });
+
+  it('a command that succeeded otherwise exits 1: its output is lost', async () => {
+    const full = openSync('/dev/full', 'w');
+    try {
+      const result = await run(['status', '--json'], demoEnv(fixture.sandbox), full);
+      expect(result).toEqual({
+        code: 1,
+        stderr: 'Error: could not write the output: ENOSPC: no space left on device, write.\n',
+      });
+    } finally {
+      closeSync(full);
+    }
+  });
+});
+
+describe('stdout a TCP connection the reader closes', () => {
+  it('a read ends with exit 0, as for a closed pipe (ECONNRESET is the reader gone too)', async () => {
+    // The reader takes a little, then closes: roster's next writes meet its reset.
+    const server = createServer((socket) => {
+      let seen = 0;
+      socket.on('data', (chunk) => {
+        seen += chunk.length;
+        if (seen > 1024) socket.destroy();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    // Pages of a thousand: more than the connection buffers, so roster is still writing when the reset comes.
+    const district = await startSandbox({ oneroster: { students: 3000 } });
+    try {
+      // bash opens the connection as roster's stdout: no other process holds it (and takes its error).
+      const port = (server.address() as AddressInfo).port;
+      const child = spawn(
+        'bash',
+        [
+          '-c',
+          `exec "$0" "$@" > /dev/tcp/127.0.0.1/${port}`,
+          process.execPath,
+          ROSTER_BIN,
+          ...['roster', 'students', '--all', '--ndjson'],
+        ],
+        { env: cliEnv(fixture.home, demoEnv(district)), stdio: ['ignore', 'ignore', 'pipe'] },
+      );
+      let stderr = '';
+      child.stderr.on('data', (d) => (stderr += d));
+      const [code] = await once(child, 'close');
+      expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    } finally {
+      await district.close();
+      server.close();
+    }
+  });
 });
 
 /**
  * `invite send --file` of `rows` invitations to a server that answers every POST 500 (each row in doubt),
  * with stdout and stderr as `run` takes them: the run's result and the POSTs the server saw.
  */
-async function inDoubtSend(rows: number, extra: string[], stdout: 'pipe' | 'closed', closeStderr = false) {
+async function inDoubtSend(rows: number, extra: string[], stdout: Stdout, closeStderr = false) {
   const server = await startHostile(
     (req, res) =>
       req.method === 'POST' ? json(res, 500, { error: 'upstream failed' }) : res.writeHead(404).end(),
