@@ -21,7 +21,7 @@ const FLOORS = [
   ['settings', ['src/(settings|config-file|base-url)\\.ts$']],
   [
     'foundations',
-    ['src/output/', 'src/(errors|files|heap|io|paths|platform|prompter|redact|values|version)\\.ts$'],
+    ['src/output/', 'src/(errors|files|heap|io|lock|paths|platform|prompter|redact|values|version)\\.ts$'],
   ],
 ];
 const SANDBOX = '^src/sandbox/';

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { acquireLock, LockHeld, releaseLock } from '../../src/invite/store/lock.js';
+import { acquireLock, LockHeld, releaseLock } from '../../src/lock.js';
 import { tempDir } from '../helpers/context.js';
 
 vi.mock('node:fs', async (importOriginal) => {

@@ -19,8 +19,8 @@ import { closeSync, fstatSync, ftruncateSync, readSync, writeFileSync } from 'no
 import { dirname } from 'node:path';
 import { RosterError } from '../../errors.js';
 import { fileError, openOwnAppendableSync, syncFolder, writePrivateFile } from '../../files.js';
+import { type ProcessRef, syncFd } from '../../lock.js';
 import { forEachLine } from './json-lines.js';
-import { type ProcessRef, syncFd } from './lock.js';
 
 export type ClaimState = 'sending' | 'in-doubt' | 'done';
 

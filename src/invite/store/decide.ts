@@ -6,11 +6,11 @@
 // - what a row becomes when it may not be claimed (rowVerdict).
 // Throughout, what was (or may have been) sent wins: a row is never sent twice without --resend-*.
 import { hostname } from 'node:os';
+import { isRunning } from '../../lock.js';
 import { invitationKey } from '../invitation.js';
 import type { PlannedRow } from '../invite-file.js';
 import type { Claim, ClaimingRun } from './claims.js';
 import type { LastEntry } from './journal.js';
-import { isRunning } from './lock.js';
 
 /** Rows split by what the journal and the record say happened to them before this run. */
 export interface RowPlan {

@@ -15,9 +15,9 @@ import { dirname } from 'node:path';
 import type { InvitationBody } from '../../api/enrollment.js';
 import { RosterError } from '../../errors.js';
 import { openOwnAppendable, privateFolder, readPrivateFile, readPrivateFileSync } from '../../files.js';
+import { refuseIfHeld, releaseLock, syncFd } from '../../lock.js';
 import { forEachLine } from './json-lines.js';
 import { type Destination, journalPath, sameDestination } from './layout.js';
-import { refuseIfHeld, releaseLock, syncFd } from './lock.js';
 
 /** `pending`: an earlier build's entry for a row planned and not yet tried (index.ts), read as none. */
 export type RowState = 'pending' | 'in-flight' | 'sent' | 'failed' | 'in-doubt';

@@ -24,6 +24,7 @@ import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RosterError } from '../../errors.js';
 import { fileError, openOwnAppendable, privateFolder, readPrivateFile } from '../../files.js';
+import { releaseLock, syncFd, thisProcess, waitForLock } from '../../lock.js';
 import { invitationKey } from '../invitation.js';
 import { type Claim, type ClaimingRun, type ClaimState, ClaimsFile } from './claims.js';
 import {
@@ -36,7 +37,6 @@ import {
 import { requestsLeftIn } from './journal.js';
 import { forEachLine } from './json-lines.js';
 import { canonical, canonicalBaseUrl, type Destination, sentRecordPath } from './layout.js';
-import { releaseLock, syncFd, thisProcess, waitForLock } from './lock.js';
 
 /** An invitation roster saw confirmed sent. */
 export interface SentEntry {

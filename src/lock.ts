@@ -1,9 +1,10 @@
-// The store's one lock discipline: an exclusive lock file between roster processes, made of plain files so it
+// roster's one lock discipline: an exclusive lock file between roster processes, made of plain files so it
 // works wherever the journal does. Two ways to take it, by how long its holder keeps it:
 // - refuseIfHeld: a journal's lock, held by a run for as long as it sends; another run holding it is a clear
 //   failure (exit 1), never a wait.
-// - waitForLock: the record's lock, held by whichever process for one batch (one write and one fsync); it is
-//   waited for, up to LOCK_WAIT_MS, never a failure before that.
+// - waitForLock: the record's lock, held by whichever process for one batch (one write and one fsync), and
+//   the config file's, held for one change (config-file.ts's updateConfig); it is waited for, up to
+//   LOCK_WAIT_MS, never a failure before that.
 //
 // How it is made:
 // - Taken atomically: the owner record (pid, the process's start time where the OS tells it, host, a random
@@ -43,8 +44,8 @@ import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { RosterError } from '../../errors.js';
-import { fileError } from '../../files.js';
+import { RosterError } from './errors.js';
+import { fileError } from './files.js';
 
 export interface LockOwner extends ProcessRef {
   /** Unique to one taking of the lock. */
@@ -71,7 +72,7 @@ const UNREADABLE_GRACE_MS = 10_000;
 /** fsync in the thread pool: the event loop (other rows' answers) goes on meanwhile. */
 export const syncFd: (fd: number) => Promise<void> = promisify(fsync);
 
-/** How long the record's lock is waited for (each holder keeps it for one write and fsync). */
+/** How long a lock taken by waitForLock is waited for (each holder keeps it for one write and fsync). */
 const LOCK_WAIT_MS = 30_000;
 
 /**
@@ -97,8 +98,11 @@ export async function refuseIfHeld(journal: string): Promise<string> {
   }
 }
 
-/** The record's lock (`path`): held for one batch by whichever process holds it, so waited for. */
-export async function waitForLock(path: string): Promise<string> {
+/**
+ * A lock held for one short change by whichever process holds it (the record's for one batch, the config
+ * file's for one change), so waited for; `what` is what cannot be written while another holds it.
+ */
+export async function waitForLock(path: string, what = 'the record of sent invitations'): Promise<string> {
   const deadline = Date.now() + LOCK_WAIT_MS;
   for (let delay = 2; ; delay = Math.min(delay * 2, 100)) {
     try {
@@ -109,7 +113,7 @@ export async function waitForLock(path: string): Promise<string> {
       if (Date.now() > deadline) {
         throw new RosterError(
           'failure',
-          `Could not write the record of sent invitations: pid ${error.owner.pid} has held ${path} for ${LOCK_WAIT_MS / 1000} s.`,
+          `Could not write ${what}: pid ${error.owner.pid} has held ${path} for ${LOCK_WAIT_MS / 1000} s.`,
           `If no roster runs any more, delete ${path}.`,
         );
       }
