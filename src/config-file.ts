@@ -3,6 +3,7 @@
 import { join } from 'node:path';
 import { RosterError } from './errors.js';
 import { FileError, privateFolder, readPrivateFile, writePrivateFile } from './files.js';
+import { releaseLock, waitForLock } from './lock.js';
 
 export type ClientAuth = 'basic' | 'post';
 export type OneRosterVersion = '1.1' | '1.2';
@@ -70,6 +71,28 @@ export async function loadConfig(configDir: string): Promise<ConfigFile> {
 export async function saveConfig(configDir: string, config: ConfigFile): Promise<void> {
   await privateFolder(configDir);
   await writePrivateFile(configPath(configDir), `${JSON.stringify(config, null, 2)}\n`);
+}
+
+/**
+ * Changes the config file under its lock: `change` is handed the file as it is now (another roster may have
+ * changed it since this one read it: `config set` beside `profiles use`, two `login --profile`s) and returns
+ * it changed. Each process's change is kept; saved whole, by saveConfig. Returns what was saved.
+ */
+export async function updateConfig(
+  configDir: string,
+  change: (config: ConfigFile) => ConfigFile,
+): Promise<ConfigFile> {
+  await privateFolder(configDir);
+  const path = configPath(configDir);
+  const lock = `${path}.lock`;
+  const token = await waitForLock(lock, `the config file ${path}`);
+  try {
+    const changed = change(await loadConfig(configDir));
+    await saveConfig(configDir, changed);
+    return changed;
+  } finally {
+    await releaseLock(lock, token);
+  }
 }
 
 function corrupt(path: string, why: string): RosterError {

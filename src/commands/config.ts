@@ -2,7 +2,7 @@
 // `config`). Each value is checked by the validator `roster login` uses for it, before the file is read or
 // written; the file is written atomically, 0600, and never holds a secret (config-keys.ts refuses them).
 import type { Command } from 'commander';
-import { type ConfigFile, loadConfig, type Profile, saveConfig } from '../config-file.js';
+import { type ConfigFile, loadConfig, type Profile, updateConfig } from '../config-file.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { printJson } from '../output/render.js';
@@ -90,11 +90,13 @@ export async function change(options: ChangeOptions, ctx: Context): Promise<Conf
   const key = profileKey(options.key);
   const raw = options.value;
   const value = raw === undefined ? undefined : key.check(raw, `roster config set ${key.name}`);
-  const { config, name, profile } = await target(options, ctx);
+  const { name, profile } = await target(options, ctx);
   const result = { key, profile: name, loggedIn: profile.clientId !== undefined };
   if (key.get(profile) === value) return { ...result, changed: false };
-  const updated = { ...config, profiles: { ...config.profiles, [name]: key.with(profile, value) } };
-  await saveConfig(ctx.paths.configDir, updated);
+  await updateConfig(ctx.paths.configDir, (latest) => ({
+    ...latest,
+    profiles: { ...latest.profiles, [name]: key.with(latest.profiles[name] ?? profile, value) },
+  }));
   return { ...result, changed: true };
 }
 

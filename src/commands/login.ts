@@ -7,7 +7,7 @@ import { createSecretFileStore, secretFilePath } from '../auth/secret-file.js';
 import { KeychainUnavailableError, type SecretStore, secretAccount } from '../auth/secret-store.js';
 import { TokenCache } from '../auth/token-cache.js';
 import { parseBaseUrl } from '../base-url.js';
-import { type Profile, saveConfig } from '../config-file.js';
+import { type Profile, updateConfig } from '../config-file.js';
 import type { Context } from '../context.js';
 import { AuthError, UsageError } from '../errors.js';
 import { readAll } from '../io.js';
@@ -146,8 +146,7 @@ export async function run(options: LoginOptions, ctx: Context): Promise<LoginRes
   }
   await store.set(account, clientSecret);
 
-  const profile: Profile = {
-    ...saved,
+  const login: Profile = {
     baseUrl,
     clientId,
     clientAuth: settings.clientAuth,
@@ -157,12 +156,13 @@ export async function run(options: LoginOptions, ctx: Context): Promise<LoginRes
     ...(onerosterScope !== undefined && { onerosterScope: onerosterScope || undefined }),
     ...(options.sentByUserId !== undefined && { sentByUserId: options.sentByUserId }),
   };
-  const config = {
-    ...settings.config,
-    profiles: { ...settings.config.profiles, [settings.profileName]: profile },
-  };
-  config.defaultProfile ??= settings.profileName;
-  await saveConfig(ctx.paths.configDir, config);
+  // Over the profile as it is now: another roster may have changed it (or another profile) meanwhile.
+  const { profileName } = settings;
+  await updateConfig(ctx.paths.configDir, (latest) => ({
+    ...latest,
+    defaultProfile: latest.defaultProfile ?? profileName,
+    profiles: { ...latest.profiles, [profileName]: { ...latest.profiles[profileName], ...login } },
+  }));
   // The fresh token is good for an hour: the next command need not ask for another.
   await new TokenCache(`${ctx.paths.cacheDir}/tokens`)
     .write({ ...source.key, clientId, scope: generalScope }, token)

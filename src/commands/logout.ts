@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { profileAccount, profilesSharingSecret, storeFor } from '../auth/credentials.js';
 import { KeychainUnavailableError } from '../auth/secret-store.js';
 import { TokenCache } from '../auth/token-cache.js';
-import { saveConfig } from '../config-file.js';
+import { updateConfig } from '../config-file.js';
 import type { Context } from '../context.js';
 import { RosterError, UsageError } from '../errors.js';
 import { examples } from './common.js';
@@ -33,11 +33,10 @@ export async function run(_options: LogoutOptions, ctx: Context): Promise<Logout
   // one out too. This profile lets go of it instead: without a client id it is logged out (config.ts).
   const sharing = profilesSharingSecret(settings, account, settings.profile.secretStorage === 'file');
   if (sharing.length > 0) {
-    const { config, profileName } = settings;
-    const { clientId: _forgotten, ...kept } = config.profiles[profileName] ?? {};
-    await saveConfig(ctx.paths.configDir, {
-      ...config,
-      profiles: { ...config.profiles, [profileName]: kept },
+    const { profileName } = settings;
+    await updateConfig(ctx.paths.configDir, (latest) => {
+      const { clientId: _forgotten, ...kept } = latest.profiles[profileName] ?? {};
+      return { ...latest, profiles: { ...latest.profiles, [profileName]: kept } };
     });
     return { profile: profileName, secretKeptFor: sharing, tokensRemoved };
   }

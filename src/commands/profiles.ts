@@ -1,7 +1,7 @@
 // `roster profiles`: the saved district profiles, the active one marked; `roster profiles use NAME`
 // makes NAME the default (config.defaultProfile), which --profile and ROSTER_PROFILE still override.
 import type { Command } from 'commander';
-import { type ConfigFile, loadConfig, saveConfig } from '../config-file.js';
+import { type ConfigFile, loadConfig, updateConfig } from '../config-file.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { printJson, printTable } from '../output/render.js';
@@ -74,9 +74,7 @@ export async function useProfile({ name }: UseProfileOptions, ctx: Context): Pro
         : 'No profile is saved yet: run `roster login` first.',
     );
   }
-  const updated = { ...config, defaultProfile: name };
-  await saveConfig(ctx.paths.configDir, updated);
-  return updated;
+  return updateConfig(ctx.paths.configDir, (latest) => ({ ...latest, defaultProfile: name }));
 }
 
 /** Names for shell completion; silent on any problem (a TAB must never print an error). */

@@ -173,6 +173,34 @@ describe('a corrupt or truncated token cache is discarded and rebuilt', () => {
 });
 
 describe('roster processes running at once', () => {
+  it('8 × config set of other keys, profiles use and a login of another profile, all at once: every change kept', async () => {
+    expect((await login('east')).code).toBe(0);
+    const keys: [string, string][] = [
+      ['scope', 'roster.read'],
+      ['onerosterScope', 'oneroster.core.readonly'],
+      ['sentByUserId', 'adm-7'],
+      ['scopes.invitations', 'invite.send'],
+      ['tokenEndpoints.general', 'v1p1'],
+      ['tokenEndpoints.invitations', 'oauth'],
+      ['onerosterPaths.1.1', '/or/v1p1'],
+      ['onerosterPaths.1.2', '/or/v1p2'],
+    ];
+    const runs = await Promise.all([
+      ...keys.map(([key, value]) => roster(['config', 'set', key, value, '--profile', 'east'])),
+      roster(['profiles', 'use', 'east']),
+      login('west'),
+    ]);
+    expect(runs.map((r) => r.code)).toEqual(Array(keys.length + 2).fill(0));
+    for (const [key, value] of keys) {
+      const got = await roster(['config', 'get', key, '--profile', 'east']);
+      expect(got.stdout.trim(), key).toBe(value);
+    }
+    const config = JSON.parse(readFileSync(configFile(), 'utf8'));
+    expect(config.defaultProfile).toBe('east');
+    expect(Object.keys(config.profiles).sort()).toEqual(['default', 'east', 'west']);
+    expect(readdirSync(configDir()).filter((n) => n.endsWith('.tmp') || n.endsWith('.lock'))).toEqual([]);
+  });
+
   it('8 × token --refresh and 8 × profiles use, all at once: config and cache still parse, no temporary file left', async () => {
     expect((await login('east')).code).toBe(0);
     sandbox.requests.length = 0;
