@@ -3,7 +3,6 @@
 import { join } from 'node:path';
 import { RosterError } from './errors.js';
 import { FileError, privateFolder, readPrivateFile, writePrivateFile } from './files.js';
-import { releaseLock, waitForLock } from './lock.js';
 
 export type ClientAuth = 'basic' | 'post';
 export type OneRosterVersion = '1.1' | '1.2';
@@ -83,6 +82,8 @@ export async function updateConfig(
   change: (config: ConfigFile) => ConfigFile,
 ): Promise<ConfigFile> {
   await privateFolder(configDir);
+  // Loaded here: node:crypto (its tokens) stays off the start-up path of every command (module-loading.test).
+  const { releaseLock, waitForLock } = await import('./lock.js');
   const path = configPath(configDir);
   const lock = `${path}.lock`;
   const token = await waitForLock(lock, `the config file ${path}`);

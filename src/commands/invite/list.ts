@@ -5,6 +5,7 @@ import type { InvitationPage } from '../../api/enrollment.js';
 import { isRecord } from '../../api/errors.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { favourMemory } from '../../heap.js';
 import { isValidEmail } from '../../invite/invitation.js';
 import { invitationPages } from '../../invite/invitation-pages.js';
 import { writeWithBackpressure } from '../../io.js';
@@ -148,6 +149,8 @@ export function register(invite: Command, ctx: Context): void {
       if (options.json && options.ndjson) throw new UsageError('Choose one of --json and --ndjson.');
       buildQuery(options); // usage errors before any credentials are read
       ctx.stopWhenOutputCloses?.();
+      // A long read that keeps a page at a time: the heap held near it, as the OneRoster reads' is.
+      if (options.all) await favourMemory((line) => ctx.log.debug(line));
       const session = await ctx.session();
       if (options.schoolId !== undefined) options.schoolId = await schoolIdOf(ctx, session, options.schoolId);
       // --ndjson and --all leave a page at a time; one page's table is laid out from its own rows.
