@@ -8,7 +8,6 @@ import type { Context } from '../context.js';
 import { COLLECTIONS } from '../oneroster/collections.js';
 import { examples } from './common.js';
 import { HELP_TOPICS } from './help-topics.js';
-import { profileNames } from './profiles.js';
 
 const SHELLS = ['bash', 'zsh', 'fish', 'powershell'] as const;
 type Shell = (typeof SHELLS)[number];
@@ -37,7 +36,7 @@ export async function runComplete(
   { kind, words, program }: CompleteOptions,
   ctx: Context,
 ): Promise<string[]> {
-  if (kind === 'profiles') return profileNames(ctx);
+  if (kind === 'profiles') return (await import('../completion/profiles.js')).profileCompletions(ctx);
   if (kind === 'schools') return (await import('../completion/schools.js')).schoolCompletions(ctx, words);
   if (kind === 'line') return lineCompletions(program, ctx);
   return [];
@@ -77,8 +76,10 @@ async function lineCompletions(program: Command, ctx: Context): Promise<string[]
   switch (found.kind) {
     case 'words':
       return found.entries.map((e) => `${e.text}\t${e.description}`);
-    case 'profiles':
-      return (await profileNames(ctx)).filter((name) => name.startsWith(current));
+    case 'profiles': {
+      const { profileCompletions } = await import('../completion/profiles.js');
+      return (await profileCompletions(ctx)).filter((name) => name.startsWith(current));
+    }
     case 'schools': {
       const { schoolCompletions } = await import('../completion/schools.js');
       return (await schoolCompletions(ctx, words)).filter((line) => line.startsWith(current));

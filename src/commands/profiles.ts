@@ -78,14 +78,6 @@ export async function useProfile({ name }: UseProfileOptions, ctx: Context): Pro
 }
 
 /** Names for shell completion; silent on any problem (a TAB must never print an error). */
-export async function profileNames(ctx: Context): Promise<string[]> {
-  try {
-    return Object.keys((await loadConfig(ctx.paths.configDir)).profiles).sort();
-  } catch {
-    return [];
-  }
-}
-
 export function register(program: Command, ctx: Context): void {
   const profiles = program
     .command('profiles')

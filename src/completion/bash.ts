@@ -42,17 +42,24 @@ ${caseFunction(`${fn}_value`, tables.values, '"path flag" -> how to complete its
 
 ${caseFunction(`${fn}_operand`, tables.operands, 'path -> how to complete a positional argument')}
 
+# Offers the words of $1 that start with $2. Words from outside (profile names, a server's school ids) are
+# read line by line and compared as text: never handed to \`compgen -W\`, which would expand them.
 ${fn}_offer() {
-  local IFS=$' \\t\\n'
+  local IFS=$' \\t\\n' word rest
+  local -a list=()
   case "$1" in
-    words:*) COMPREPLY=($(compgen -W "\${1#words:}" -- "$2")) ;;
-    profiles) COMPREPLY=($(compgen -W "$(command ${name} __complete profiles 2>/dev/null)" -- "$2")) ;;
+    words:*) read -r -a list <<<"\${1#words:}" ;;
+    profiles) while IFS= read -r word; do list+=("$word"); done < <(command ${name} __complete profiles 2>/dev/null) ;;
     # Cached school ids of the profile named on the line (the words typed so far go along).
-    schools) COMPREPLY=($(compgen -W "$(command ${name} __complete schools -- "\${COMP_WORDS[@]:1:COMP_CWORD-1}" 2>/dev/null | cut -f1)" -- "$2")) ;;
-    files) COMPREPLY=($(compgen -f -- "$2")); compopt -o filenames 2>/dev/null ;;
-    dirs) COMPREPLY=($(compgen -d -- "$2")); compopt -o filenames 2>/dev/null ;;
-    *) COMPREPLY=() ;;
+    schools) while IFS=$'\\t' read -r word rest; do list+=("$word"); done < <(command ${name} __complete schools -- "\${COMP_WORDS[@]:1:COMP_CWORD-1}" 2>/dev/null) ;;
+    files) COMPREPLY=($(compgen -f -- "$2")); compopt -o filenames 2>/dev/null; return 0 ;;
+    dirs) COMPREPLY=($(compgen -d -- "$2")); compopt -o filenames 2>/dev/null; return 0 ;;
   esac
+  COMPREPLY=()
+  for word in \${list[@]+"\${list[@]}"}; do
+    [[ $word == "$2"* ]] && COMPREPLY+=("$word")
+  done
+  return 0
 }
 
 ${fn}() {

@@ -41,7 +41,10 @@ Register-ArgumentCompleter -Native -CommandName ${name} -ScriptBlock {
         $text, $tip = $line -split "\`t", 2
         if (-not $tip) { $tip = $text }
         $type = if ($text -like '-*') { 'ParameterName' } else { 'ParameterValue' }
-        [System.Management.Automation.CompletionResult]::new($text, $text, $type, $tip)
+        # Inserted as a literal: anything beyond plain id characters goes in single quotes, so the line
+        # PowerShell runs later treats it as text.
+        $insert = if ($text -cmatch '^[-A-Za-z0-9._:=/]+$') { $text } else { "'" + ($text -replace "'", "''") + "'" }
+        [System.Management.Automation.CompletionResult]::new($insert, $text, $type, $tip)
     }
 }
 `;

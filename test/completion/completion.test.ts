@@ -223,7 +223,10 @@ describe('PowerShell completion', () => {
     expect(script).toContain('$lines = @(& roster __complete line 2>$null)');
     expect(script).toContain('Remove-Item Env:ROSTER_COMPLETE_WORDS');
     expect(script).toContain(
-      '[System.Management.Automation.CompletionResult]::new($text, $text, $type, $tip)',
+      '[System.Management.Automation.CompletionResult]::new($insert, $text, $type, $tip)',
+    );
+    expect(script).toContain(
+      `$insert = if ($text -cmatch '^[-A-Za-z0-9._:=/]+$') { $text } else { "'" + ($text -replace "'", "''") + "'" }`,
     );
     expect(script.split('{').length).toBe(script.split('}').length);
     expect(script.split('(').length).toBe(script.split(')').length);
