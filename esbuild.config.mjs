@@ -6,6 +6,7 @@
 // dist/chunks/ with code splitting; those chunks import whatever they share with the hot path from
 // dist/cli.js, so every module (and class, for instanceof) exists once.
 
+import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire, isBuiltin } from 'node:module';
 import { relative, resolve } from 'node:path';
@@ -106,6 +107,20 @@ const builtins = {
   },
 };
 
+/** The commit dist/ is built from (`roster --version --json`), when this is a git checkout. */
+function commit() {
+  try {
+    return execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
+      .toString()
+      .trim();
+  } catch {
+    return null;
+  }
+}
+
 const common = {
   absWorkingDir: root,
   bundle: true,
@@ -117,6 +132,7 @@ const common = {
   legalComments: 'none',
   logLevel: 'warning',
   external: ['@napi-rs/keyring'],
+  define: { __ROSTER_BUILD__: JSON.stringify({ kind: 'npm', commit: commit() }) },
   plugins: [builtins],
   banner: {
     js: "import{createRequire as __roster_cr}from'node:module';const require=__roster_cr(import.meta.url);",

@@ -10,7 +10,7 @@ import { createLogger, redactedOutput } from './output/log.js';
 import { resolvePaths } from './paths.js';
 import { stopSignals } from './platform.js';
 import { Redactor } from './redact.js';
-import { VERSION } from './version.js';
+import { versionInfo, versionLine } from './version.js';
 
 /** Every command as `roster --help` lists it: the build writes it to dist/commands.json (src/main.ts). */
 export async function listCommands(): Promise<CommandListing[]> {
@@ -20,7 +20,11 @@ export async function listCommands(): Promise<CommandListing[]> {
 export async function run(argv: string[]): Promise<number> {
   // Scripts call `roster --version` to probe for the tool: answer before loading the program.
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
-    process.stdout.write(`${VERSION}\n`);
+    process.stdout.write(`${versionLine()}\n`);
+    return 0;
+  }
+  if (argv.length === 2 && argv.includes('--json') && argv.some((a) => a === '--version' || a === '-V')) {
+    process.stdout.write(`${JSON.stringify(versionInfo(), null, 2)}\n`);
     return 0;
   }
   // `roster … | head` closes the pipe early: that is the reader's choice, not an error. A read that streams

@@ -212,6 +212,27 @@ export function readPrivateFileSync(
   }
 }
 
+/**
+ * The bytes of `path` when it is a regular file of the user's that nobody else can write, opened without
+ * following a link (checked on the opened file); undefined for anything else or nothing there.
+ */
+export function readOwnBytesSync(path: string): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW);
+  } catch {
+    return undefined;
+  }
+  try {
+    trusted(fstatSync(fd), path, true);
+    return readFileSync(fd);
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Refuses an opened file that is not a regular file (or, with `own`, not the user's alone). */
 function trusted(s: Stats, path: string, own: boolean, action: 'read' | 'open' = 'read'): void {
   if (!s.isFile()) {
@@ -261,8 +282,8 @@ export async function createFresh(path: string): Promise<FileHandle> {
  */
 export async function writePrivateFile(
   path: string,
-  /** The text, or its pieces in order (a large file need not be held as one string: planCsvPieces). */
-  content: string | Iterable<string>,
+  /** The text, or its pieces in order (a large file need not be held as one string: planCsvPieces), or bytes. */
+  content: string | Iterable<string> | Uint8Array,
   options: { durable?: boolean } = {},
 ): Promise<void> {
   try {

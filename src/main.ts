@@ -5,7 +5,7 @@ import { type Context, lazyRunSession } from './context.js';
 import { CancelledError, exitCodeFor, RosterError } from './errors.js';
 import { displayLines } from './output/safe-text.js';
 import type { GlobalFlags } from './settings.js';
-import { VERSION } from './version.js';
+import { versionLine } from './version.js';
 
 type Register = (program: Command, ctx: Context) => void;
 
@@ -63,7 +63,11 @@ const HELP: Partial<Help> = {
 function baseProgram(ctx: Context): Command {
   return new Command('roster')
     .description('Drive the Rostering and Enrollment API from a terminal or a script.')
-    .version(VERSION, '-V, --version', 'print the version')
+    .version(
+      versionLine(),
+      '-V, --version',
+      'print the version (with --json: the build, Node version and platform)',
+    )
     .helpOption('-h, --help', 'show help')
     .option('--profile <name>', 'district profile to use (env ROSTER_PROFILE; default "default")')
     .option('--base-url <url>', 'service base URL, including /v1 (env ROSTER_BASE_URL)')
@@ -165,6 +169,9 @@ export function commandListing(program: Command): CommandListing[] {
   }));
 }
 
+/** The standalone build has no file beside it: .ci/release.mjs defines the listing in the bundle instead. */
+declare const __ROSTER_COMMANDS__: unknown;
+
 /**
  * The listing the build wrote beside the bundle, for a command line that only shows the top-level help
  * (`roster`, `roster --help`): printed from it, no command module loads (a third of the start-up).
@@ -173,7 +180,10 @@ export function commandListing(program: Command): CommandListing[] {
 function builtListing(argv: readonly string[]): CommandListing[] | undefined {
   if (argv.length > 1 || (argv.length === 1 && argv[0] !== '--help' && argv[0] !== '-h')) return undefined;
   try {
-    const listing: unknown = JSON.parse(readFileSync(new URL('./commands.json', import.meta.url), 'utf8'));
+    const listing: unknown =
+      typeof __ROSTER_COMMANDS__ === 'undefined'
+        ? JSON.parse(readFileSync(new URL('./commands.json', import.meta.url), 'utf8'))
+        : __ROSTER_COMMANDS__;
     const valid =
       Array.isArray(listing) &&
       listing.length > 0 &&
