@@ -32,6 +32,7 @@ const USES_THE_KEYCHAIN = [
   'test/e2e/keychain.test.ts',
   'test/e2e/no-keychain.test.ts',
   'test/security/secret-hygiene.test.ts',
+  'test/standalone/keychain.test.ts',
 ];
 const isUnit = (file: string) =>
   UNIT_FOLDERS.some((folder) => file.startsWith(`test/${folder}/`)) &&

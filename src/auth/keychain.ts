@@ -37,6 +37,8 @@ export function createKeychainStore(options: KeychainOptions = {}): KeychainStor
     try {
       keyring = await import('@napi-rs/keyring');
     } catch (error) {
+      // The standalone executable's addon copy in a folder roster will not trust: that error says the fix.
+      if (error instanceof RosterError) throw error;
       throw unavailable(
         `${name} cannot be used: its binding could not be loaded.`,
         'its binding could not be loaded',

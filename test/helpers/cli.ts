@@ -21,6 +21,8 @@ export interface CliOptions {
   cwd?: string;
   /** The CLI to run (default: this checkout's bin/roster.js). */
   bin?: string;
+  /** A standalone executable to run instead of Node with `bin`. */
+  executable?: string;
 }
 
 /** Environment for a CLI run: only what the test gives, plus PATH and a private HOME. */
@@ -50,7 +52,10 @@ export function startCli(
   home: string,
   options: CliOptions = {},
 ): { child: ChildProcess; done: Promise<CliResult> } {
-  const child = spawn(process.execPath, [options.bin ?? ROSTER_BIN, ...args], {
+  const [command, ...before] = options.executable
+    ? [options.executable]
+    : [process.execPath, options.bin ?? ROSTER_BIN];
+  const child = spawn(command as string, [...before, ...args], {
     env: cliEnv(home, options.env),
     ...(options.cwd !== undefined && { cwd: options.cwd }),
     stdio: ['pipe', 'pipe', 'pipe'],
