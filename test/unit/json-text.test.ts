@@ -9,10 +9,9 @@ describe('stringify', () => {
     expect(stringify(undefined)).toBeUndefined();
   });
 
-  it('writes a value nested deeper than V8 can serialise, with what lies past 64 levels noted', () => {
+  it('writes a value nested 50,000 deep (V8 before Node 26 could not), with what lies past 64 levels noted', () => {
     const depth = 50_000;
     const deep = JSON.parse(`{"keep":1,"deep":${'['.repeat(depth)}${']'.repeat(depth)}}`);
-    expect(() => JSON.stringify(deep)).toThrow(RangeError);
     const written = JSON.parse(stringify(deep, 2)) as { keep: number; deep: unknown };
     expect(written.keep).toBe(1);
     let value = written.deep;
