@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Entry point: the bundled CLI lives in dist/ (built by `npm install` via the prepare script).
+// Entry point: the bundled CLI lives in dist/ (in the package; in a checkout, `npm run build` makes it).
 // Scripts probe for the tool with `roster --version`: it is answered here, before any of dist/ loads, and
 // written straight to the file descriptor (creating process.stdout costs more than the rest of the answer).
 import nodeModule, { createRequire } from 'node:module';
@@ -19,7 +19,21 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   }
 } else {
   enableCompileCache();
-  const { run } = await import('../dist/cli.js');
+  const cli = new URL('../dist/cli.js', import.meta.url);
+  let run;
+  try {
+    ({ run } = await import(cli.href));
+  } catch (error) {
+    const { fileURLToPath } = require('node:url');
+    if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !`${error.message}`.includes(fileURLToPath(cli)))
+      throw error;
+    // A checkout where nothing was built yet.
+    writeSync(
+      2,
+      `roster is not built: run \`npm run build\` in ${fileURLToPath(new URL('..', import.meta.url))}\n`,
+    );
+    process.exit(1);
+  }
   process.exitCode = await run(argv);
 }
 

@@ -60,6 +60,18 @@ try {
     commands[`${version} token`] = roster('token');
     commands[`${version} attendance`] = roster('attendance', 'check');
   }
+  const executables = standaloneExecutables();
+  for (const [name, path] of executables) {
+    commands[`${name} version`] = [path, ['--version'], env];
+    commands[`${name} token`] = [path, ['token'], env];
+    commands[`${name} attendance`] = [path, ['attendance', 'check'], env];
+  }
+  const npm26 = executables.size > 0 ? sameNodeAsStandalone() : undefined;
+  if (npm26) {
+    commands['npm version'] = [npm26, [ROSTER, '--version'], env];
+    commands['npm token'] = [npm26, [ROSTER, 'token'], env];
+    commands['npm attendance'] = [npm26, [ROSTER, 'attendance', 'check'], env];
+  }
   const times = interleavedTimes(commands, rounds);
 
   const quantile = (list, q) => [...list].sort((a, b) => a - b)[Math.floor((list.length - 1) * q)];
@@ -96,6 +108,7 @@ try {
   );
   console.log(`${'curl, the same attendance request'.padEnd(40)}${curl.join('')}`);
   if (missed.length > 0) console.log(`Goals not met: ${missed.join('; ')}`);
+  if (npm26) printStandalone(times, executables, quantile);
   if (nodes.size === 1) {
     console.log(
       'Only one Node found: set ROSTER_BENCH_NODES, or run .ci/run once to install Node 22 and 24.',
@@ -103,4 +116,46 @@ try {
   }
 } finally {
   sandbox.stop();
+}
+
+/**
+ * The standalone executables to time: ROSTER_BENCH_EXECUTABLES (name=path, separated by ':'), else the
+ * linux executable `npm run release` built (release/work/<platform>-<arch>/roster), if there is one.
+ */
+function standaloneExecutables() {
+  const given = process.env.ROSTER_BENCH_EXECUTABLES;
+  const pairs = given
+    ? given.split(delimiter).map((pair) => pair.split('='))
+    : [
+        [
+          'standalone',
+          join(import.meta.dirname, '..', '..', 'release', 'work', `linux-${process.arch}`, 'roster'),
+        ],
+      ];
+  return new Map(pairs.filter(([, path]) => path && existsSync(path)));
+}
+
+/** The Node binary the executables embed, as npm run release fetched it: the npm install runs on it. */
+function sameNodeAsStandalone() {
+  const cache = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  const release = process.env.ROSTER_RELEASE_CACHE || join(cache, 'roster-release');
+  const node = join(release, `node-linux-${process.arch}_26.10.0`, 'package', 'bin', 'node');
+  return existsSync(node) ? node : undefined;
+}
+
+/** Each executable against the npm install on the same Node (26.10.0): median ms and the per-round ratio. */
+function printStandalone(times, executables, quantile) {
+  console.log(
+    '\nThe standalone executable against the npm install on the same Node (26.10.0), goal ≤ 1.00×:',
+  );
+  for (const key of ['version', 'token', 'attendance']) {
+    const npm = times[`npm ${key}`];
+    const cells = [`npm ${quantile(npm, 0.5).toFixed(0)} ms`];
+    for (const name of executables.keys()) {
+      const ratios = times[`${name} ${key}`].map((ms, i) => ms / npm[i]);
+      const median = quantile(times[`${name} ${key}`], 0.5).toFixed(0);
+      cells.push(`${name} ${median} ms ${quantile(ratios, 0.5).toFixed(2)}×`);
+    }
+    console.log(`  ${LABELS[key].padEnd(40)}${cells.join('   ')}`);
+  }
 }

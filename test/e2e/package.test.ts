@@ -1,9 +1,9 @@
 // Installable as a package: `npm pack` makes a tarball of only what runs, `npm install -g` puts it in a
 // clean prefix (dependencies from the npm cache, or the registry when missing there), and the installed
 // `roster` works from any folder, on the Node under test (first on PATH, as for a user).
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type CliResult, cliEnv } from '../helpers/cli.js';
@@ -19,6 +19,13 @@ let packed: { files: { path: string }[]; filename: string; size: number };
 /** npm with its own cache and settings, and the Node under test first on PATH. */
 function npm(args: string[], cwd: string): string {
   return execFileSync('npm', args, { cwd, env: { ...process.env, PATH }, encoding: 'utf8' });
+}
+
+/** npm as `npm()`, returning what it wrote on stderr (it fails the test if npm fails). */
+function npmStderr(args: string[], cwd: string): string {
+  const result = spawnSync('npm', args, { cwd, env: { ...process.env, PATH }, encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`npm ${args.join(' ')} failed: ${result.stderr}`);
+  return result.stderr;
 }
 
 /** Runs the installed roster from a folder that is not the checkout. */
@@ -48,13 +55,16 @@ function registryUnreachable(): string | undefined {
 }
 const unreachable = registryUnreachable();
 
+/** What `npm install -g` of the tarball printed on stderr (npm's warnings). */
+let installWarnings = '';
+
 beforeAll(() => {
   const work = tempDir();
-  // --ignore-scripts: `prepare` would rebuild dist/ under the other tests' feet (the suite built it).
+  // --ignore-scripts: `prepack` would rebuild dist/ under the other tests' feet (the suite built it).
   [packed] = JSON.parse(npm(['pack', '--ignore-scripts', '--json', '--pack-destination', work], ROOT));
   if (unreachable) return;
   prefix = join(work, 'prefix');
-  npm(
+  installWarnings = npmStderr(
     [
       'install',
       '--global',
@@ -71,7 +81,18 @@ beforeAll(() => {
 }, 180_000);
 
 describe('the npm package', () => {
-  it('holds only what runs: bin, dist (no demo, no source maps), README, LICENSE and package.json', () => {
+  it('is named roster-cli (roster is taken in the registry), publishable, and runs on Node 20 to 26', () => {
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+    expect(manifest).toMatchObject({ name: 'roster-cli', bin: { roster: 'bin/roster.js' } });
+    expect(manifest.private).toBeUndefined();
+    expect(manifest.engines.node).toBe('^20.19 || ^22 || ^24 || ^26');
+    // Nothing of roster's own runs when a user installs it: no install script, and no prepare.
+    for (const script of ['preinstall', 'install', 'postinstall', 'prepare']) {
+      expect(manifest.scripts[script], script).toBeUndefined();
+    }
+  });
+
+  it('holds only what runs, and the docs its README links to: bin, dist (no demo, no source maps), docs, README, LICENSE and package.json', () => {
     const files = packed.files.map((f) => f.path).sort();
     expect(files).toContain('bin/roster.js');
     expect(files).toContain('dist/cli.js');
@@ -87,9 +108,15 @@ describe('the npm package', () => {
         ...chunks,
         'dist/cli.js',
         'dist/commands.json',
+        ...readdirSync(join(ROOT, 'docs')).map((name) => `docs/${name}`),
         'package.json',
       ].sort(),
     );
+    // Every relative link of the packaged README leads to a file in the package.
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const links = [...readme.matchAll(/\]\(((?:docs\/)?[^)#:]+?)(?:#[^)]*)?\)/g)].map((m) => m[1] as string);
+    expect(links.length).toBeGreaterThan(5);
+    for (const link of links) expect(files, link).toContain(link);
     expect(files.filter((f) => /\.map$|\.ts$|^test\/|^src\/|demo/.test(f))).toEqual([]);
   });
 
@@ -100,6 +127,14 @@ describe('the npm package', () => {
     const home = tempDir();
     const v = await installed(['--version'], home);
     expect(v).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+    const json = await installed(['--version', '--json'], home);
+    expect(JSON.parse(json.stdout)).toMatchObject({ version, build: 'npm', node: process.version });
+    // No script of roster's own was there to run or be warned about, and no dev dependency came along.
+    expect(installWarnings).not.toMatch(/install-scripts|allow-scripts/);
+    const modules = join(prefix, 'lib', 'node_modules', 'roster-cli', 'node_modules');
+    for (const dev of ['vitest', 'esbuild', 'typescript', '@biomejs', 'fast-check']) {
+      expect(existsSync(join(modules, dev)), dev).toBe(false);
+    }
     const help = await installed(['--help'], home);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^Usage: roster /);
