@@ -88,7 +88,7 @@ function buildExecutable(target, bundle, builder, codeCache) {
   const output = join(work, TARGETS[target].exe);
   const config = {
     main: bundle,
-    mainFormat: 'module',
+    mainFormat: 'commonjs',
     executable: nodeBinary(target),
     output,
     disableExperimentalSEAWarning: true,
@@ -123,7 +123,7 @@ async function main() {
     execFileSync(process.execPath, ['esbuild.config.mjs'], { cwd: root, stdio: 'inherit' });
   rmSync(join(root, 'release'), { recursive: true, force: true });
   const builder = fromRegistry(`${TARGETS[hostTarget].node}@${NODE_VERSION}`, 'bin/node');
-  const bundle = await bundleStandalone(root, join(root, 'release', 'work', 'roster.mjs'));
+  const bundle = await bundleStandalone(root, join(root, 'release', 'work', 'roster.cjs'));
   const sums = [];
   for (const target of targets) {
     const executable = buildExecutable(target, bundle, builder, !values['no-code-cache']);

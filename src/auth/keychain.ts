@@ -5,6 +5,7 @@
 import { RosterError } from '../errors.js';
 import type { Logger } from '../output/log.js';
 import { keychainName } from '../platform.js';
+import { type Keyring, loadKeyring } from './keyring-binding.js';
 import { KEYCHAIN_SERVICE, type KeychainStore, KeychainUnavailableError } from './secret-store.js';
 
 export const KEYCHAIN_TIMEOUT_MS = 5_000;
@@ -33,9 +34,9 @@ export function createKeychainStore(options: KeychainOptions = {}): KeychainStor
   };
 
   async function call<T>(what: string, run: (entry: KeyringEntry, signal: AbortSignal) => Promise<T>) {
-    let keyring: typeof import('@napi-rs/keyring');
+    let keyring: Keyring;
     try {
-      keyring = await import('@napi-rs/keyring');
+      keyring = await loadKeyring();
     } catch (error) {
       // The standalone executable's addon copy in a folder roster will not trust: that error says the fix.
       if (error instanceof RosterError) throw error;
@@ -98,7 +99,7 @@ export function createKeychainStore(options: KeychainOptions = {}): KeychainStor
   };
 }
 
-type KeyringEntry = (account: string) => import('@napi-rs/keyring').AsyncEntry;
+type KeyringEntry = (account: string) => InstanceType<Keyring['AsyncEntry']>;
 
 /**
  * The library's words for "no session bus" (unset: autolaunch; set but dead: the socket) or "nobody

@@ -1,11 +1,10 @@
-// What `@napi-rs/keyring` is in the standalone executable (.ci/release.mjs maps the package here): the same
-// exports, from the addon of the executable's own platform, embedded as the asset keyring.node. Loaded on
-// first use of the keychain (src/auth/keychain.ts imports the package lazily), so other commands never
-// write or load it.
+// What src/auth/keyring-binding.ts is in the standalone executable (.ci/release/bundle.mjs maps it here):
+// the keychain's binding from the addon of the executable's own platform, embedded as the asset
+// keyring.node, loaded once, on first use of the keychain, so other commands never write or load it.
+import type { Keyring } from '../auth/keyring-binding.js';
 import { loadEmbeddedAddon } from './addon.js';
 
-type Keyring = typeof import('@napi-rs/keyring');
+let loading: Promise<Keyring> | undefined;
 
-const binding = (await loadEmbeddedAddon('keyring.node')) as Keyring;
-
-export const { AsyncEntry, Entry, findCredentials, findCredentialsAsync } = binding;
+export const loadKeyring = (): Promise<Keyring> =>
+  (loading ??= loadEmbeddedAddon('keyring.node') as Promise<Keyring>);

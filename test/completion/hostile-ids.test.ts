@@ -226,5 +226,5 @@ describe('a school list from a hostile server, cached by an ordinary send', () =
       expect(offered, shell).toEqual(['org-sch-1', 'org-sch-5', 'org-sch-6', 'org-sch-7']);
       expect(readdirSync(cwd), shell).toEqual([]);
     }
-  });
+  }, 120_000);
 });

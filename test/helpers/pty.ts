@@ -18,6 +18,8 @@ const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
 export interface PtyOptions {
   /** The terminal's width (stty cols), as a window of that size would have it. */
   columns?: number;
+  /** A standalone executable to run instead of Node with bin/roster.js. */
+  executable?: string;
 }
 
 export function startPty(
@@ -26,7 +28,8 @@ export function startPty(
   env: Record<string, string | undefined> = {},
   options: PtyOptions = {},
 ): PtyRun {
-  const run = [process.execPath, ROSTER_BIN, ...args].map(quote).join(' ');
+  const program = options.executable ? [options.executable] : [process.execPath, ROSTER_BIN];
+  const run = [...program, ...args].map(quote).join(' ');
   const command = options.columns ? `stty cols ${options.columns} rows 24 && exec ${run}` : run;
   // -e: script's exit code is the command's; -q: no "Script started" lines; /dev/null: no typescript file.
   const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], {

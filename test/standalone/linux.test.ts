@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startCli, until } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
+import { startPty } from '../helpers/pty.js';
 import {
   runStandalone,
   STANDALONE,
@@ -72,6 +73,24 @@ describe.runIf(testStandalone)(`the standalone executable (${STANDALONE})`, () =
     const standalone = await runStandalone(args, home, { env });
     const npm = await runCli(args, home, { env });
     expect(standalone).toEqual(npm);
+  });
+
+  it('asks on a terminal as the npm install does: the school picker, colour, the question, then sends', async () => {
+    const email = 'terminal@example.org';
+    const args = ['invite', 'send', '--email', email, '--sent-by-user-id', 'usr-1'];
+    const run = startPty(args, tempDir(), { ...env, NO_COLOR: undefined }, { executable: STANDALONE });
+    await run.waitFor('School (type to search by name, identifier or sourcedId)');
+    run.type('cedar');
+    await run.waitFor('Use "cedar" as typed');
+    run.type('\r');
+    await run.waitFor('(Cedar Elementary School)');
+    await run.waitFor(`Send it to ${email}?`);
+    run.type('y\r');
+    const result = await run.done;
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`Invitation sent to ${email}`);
+    expect(result.stdout).toMatch(/\u001b\[3\d?m/); // coloured, as on a terminal
+    expect((await sandbox.deliveries()).get(email)).toBe(1);
   });
 
   it('a bulk send interrupted with Ctrl-C and run again: every family e-mailed exactly once', async () => {
