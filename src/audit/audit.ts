@@ -7,18 +7,44 @@ import { isRecord } from '../api/errors.js';
 import { isKnownGrade } from '../campaign/grades.js';
 import { orgsAs, type Person, personOf } from '../campaign/people.js';
 import { CampaignPlanner, emailProblem } from '../campaign/planner.js';
-import { type CheckId, type Severity, severityOf } from './checks.js';
+import { AUDIT_COLLECTIONS, type CheckId, type Collection, type Severity, severityOf } from './checks.js';
 
-export type Collection = 'orgs' | 'academicSessions' | 'courses' | 'classes' | 'users' | 'enrollments';
+export type { Collection };
 /** The order the collections are read in: each refers only to those before it (and to itself). */
-export const READ_ORDER: readonly Collection[] = [
-  'orgs',
-  'academicSessions',
-  'courses',
-  'classes',
-  'users',
-  'enrollments',
-];
+export const READ_ORDER: readonly Collection[] = AUDIT_COLLECTIONS;
+
+/**
+ * The collections without which a check cannot run (a server that does not serve one: the check is not run).
+ * The reference checks run over what was read; a reference into a collection not served is not checked.
+ */
+export const REQUIRES: Record<CheckId, readonly Collection[]> = {
+  'duplicate-sourcedid': [],
+  'missing-reference': [],
+  'active-refers-to-deleted': [],
+  'org-cycle': ['orgs'],
+  'session-dates': ['academicSessions'],
+  'no-current-school-year': ['academicSessions'],
+  'student-without-enrollment': ['classes', 'users', 'enrollments'],
+  'class-without-teacher': ['classes', 'users', 'enrollments'],
+  'invalid-email': ['users'],
+  'shared-email': ['users'],
+  'invalid-grade': ['users'],
+  'student-without-guardian-email': ['orgs', 'users'],
+  'agent-not-guardian': ['users'],
+  'one-sided-link': ['users'],
+  'guardian-many-students': ['orgs', 'users'],
+};
+
+/** A collection the server does not serve: the checks it took out of the audit. */
+export interface NotChecked {
+  collection: Collection;
+  /** What the server answered, e.g. "HTTP 404". */
+  answer: string;
+  /** The checks not run (those that need it, among the ones asked for). */
+  checks: CheckId[];
+  /** Named by --require: an error, not a note. */
+  required: boolean;
+}
 
 export interface AuditRecord {
   collection: Collection;
@@ -47,6 +73,8 @@ export interface SchoolFigures {
 
 export interface AuditResult {
   findings: Finding[];
+  /** Collections the server does not serve, each once, with the checks not run for it. */
+  notChecked: NotChecked[];
   schools: SchoolFigures[];
   /** Records read per collection. */
   read: Record<Collection, number>;
@@ -57,6 +85,15 @@ export interface AuditOptions {
   /** YYYY-MM-DD: the day roles end before and a school year must cover. */
   date: string;
   maxChildren: number;
+  /** Collections whose absence is an error (--require). */
+  require?: readonly Collection[];
+}
+
+/** The sentence every report gives a collection not served: what was not checked, and why. */
+export function notCheckedText(n: NotChecked): string {
+  const checks = n.checks.length > 0 ? `; not run: ${n.checks.join(', ')}` : '';
+  const required = n.required ? ' (--require names it: an error)' : '';
+  return `not checked: the server does not serve ${n.collection} (${n.answer})${required}${checks}; references to it are not checked`;
 }
 
 interface Org {
@@ -126,6 +163,9 @@ export class Audit {
   /** Students in an active class (the user map's own id strings: no copy per enrollment). */
   private readonly enrolled = new Set<string>();
   private readonly found = new Map<CheckId, AuditRecord[]>();
+  /** The checks that run: those asked for, less those a collection not served took out. */
+  private readonly checks: Set<CheckId>;
+  private readonly unserved = new Map<Collection, string>();
   private readonly duplicates = new Map<string, number>();
   private namedByCache?: Map<string, string[]>;
   readonly read: Record<Collection, number> = {
@@ -137,10 +177,28 @@ export class Audit {
     enrollments: 0,
   };
 
-  constructor(private readonly options: AuditOptions) {}
+  constructor(private readonly options: AuditOptions) {
+    this.checks = new Set(options.checks);
+  }
+
+  /** The server does not serve this collection (its answer, e.g. "HTTP 404"): the checks needing it do not run. */
+  notServed(collection: Collection, answer: string): NotChecked {
+    this.unserved.set(collection, answer);
+    for (const check of [...this.checks]) if (REQUIRES[check].includes(collection)) this.checks.delete(check);
+    return this.notCheckedOf(collection, answer);
+  }
+
+  private notCheckedOf(collection: Collection, answer: string): NotChecked {
+    return {
+      collection,
+      answer,
+      checks: [...this.options.checks].filter((c) => REQUIRES[c].includes(collection)),
+      required: this.options.require?.includes(collection) ?? false,
+    };
+  }
 
   private report(check: CheckId, found: AuditRecord): void {
-    if (!this.options.checks.has(check)) return;
+    if (!this.checks.has(check)) return;
     const record = { ...found, sourcedId: own(found.sourcedId), detail: own(found.detail) };
     const list = this.found.get(check);
     if (list) list.push(record);
@@ -164,7 +222,8 @@ export class Audit {
     id: string,
     index: ReadonlyMap<string, { active: boolean }>,
   ): void {
-    if (id === '') return;
+    // A reference into a collection the server does not serve cannot be checked.
+    if (id === '' || this.unserved.has(target)) return;
     const found = index.get(id);
     const base = { collection: from.collection, sourcedId: from.sourcedId, schools: from.schools };
     if (!found)
@@ -273,11 +332,12 @@ export class Audit {
     this.people();
     this.emailsShared();
     const plan = this.campaign();
-    const findings: Finding[] = [...this.options.checks].map((check) => {
+    const findings: Finding[] = [...this.checks].map((check) => {
       const records = this.found.get(check) ?? [];
       return { check, severity: severityOf(check), count: records.length, records };
     });
-    return { findings, schools: this.figures(plan), read: this.read };
+    const notChecked = [...this.unserved].map(([c, answer]) => this.notCheckedOf(c, answer));
+    return { findings, notChecked, schools: this.figures(plan), read: this.read };
   }
 
   private duplicateIds(): void {
@@ -470,7 +530,7 @@ export class Audit {
    * and a detail names a few users of the other families and their number, not every one.
    */
   private emailsShared(): void {
-    if (!this.options.checks.has('shared-email')) return;
+    if (!this.checks.has('shared-email')) return;
     // First the e-mails on two users or more (few), so no list is built for the many held by one.
     const first = new Map<string, string>();
     const byEmail = new Map<string, string[]>();

@@ -60,6 +60,17 @@ export const AUDIT_CHECKS = [
   },
 ] as const satisfies readonly CheckInfo[];
 
+/** The collections the audit reads, in the order it reads them: each refers only to those before it. */
+export const AUDIT_COLLECTIONS = [
+  'orgs',
+  'academicSessions',
+  'courses',
+  'classes',
+  'users',
+  'enrollments',
+] as const;
+export type Collection = (typeof AUDIT_COLLECTIONS)[number];
+
 export type CheckId = (typeof AUDIT_CHECKS)[number]['id'];
 export const CHECK_IDS: readonly CheckId[] = AUDIT_CHECKS.map((c) => c.id);
 

@@ -2,7 +2,7 @@
 // school, records by severity), tables filtered by a few lines of inline script. Its Content-Security-Policy
 // forbids every fetch, so the page never reaches the network; every text from the server is escaped (and
 // stripped of control characters) before it is written, so no record can add markup or script.
-import { AUDIT_CHECKS, type Severity } from './checks.js';
+import { AUDIT_CHECKS, type Severity, severityOf } from './checks.js';
 import { type AuditJson, percent } from './output.js';
 
 const COLOUR: Record<Severity, string> = { error: '#c62828', warning: '#ef8f00', info: '#1565c0' };
@@ -98,6 +98,17 @@ export function auditHtml(report: AuditJson): string {
       ),
     )
     .join('\n');
+  const notRunRows = summary.notChecked
+    .flatMap((n) =>
+      n.checks.map(
+        (check) =>
+          `<tr data-check="${esc(check)}" class="not-run"><td>${esc(check)}</td><td class="sev ${severityOf(check)}">${severityOf(check)}</td><td class="n">not run</td><td>${esc(`the server does not serve ${n.collection} (${n.answer})`)}</td></tr>`,
+      ),
+    )
+    .join('');
+  const notChecked = summary.notChecked.length
+    ? `<h2>Not checked</h2>\n<ul id="not-checked">${summary.notChecked.map((n) => `<li class="${n.required ? 'error' : 'warning'}">${esc(n.text)}.</li>`).join('')}</ul>\n`
+    : '';
   const options = findings
     .filter((f) => f.count > 0)
     .map((f) => `<option value="${esc(f.check)}">${esc(f.check)} (${f.count})</option>`)
@@ -116,8 +127,8 @@ export function auditHtml(report: AuditJson): string {
     .join(', ')}.</p>
 <div class="charts">${coverage}${severity}</div>
 <h2>Checks</h2>
-<table id="checks"><thead><tr><th>check</th><th>severity</th><th>count</th><th>meaning</th></tr></thead><tbody>${summaryRows}</tbody></table>
-<h2>Schools</h2>
+<table id="checks"><thead><tr><th>check</th><th>severity</th><th>count</th><th>meaning</th></tr></thead><tbody>${summaryRows}${notRunRows}</tbody></table>
+${notChecked}<h2>Schools</h2>
 <table id="schools"><thead><tr><th>school</th><th>sourcedId</th><th>students</th><th>with guardian e-mail</th><th>classes with teacher</th></tr></thead><tbody>${schoolRows}</tbody></table>
 <h2>Records to fix</h2>
 <div class="filters"><label>Check <select id="f-check"><option value="">every check</option>${options}</select></label>

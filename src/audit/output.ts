@@ -1,7 +1,13 @@
 // The audit's report in each of its forms: JSON (every record), the terminal's two tables, and one CSV per
 // check for the office that fixes the records in the SIS (cells that could run as formulas are quoted off).
 import { csvLine, formulaSafe } from '../output/csv.js';
-import type { AuditResult, Finding, SchoolFigures } from './audit.js';
+import {
+  type AuditResult,
+  type Finding,
+  type NotChecked,
+  notCheckedText,
+  type SchoolFigures,
+} from './audit.js';
 import type { Severity } from './checks.js';
 
 export interface ReportMeta {
@@ -23,6 +29,8 @@ export interface AuditJson {
     counts: Record<Severity, number>;
     read: AuditResult['read'];
     perSchool: (SchoolFigures & { guardianEmailShare: number | null })[];
+    /** Collections the server does not serve, each with the checks not run for it and the sentence. */
+    notChecked: (NotChecked & { text: string })[];
   };
   findings: { check: string; severity: Severity; count: number; records: ReportRecord[] }[];
 }
@@ -48,6 +56,7 @@ export function auditJson(result: AuditResult, meta: ReportMeta): AuditJson {
         ...s,
         guardianEmailShare: share(s.withGuardianEmail, s.students),
       })),
+      notChecked: result.notChecked.map((n) => ({ ...n, text: notCheckedText(n) })),
     },
     findings: result.findings.map((f) => ({
       check: f.check,
@@ -86,6 +95,23 @@ export function findingCsv(finding: Finding): string {
     finding.records
       .map((r) =>
         csvLine([finding.check, finding.severity, r.collection, r.sourcedId, r.detail].map(formulaSafe)),
+      )
+      .join('')
+  );
+}
+
+/** What was not checked, for the office reading the CSV files: one line per collection the server does not serve. */
+export function notCheckedCsv(notChecked: readonly NotChecked[]): string {
+  const header = csvLine(['collection', 'answer', 'required', 'checks not run', 'what it means']);
+  return (
+    header +
+    notChecked
+      .map((n) =>
+        csvLine(
+          [n.collection, n.answer, n.required ? 'yes' : 'no', n.checks.join(' '), notCheckedText(n)].map(
+            formulaSafe,
+          ),
+        ),
       )
       .join('')
   );

@@ -11,7 +11,14 @@ import {
   MAX_PAGE_SIZE,
 } from '../oneroster/read-limits.js';
 import { parseCount, printable } from '../values.js';
-import { CHECK_IDS, type CheckId, SEVERITIES, type Severity } from './checks.js';
+import {
+  AUDIT_COLLECTIONS,
+  CHECK_IDS,
+  type CheckId,
+  type Collection,
+  SEVERITIES,
+  type Severity,
+} from './checks.js';
 
 export interface AuditFlags {
   school?: string[];
@@ -28,6 +35,7 @@ export interface AuditFlags {
   pageSize?: string;
   concurrency?: string;
   refreshSchools?: boolean;
+  require?: string[];
 }
 
 export interface AuditRequest {
@@ -40,6 +48,8 @@ export interface AuditRequest {
   concurrency: number;
   csvDir?: string;
   html?: string;
+  /** Collections whose absence from the server is an error (--require). */
+  require: Collection[];
 }
 
 export const FAIL_ON = [...SEVERITIES, 'never'] as const;
@@ -55,6 +65,18 @@ function checkList(flag: string, values: string[] | undefined): CheckId[] | unde
       `The checks: ${CHECK_IDS.join(', ')}.`,
     );
   return ids as CheckId[];
+}
+
+/** --require's collections (comma-separated, repeatable), each one the audit reads. */
+function requiredCollections(values: string[] | undefined): Collection[] {
+  const names = (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim());
+  const unknown = names.find((name) => !(AUDIT_COLLECTIONS as readonly string[]).includes(name));
+  if (unknown !== undefined)
+    throw new UsageError(
+      `Unknown collection "${printable(unknown, 40)}" in --require.`,
+      `The collections the audit reads: ${AUDIT_COLLECTIONS.join(', ')}.`,
+    );
+  return [...new Set(names as Collection[])];
 }
 
 /** What the flags ask for, checked before any request. */
@@ -86,6 +108,7 @@ export function parseAuditFlags(flags: AuditFlags, now: number): AuditRequest {
     date,
     pageSize: parseCount('--page-size', flags.pageSize, 1, MAX_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE,
     concurrency: parseCount('--concurrency', flags.concurrency, 1, MAX_CONCURRENCY) ?? DEFAULT_CONCURRENCY,
+    require: requiredCollections(flags.require),
     ...(flags.csvDir !== undefined && { csvDir: resolve(flags.csvDir) }),
     ...(flags.html !== undefined && { html: resolve(flags.html) }),
   };

@@ -2,12 +2,19 @@
 // X-Total-Count, retries, each record once), hands every record to the audit's indexes and drops it, then
 // runs the checks. A --school selection limits the report, never what is read: a reference is checked
 // against the whole district.
-import { RosterError } from '../errors.js';
+import { ApiError, RosterError } from '../errors.js';
 import { favourMemory } from '../heap.js';
 import { COLLECTIONS } from '../oneroster/collections.js';
 import { Pager } from '../oneroster/pager.js';
 import { type OneRosterService, pageSender } from '../oneroster/service.js';
-import { Audit, type AuditOptions, type AuditResult, type Collection, READ_ORDER } from './audit.js';
+import {
+  Audit,
+  type AuditOptions,
+  type AuditResult,
+  type Collection,
+  notCheckedText,
+  READ_ORDER,
+} from './audit.js';
 import { type CheckId, rank, type Severity } from './checks.js';
 
 export interface AuditHooks {
@@ -41,10 +48,27 @@ const NEEDS: Record<CheckId, readonly Collection[]> = {
   'guardian-many-students': ['orgs', 'users'],
 };
 
-/** The collections the selected checks need, in read order. */
-export function collectionsFor(checks: ReadonlySet<CheckId>): Collection[] {
-  const needed = new Set([...checks].flatMap((c) => NEEDS[c]));
+/** The collections the selected checks need and --require names, in read order. */
+export function collectionsFor(
+  checks: ReadonlySet<CheckId>,
+  required: readonly Collection[] = [],
+): Collection[] {
+  const needed = new Set([...[...checks].flatMap((c) => NEEDS[c]), ...required]);
   return READ_ORDER.filter((c) => needed.has(c));
+}
+
+/** Answers that say a collection is not served at all (not a refusal, not a failure of this request). */
+const NOT_SERVED = new Set([404, 405, 410, 501]);
+/** A server's own "unknown endpoint" answer, with another status (400 or 422 and such words). */
+const UNKNOWN_ENDPOINT =
+  /\b(unknown|unsupported|invalid|no such) (endpoint|path|resource|route|collection|url)\b|\bnot (supported|implemented|found)\b|\bunknownobject\b/i;
+
+/** The server's answer when it does not serve a collection ("HTTP 404"), else undefined. */
+export function notServedAnswer(error: unknown): string | undefined {
+  if (!(error instanceof ApiError) || error.code !== 'api') return undefined;
+  const served =
+    !NOT_SERVED.has(error.status) && !(error.status < 500 && UNKNOWN_ENDPOINT.test(error.message));
+  return served ? undefined : `HTTP ${error.status}`;
 }
 
 export async function runAudit(
@@ -54,38 +78,55 @@ export async function runAudit(
 ): Promise<AuditResult> {
   await favourMemory(hooks.debug);
   const audit = new Audit(options);
-  const collections = collectionsFor(options.checks);
+  const collections = collectionsFor(options.checks, options.require);
   for (const [index, name] of collections.entries()) {
-    const collection = COLLECTIONS.find((c) => c.path === name);
-    if (!collection) throw new Error(`no collection ${name}`);
-    const pager = new Pager({
-      send: pageSender(service, `Reading ${name}`),
-      baseUrl: service.baseUrl,
-      path: `${service.prefix}/${collection.path}`,
-      query: { limit: options.pageSize },
-      wrapper: collection.listKey,
-      all: true,
-      maxRecords: service.maxRecords,
-      concurrency: options.concurrency,
-      what: name,
-      warn: hooks.warn,
-      debug: hooks.debug,
-      repeated: (id) => audit.repeated(name, id),
-    });
     const step = `${index + 1}/${collections.length}`;
-    hooks.progress(`${step} reading ${name}…`);
-    for await (const page of pager.pages()) {
-      for (const record of page.records) audit.add(name, record);
-      const total = pager.total === undefined ? '' : ` of ${pager.total}`;
-      hooks.progress(`${step} ${pager.delivered}${total} ${name} read`);
-      if (hooks.signal?.aborted)
-        throw new RosterError('interrupted', 'Audit interrupted: nothing was written');
+    try {
+      await readCollection(service, name, step, audit, options, hooks);
+    } catch (error) {
+      // Its first page refused as not served: the checks that need it are not run, the rest are.
+      const answer = notServedAnswer(error);
+      if (answer === undefined || audit.read[name] > 0) throw error;
+      hooks.warn(`${notCheckedText(audit.notServed(name, answer))}.`);
     }
-    if (pager.total !== undefined && pager.delivered + pager.repeats < pager.total)
-      hooks.warn(`the server reported ${pager.total} ${name} (X-Total-Count) but served ${pager.delivered}.`);
   }
   hooks.progress('checking…');
   return audit.finish();
+}
+
+async function readCollection(
+  service: OneRosterService,
+  name: Collection,
+  step: string,
+  audit: Audit,
+  options: ReadOptions,
+  hooks: AuditHooks,
+): Promise<void> {
+  const collection = COLLECTIONS.find((c) => c.path === name);
+  if (!collection) throw new Error(`no collection ${name}`);
+  const pager = new Pager({
+    send: pageSender(service, `Reading ${name}`),
+    baseUrl: service.baseUrl,
+    path: `${service.prefix}/${collection.path}`,
+    query: { limit: options.pageSize },
+    wrapper: collection.listKey,
+    all: true,
+    maxRecords: service.maxRecords,
+    concurrency: options.concurrency,
+    what: name,
+    warn: hooks.warn,
+    debug: hooks.debug,
+    repeated: (id) => audit.repeated(name, id),
+  });
+  hooks.progress(`${step} reading ${name}…`);
+  for await (const page of pager.pages()) {
+    for (const record of page.records) audit.add(name, record);
+    const total = pager.total === undefined ? '' : ` of ${pager.total}`;
+    hooks.progress(`${step} ${pager.delivered}${total} ${name} read`);
+    if (hooks.signal?.aborted) throw new RosterError('interrupted', 'Audit interrupted: nothing was written');
+  }
+  if (pager.total !== undefined && pager.delivered + pager.repeats < pager.total)
+    hooks.warn(`the server reported ${pager.total} ${name} (X-Total-Count) but served ${pager.delivered}.`);
 }
 
 /** The report limited to some schools: their records and district-wide ones (those of no school). */
@@ -106,8 +147,9 @@ export function sorted(result: AuditResult): AuditResult {
   return { ...result, findings };
 }
 
-/** Whether any finding is at or above `failOn`. */
+/** Whether any finding is at or above `failOn`, or a collection --require names is not served (an error). */
 export function fails(result: AuditResult, failOn: Severity | 'never'): boolean {
   if (failOn === 'never') return false;
+  if (result.notChecked.some((n) => n.required)) return true;
   return result.findings.some((f) => f.count > 0 && rank(f.severity) <= rank(failOn));
 }

@@ -3,18 +3,44 @@
 import type { Context } from '../context.js';
 import { printTable } from '../output/render.js';
 import type { AuditResult, Finding, SchoolFigures } from './audit.js';
+import { severityOf } from './checks.js';
 import { examplesOf, percent, share } from './output.js';
 
+interface Row {
+  check: string;
+  severity: string;
+  count: number | string;
+  examples: string;
+}
+
+/** The checks a collection not served took out, as rows after the findings: not run, and why. */
+function notRunRows(result: AuditResult): Row[] {
+  return result.notChecked.flatMap((n) =>
+    n.checks.map((check) => ({
+      check,
+      severity: severityOf(check),
+      count: 'not run',
+      examples: `the server does not serve ${n.collection} (${n.answer})`,
+    })),
+  );
+}
+
 export async function printReport(ctx: Context, result: AuditResult): Promise<void> {
-  await printTable<Finding>(
+  const rows: Row[] = result.findings.map((f: Finding) => ({
+    check: f.check,
+    severity: f.severity,
+    count: f.count,
+    examples: examplesOf(f),
+  }));
+  await printTable<Row>(
     ctx,
     [
-      { header: 'check', value: (f) => f.check },
-      { header: 'severity', value: (f) => f.severity },
-      { header: 'count', value: (f) => f.count },
-      { header: 'first examples', value: (f) => examplesOf(f), shrink: 'end' },
+      { header: 'check', value: (r) => r.check },
+      { header: 'severity', value: (r) => r.severity },
+      { header: 'count', value: (r) => r.count },
+      { header: 'first examples', value: (r) => r.examples, shrink: 'end' },
     ],
-    result.findings,
+    [...rows, ...notRunRows(result)],
   );
   if (result.schools.length === 0) return;
   ctx.io.stdout.write('\n');

@@ -36,6 +36,7 @@ export interface SandboxCommandOptions {
   quiet?: boolean;
   defects?: boolean;
   familyTraps?: boolean;
+  without?: string;
 }
 
 function number(
@@ -97,6 +98,12 @@ export function sandboxOptions(o: SandboxCommandOptions) {
       link: o.link,
       ...(o.defects ? { defects: true } : {}),
       ...(o.familyTraps ? { familyTraps: true } : {}),
+      ...(o.without !== undefined && {
+        without: o.without
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      }),
     },
   };
 }
@@ -105,11 +112,17 @@ export function sandboxOptions(o: SandboxCommandOptions) {
 export async function run(options: SandboxCommandOptions, ctx: Context): Promise<Sandbox> {
   const parsed = sandboxOptions(options);
   const { startSandbox } = await import('../sandbox/server.js');
-  return startSandbox({
-    ...parsed,
-    record: false,
-    log: options.quiet ? undefined : (line) => ctx.log.info(line),
-  });
+  try {
+    return await startSandbox({
+      ...parsed,
+      record: false,
+      log: options.quiet ? undefined : (line) => ctx.log.info(line),
+    });
+  } catch (error) {
+    // The sandbox's own check of --without's names: bad input, nothing started.
+    if (error instanceof RangeError) throw new UsageError(`Invalid --without: ${error.message}.`);
+    throw error;
+  }
 }
 
 export function register(program: Command, ctx: Context): void {
@@ -165,6 +178,10 @@ export function register(program: Command, ctx: Context): void {
       '--defects',
       'OneRoster: plant one of each data error roster roster audit reports, on known records (see docs/sandbox.md)',
     )
+    .option(
+      '--without <collections>',
+      'OneRoster: answer 404 (unknown endpoint) for these collections, as a server that serves part of OneRoster does (comma-separated, e.g. academicSessions)',
+    )
     .option('--quiet', 'do not log requests')
     .action(async (options: SandboxCommandOptions) => {
       const sandbox = await run(options, ctx);
@@ -198,6 +215,7 @@ export function register(program: Command, ctx: Context): void {
     'roster sandbox --agents students --refuse fields   # links on one side only; a stricter 1.2 server',
     'roster sandbox --family-traps   # families invite plan cannot reach; then: roster invite plan --all-schools',
     'roster sandbox --defects        # then: roster roster audit (exit 1), roster doctor',
+    'roster sandbox --without academicSessions   # a server that serves part of OneRoster',
     'roster sandbox --students 50000 --schools 25',
     "roster sandbox --quirks wrappers,scope-required,clock=+2h   # rehearse a vendor's server",
     '# In a script (a rehearsal against the sandbox, stopped afterwards)',

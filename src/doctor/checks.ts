@@ -29,6 +29,9 @@ export interface CheckDefinition {
   run(state: DoctorState): Promise<CheckOutcome>;
 }
 
+/** The collections the go-live commands cannot do without: invite plan reads schools (orgs) and users. */
+const GO_LIVE_COLLECTIONS = ['orgs', 'users'];
+
 /** Largest difference between our clock and the server's Date that token lifetimes tolerate. */
 export const MAX_CLOCK_SKEW_MS = 60_000;
 /** The connect probe never waits longer than this, whatever --timeout says. */
@@ -196,14 +199,25 @@ export const CHECKS: readonly CheckDefinition[] = [
         throw new Skipped(`OneRoster ${version} cannot be read (see oneroster-${version})`);
       // `roster roster audit --check <the error checks>`: the command's own request, read and verdict, so
       // the line and the command agree; its reads stop at --max-records as every read does.
-      const [{ parseAuditFlags }, { runAudit, fails }, { ERROR_CHECKS }, { onerosterService }] =
-        await Promise.all([
-          import('../audit/request.js'),
-          import('../audit/run.js'),
-          import('../audit/checks.js'),
-          import('../oneroster/service.js'),
-        ]);
-      const request = parseAuditFlags({ check: [ERROR_CHECKS.join(',')] }, state.ctx.now());
+      const [
+        { parseAuditFlags },
+        { runAudit, fails },
+        { ERROR_CHECKS },
+        { notCheckedText },
+        { onerosterService },
+      ] = await Promise.all([
+        import('../audit/request.js'),
+        import('../audit/run.js'),
+        import('../audit/checks.js'),
+        import('../audit/audit.js'),
+        import('../oneroster/service.js'),
+      ]);
+      // A collection go-live cannot do without (invite plan reads schools and users) fails the line; any
+      // other the server does not serve is named, and the line passes: the commands work there.
+      const request = parseAuditFlags(
+        { check: [ERROR_CHECKS.join(',')], require: [GO_LIVE_COLLECTIONS.join(',')] },
+        state.ctx.now(),
+      );
       const result = await runAudit(onerosterService(session), request, {
         progress() {},
         warn: (line) => state.ctx.log.warn(line),
@@ -212,6 +226,12 @@ export const CHECKS: readonly CheckDefinition[] = [
       const found = result.findings.filter((f) => f.count > 0);
       const counts = Object.fromEntries(result.findings.map((f) => [f.check, f.count]));
       const read = Object.values(result.read).reduce((n, c) => n + c, 0);
+      const missing = result.notChecked.filter((n) => n.required).map((n) => n.collection);
+      if (missing.length > 0)
+        throw new RosterError(
+          'failure',
+          `OneRoster ${version}: the server does not serve ${missing.join(', ')}, which invite plan reads`,
+        );
       if (fails(result, request.failOn)) {
         const errors = found.reduce((n, f) => n + f.count, 0);
         throw new RosterError(
@@ -219,9 +239,16 @@ export const CHECKS: readonly CheckDefinition[] = [
           `OneRoster ${version}: ${plural(errors, 'error finding')} (${found.map((f) => `${f.check} ${f.count}`).join(', ')}) in ${plural(read, 'record')} read; run \`roster roster audit\` for the records`,
         );
       }
+      const ran = result.findings.map((f) => f.check);
+      const warning = result.notChecked.map((n) => `; warning: ${notCheckedText(n)}`).join('');
       return {
-        message: `OneRoster ${version}: no ${ERROR_CHECKS.join(', ')} in ${plural(read, 'record')} read`,
-        details: { version, read: result.read, findings: counts },
+        message: `OneRoster ${version}: no ${ran.join(', ')} in ${plural(read, 'record')} read${warning}`,
+        details: {
+          version,
+          read: result.read,
+          findings: counts,
+          notChecked: result.notChecked.map((n) => ({ ...n, text: notCheckedText(n) })),
+        },
       };
     },
   },

@@ -13,6 +13,7 @@ const hostile = {
 
 const result: AuditResult = {
   findings: [{ check: 'invalid-email', severity: 'warning', count: 1, records: [hostile] }],
+  notChecked: [],
   schools: [
     {
       sourcedId: 'org-sch-1',

@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { AuditResult } from '../../audit/audit.js';
-import { AUDIT_CHECKS, SEVERITIES } from '../../audit/checks.js';
+import { AUDIT_CHECKS, AUDIT_COLLECTIONS, SEVERITIES } from '../../audit/checks.js';
 import type { ReportMeta } from '../../audit/output.js';
 import { type AuditFlags, type AuditRequest, FAIL_ON, parseAuditFlags } from '../../audit/request.js';
 import { DEFAULT_MAX_CHILDREN_PER_EMAIL } from '../../campaign/limits.js';
@@ -69,11 +69,13 @@ export async function run(flags: AuditFlags, ctx: Context): Promise<AuditOutcome
 
 /** The files asked for (a CSV per check with findings, the HTML page), then stdout and the summary. */
 async function report({ request, result, meta }: AuditOutcome, json: boolean, ctx: Context): Promise<void> {
-  const { auditJson, findingCsv } = await import('../../audit/output.js');
+  const { auditJson, findingCsv, notCheckedCsv } = await import('../../audit/output.js');
   if (request.csvDir) {
     const { writePrivateFile } = await import('../../files.js');
     for (const finding of result.findings.filter((f) => f.count > 0))
       await writePrivateFile(join(request.csvDir, `${finding.check}.csv`), findingCsv(finding));
+    if (result.notChecked.length > 0)
+      await writePrivateFile(join(request.csvDir, 'not-checked.csv'), notCheckedCsv(result.notChecked));
   }
   if (request.html) {
     const [{ auditHtml }, { writePrivateFile }] = await Promise.all([
@@ -90,19 +92,31 @@ async function report({ request, result, meta }: AuditOutcome, json: boolean, ct
   }
   const found = result.findings.filter((f) => f.count > 0);
   const total = found.reduce((n, f) => n + f.count, 0);
+  const ran = result.findings.length;
+  const notRun = request.checks.size - ran;
+  const checks =
+    notRun === 0
+      ? `${ran} checks`
+      : `${ran} checks run, ${notRun} not run: the server does not serve ${result.notChecked.map((n) => n.collection).join(', ')}`;
   ctx.log.info(
     total === 0
-      ? `Audit of OneRoster ${meta.version}: no finding (${request.checks.size} checks).`
-      : `Audit of OneRoster ${meta.version}: ${total} record${total === 1 ? '' : 's'} to look at in ${found.length} check${found.length === 1 ? '' : 's'}.`,
+      ? `Audit of OneRoster ${meta.version}: no finding (${checks}).`
+      : `Audit of OneRoster ${meta.version}: ${total} record${total === 1 ? '' : 's'} to look at in ${found.length} check${found.length === 1 ? '' : 's'} (${checks}).`,
   );
   if (request.csvDir) ctx.log.info(`CSV files written to ${request.csvDir}.`);
   if (request.html) ctx.log.info(`HTML report written to ${request.html}.`);
 }
 
-/** Exit 1 when a finding is at or above --fail-on. */
+/** Exit 1 when a finding is at or above --fail-on, or a collection --require names is not served. */
 async function failOnFindings({ request, result }: AuditOutcome): Promise<void> {
   const { fails } = await import('../../audit/run.js');
   if (!fails(result, request.failOn)) return;
+  const missing = result.notChecked.filter((n) => n.required).map((n) => n.collection);
+  if (missing.length > 0)
+    throw new RosterError(
+      'failure',
+      `The server does not serve ${missing.join(', ')}, which --require names: the checks that need ${missing.length === 1 ? 'it' : 'them'} were not run.`,
+    );
   const worst = result.findings.filter(
     (f) =>
       f.count > 0 &&
@@ -155,6 +169,11 @@ export function register(group: Command, ctx: Context): void {
     )
     .option('--page-size <n>', `records per request (default ${DEFAULT_PAGE_SIZE})`)
     .option('--concurrency <n>', `pages in flight (default ${DEFAULT_CONCURRENCY}, max ${MAX_CONCURRENCY})`)
+    .option(
+      '--require <collections>',
+      `fail (exit 1) when the server does not serve one of these (comma-separated, repeatable): ${AUDIT_COLLECTIONS.join(', ')}; otherwise a collection not served is reported as not checked, and the checks that need it do not run`,
+      repeatable,
+    )
     .option('--refresh-schools', "read the district's schools again instead of using the day-old cache")
     .action(async (flags: AuditFlags) => {
       const outcome = await run(flags, ctx);
@@ -166,5 +185,6 @@ export function register(group: Command, ctx: Context): void {
     'roster roster audit --school "Alder Elementary School" --html audit.html',
     'roster roster audit --fail-on warning --csv-dir ./to-fix',
     'roster roster audit --check missing-reference,duplicate-sourcedid --json > audit.json',
+    'roster roster audit --require academicSessions,enrollments   # a server without them fails',
   ]);
 }

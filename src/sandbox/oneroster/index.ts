@@ -65,6 +65,11 @@ export interface OneRosterSandboxOptions {
   defects?: boolean;
   /** YYYY-MM-DD: the day whose school year is served (default: today by the sandbox's clock). */
   today?: string;
+  /**
+   * Collections (a path's first segment: academicSessions, enrollments, …) this server does not serve: 404
+   * with the unknown-endpoint answer, as a vendor that serves part of OneRoster answers.
+   */
+  without?: readonly string[];
 }
 
 export const DEFAULT_STUDENTS = 1200;
@@ -103,6 +108,11 @@ export function createOneRosterService(
   if (options.agents !== undefined && !AGENTS_SIDES.includes(options.agents)) {
     throw new RangeError(`agents must be one of ${AGENTS_SIDES.join(', ')}, got ${String(options.agents)}`);
   }
+  const unknown = options.without?.find((name) => !Object.hasOwn(COLLECTIONS, name));
+  if (unknown !== undefined)
+    throw new RangeError(
+      `without names a collection the sandbox serves (got "${unknown.slice(0, 40)}"; known: ${Object.keys(COLLECTIONS).join(', ')})`,
+    );
   const seed = options.seed ?? DEFAULT_SEED;
   const d = buildDistrict(seed, students, schools, shapeOf(options));
   const churn = new Churn(d, seed);
@@ -192,6 +202,8 @@ class OneRosterServer {
           throw new OneRosterError(`Malformed percent-encoding in the path: "${s}"`, 'invaliddata');
         }
       });
+    if (this.options.without?.includes(segments[0] ?? ''))
+      throw new OneRosterError(`Unknown OneRoster endpoint: ${req.path}`, 'unknownobject', 404);
     const added = segments.length === 2 ? this.churn.find(segments[0] ?? '', segments[1] ?? '') : undefined;
     const target = added ? ({ type: 'single', ...added } as const) : resolve(this.d, segments);
     if (!target) throw new OneRosterError(`Unknown OneRoster endpoint: ${req.path}`, 'unknownobject', 404);

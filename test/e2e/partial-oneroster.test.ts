@@ -1,0 +1,197 @@
+// A server that serves part of OneRoster, through the built CLI: the audit reads what it can and says once
+// what it could not check (terminal, JSON, CSV, HTML), --require makes a missing collection an error, doctor
+// passes where the commands work and fails where they do not; login against a server with only the
+// OneRoster token endpoints, a OneRoster service mounted at the base URL's root, and the scope hint of a
+// refused invitation token. The sandbox's --without, or a hostile server on loopback in front of it.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { OneRosterSandboxOptions } from '../../src/sandbox/oneroster/index.js';
+import type { Quirks } from '../../src/sandbox/quirks.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/context.js';
+import { type Hostile, json, type SeenRequest, startHostile } from '../helpers/hostile.js';
+import { demoEnv } from '../helpers/sandbox.js';
+
+const open: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  for (const server of open.splice(0)) await server.close();
+});
+
+async function sandboxWith(oneroster: OneRosterSandboxOptions, quirks: Quirks = {}) {
+  const sb = await startSandbox({ oneroster, quirks });
+  open.push(sb);
+  return sb;
+}
+
+async function hostile(
+  handler?: (request: SeenRequest, res: Parameters<Parameters<Hostile['handle']>[0]>[1]) => unknown,
+) {
+  const server = await startHostile(handler);
+  open.push(server);
+  return server;
+}
+
+/** A hostile server in front of the sandbox: every request relayed, unless `answer` answers it itself. */
+async function inFront(
+  sb: Sandbox,
+  answer: (request: SeenRequest) => { status: number; body: unknown } | undefined,
+) {
+  return hostile(async (request, res) => {
+    const own = answer(request);
+    if (own) return json(res, own.status, own.body);
+    const query = request.query.toString();
+    const relayed = await fetch(`${sb.origin}${request.path}${query ? `?${query}` : ''}`, {
+      method: request.method,
+      headers: Object.fromEntries(
+        Object.entries(request.headers).filter(
+          ([k, v]) => typeof v === 'string' && k !== 'host' && k !== 'content-length',
+        ),
+      ) as Record<string, string>,
+      ...(request.method === 'POST' && { body: request.body }),
+    });
+    const headers: Record<string, string> = {};
+    for (const name of ['content-type', 'x-total-count', 'date']) {
+      const value = relayed.headers.get(name);
+      if (value) headers[name] = value;
+    }
+    res.writeHead(relayed.status, headers).end(await relayed.text());
+  });
+}
+
+const env = (sb: Sandbox, baseUrl = sb.baseUrl) => ({ ...demoEnv(sb), ROSTER_BASE_URL: baseUrl });
+const count = (text: string, part: string) => text.split(part).length - 1;
+const NOT_CHECKED = 'not checked: the server does not serve academicSessions (HTTP 404)';
+
+describe('roster roster audit on a server without academicSessions', () => {
+  it('reads the rest, reports the collection once with the checks not run, and exits 0 on a clean district', async () => {
+    const sb = await sandboxWith({ without: ['academicSessions'] });
+    const home = tempDir();
+    const csvDir = join(home, 'to-fix');
+    const html = join(home, 'audit.html');
+    const result = await runCli(['roster', 'audit', '--json', '--csv-dir', csvDir, '--html', html], home, {
+      env: env(sb),
+      timeoutMs: 60_000,
+    });
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.summary.notChecked).toEqual([
+      {
+        collection: 'academicSessions',
+        answer: 'HTTP 404',
+        checks: ['session-dates', 'no-current-school-year'],
+        required: false,
+        text: `${NOT_CHECKED}; not run: session-dates, no-current-school-year; references to it are not checked`,
+      },
+    ]);
+    const checks = report.findings.map((f: { check: string }) => f.check);
+    expect(checks).not.toContain('session-dates');
+    expect(checks).not.toContain('no-current-school-year');
+    expect(checks).toHaveLength(13);
+    // No course's schoolYear and no class's terms became a missing reference: they were not checked.
+    expect(report.summary.counts).toEqual({ error: 0, warning: 0, info: 0 });
+    expect(report.summary.read.courses).toBeGreaterThan(0);
+    expect(count(result.stderr, NOT_CHECKED)).toBe(1);
+    expect(result.stderr).toContain(
+      'no finding (13 checks run, 2 not run: the server does not serve academicSessions)',
+    );
+    // Asked once, never again page after page.
+    expect(sb.requests.filter((r) => r.path.endsWith('/academicSessions'))).toHaveLength(1);
+    expect(readFileSync(join(csvDir, 'not-checked.csv'), 'utf8')).toBe(
+      'collection,answer,required,checks not run,what it means\n' +
+        `academicSessions,HTTP 404,no,session-dates no-current-school-year,"${NOT_CHECKED}; not run: session-dates, no-current-school-year; references to it are not checked"\n`,
+    );
+    const page = readFileSync(html, 'utf8');
+    expect(page).toContain(`<h2>Not checked</h2>`);
+    expect(page).toContain(`${NOT_CHECKED}; not run: session-dates`);
+    expect(page).toMatch(
+      /<td>session-dates<\/td><td class="sev error">error<\/td><td class="n">not run<\/td>/,
+    );
+  });
+
+  it('the terminal report lists each check not run, and --require academicSessions exits 1 saying why', async () => {
+    const sb = await sandboxWith({ without: ['academicSessions'] });
+    const home = tempDir();
+    const text = await runCli(['roster', 'audit'], home, { env: env(sb), timeoutMs: 60_000 });
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(
+      'session-dates\terror\tnot run\tthe server does not serve academicSessions (HTTP 404)\n',
+    );
+    expect(text.stdout).toContain('no-current-school-year\twarning\tnot run\t');
+    const required = await runCli(['roster', 'audit', '--require', 'academicSessions', '--json'], home, {
+      env: env(sb),
+      timeoutMs: 60_000,
+    });
+    expect(required.code).toBe(1);
+    expect(JSON.parse(required.stdout).summary.notChecked[0].required).toBe(true);
+    expect(required.stderr).toContain(
+      'Error: The server does not serve academicSessions, which --require names: the checks that need it were not run.',
+    );
+    // --require of a collection that is served passes; an unknown one is a usage error before any request.
+    sb.requests.length = 0;
+    const unknown = await runCli(['roster', 'audit', '--require', 'sessions'], home, { env: env(sb) });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('Unknown collection "sessions" in --require.');
+    expect(sb.requests).toEqual([]);
+  });
+
+  it.each([
+    [405, { error: 'Method Not Allowed' }],
+    [501, { message: 'Not Implemented' }],
+    [
+      400,
+      {
+        imsx_codeMajor: 'failure',
+        imsx_codeMinor: 'invalid_path',
+        imsx_description: 'Unknown endpoint: academicSessions',
+      },
+    ],
+  ])('HTTP %i of its own shape is not served either; a 403 is still a refusal', async (status, body) => {
+    const sb = await sandboxWith({});
+    let refuse: { status: number; body: unknown } = { status, body };
+    const front = await inFront(sb, (r) => (r.path.endsWith('/academicSessions') ? refuse : undefined));
+    const home = tempDir();
+    const result = await runCli(['roster', 'audit', '--json'], home, {
+      env: env(sb, front.baseUrl),
+      timeoutMs: 60_000,
+    });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout).summary.notChecked[0]).toMatchObject({
+      collection: 'academicSessions',
+      answer: `HTTP ${status}`,
+    });
+    refuse = { status: 403, body: { message: 'this client may not read academic sessions' } };
+    const forbidden = await runCli(['roster', 'audit'], home, {
+      env: env(sb, front.baseUrl),
+      timeoutMs: 60_000,
+    });
+    expect(forbidden.code).toBe(3);
+    expect(forbidden.stderr).toContain('this client may not read academic sessions');
+  });
+});
+
+describe('roster doctor on a server that serves part of OneRoster', () => {
+  it('passes without academicSessions, the audit line naming what was not checked', async () => {
+    const sb = await sandboxWith({ without: ['academicSessions'] });
+    const result = await runCli(['doctor', '--json'], tempDir(), { env: env(sb), timeoutMs: 60_000 });
+    expect(result.code).toBe(0);
+    const audit = JSON.parse(result.stdout).checks.find((c: { id: string }) => c.id === 'audit');
+    expect(audit.status).toBe('pass');
+    expect(audit.message).toContain(`warning: ${NOT_CHECKED}; not run: session-dates`);
+  });
+
+  it('fails without users, which invite plan reads', async () => {
+    const sb = await sandboxWith({ without: ['users'] });
+    const home = tempDir();
+    const result = await runCli(['doctor', '--json'], home, { env: env(sb), timeoutMs: 60_000 });
+    expect(result.code).toBe(1);
+    const audit = JSON.parse(result.stdout).checks.find((c: { id: string }) => c.id === 'audit');
+    expect(audit).toMatchObject({
+      status: 'fail',
+      message: 'OneRoster 1.1: the server does not serve users, which invite plan reads',
+    });
+    const plan = await runCli(['invite', 'plan', '--all-schools'], home, { env: env(sb), timeoutMs: 60_000 });
+    expect(plan.code).not.toBe(0);
+  });
+});
