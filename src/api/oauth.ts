@@ -1,7 +1,7 @@
 // The OAuth 2.0 client-credentials grant (spec §4.1–4.3, §5). The only module that ever sends client
 // credentials, and only ever to a token endpoint.
 import type { ClientAuth, TokenEndpointName } from '../config-file.js';
-import { AuthError, RosterError } from '../errors.js';
+import { ApiError, AuthError, RosterError } from '../errors.js';
 import {
   type CachedToken,
   DEFAULT_TOKEN_LIFETIME_S,
@@ -127,8 +127,10 @@ function tokenError(
 ): RosterError {
   const message = messageOf(body);
   const where = 'The token endpoint';
-  // A failing server is not a credentials problem, whatever its body looks like.
-  if (isRecord(body) && typeof body.error === 'string' && response.status < 500) {
+  // A failing server is not a credentials problem, whatever its body looks like; nor is an address with no
+  // token endpoint (404, 405: a framework's {"error": "Not Found"} is not an OAuth refusal).
+  const noEndpoint = response.status === 404 || response.status === 405;
+  if (isRecord(body) && typeof body.error === 'string' && response.status < 500 && !noEndpoint) {
     const hint =
       body.error === 'invalid_client'
         ? 'Check the client id and secret (and --client-auth basic|post), or run `roster login`.'
@@ -145,5 +147,5 @@ function tokenError(
   }
   const what = message ?? (response.body.trim() ? 'an answer that is not an OAuth error' : 'an empty answer');
   const hint = response.status === 404 ? notFoundHint : undefined;
-  return new RosterError('api', `${where} failed (HTTP ${response.status}): ${what}`, hint);
+  return new ApiError('api', response.status, `${where} failed (HTTP ${response.status}): ${what}`, hint);
 }

@@ -1,15 +1,16 @@
 // `roster login`: ask for (or read) a district's base URL, client id and secret, prove them by getting
 // a token, and only then save: the secret to the keychain (or an opt-in file), the rest to the profile.
 import { type Command, Option } from 'commander';
+import type { CachedToken } from '../api/access-token.js';
 import { requestToken } from '../api/oauth.js';
 import { profileAccount, profilesSharingSecret, registerSecrets, storeFor } from '../auth/credentials.js';
 import { createSecretFileStore, secretFilePath } from '../auth/secret-file.js';
 import { KeychainUnavailableError, type SecretStore, secretAccount } from '../auth/secret-store.js';
 import { TokenCache } from '../auth/token-cache.js';
 import { parseBaseUrl } from '../base-url.js';
-import { type Profile, updateConfig } from '../config-file.js';
+import { type Profile, type TokenPurpose, updateConfig } from '../config-file.js';
 import type { Context } from '../context.js';
-import { AuthError, UsageError } from '../errors.js';
+import { ApiError, AuthError, UsageError } from '../errors.js';
 import { readAll } from '../io.js';
 import { consent, type Prompter } from '../prompter.js';
 import { notFoundHint, Session, scopeHint } from '../session.js';
@@ -36,6 +37,8 @@ export interface LoginResult {
   configFile: string;
   /** The base URL and client id the profile had, when this login changed either. */
   replaced?: { baseUrl: string; clientId: string };
+  /** The OneRoster token endpoint that proved the credentials, when the general one is not served. */
+  verifiedAt?: NonNullable<Verified['fallback']>;
 }
 
 export async function run(options: LoginOptions, ctx: Context): Promise<LoginResult> {
@@ -118,26 +121,14 @@ export async function run(options: LoginOptions, ctx: Context): Promise<LoginRes
   const account = secretAccount(clientId, baseUrl);
 
   // Prove the credentials before saving anything.
-  const verifying = new Session(ctx, { ...settings, baseUrl });
-  const source = verifying.tokenSource('general');
-  // The scope general tokens will be asked with (--scope, else ROSTER_SCOPE or the profile's): the token is
-  // cached under it.
-  const generalScope = options.scope === undefined ? settings.scopes.general : scope || undefined;
-  const token = await requestToken(verifying.transport, {
-    url: `${baseUrl}${source.key.endpoint}`,
-    credentials: { clientId, clientSecret },
-    clientAuth: settings.clientAuth,
-    scope: generalScope,
-    now: ctx.now(),
-    scopeHint: scopeHint('general', generalScope, settings.profileName, { login: true }),
-    notFoundHint: notFoundHint(
-      baseUrl,
-      'general',
-      source.key.endpoint,
-      settings.profile.tokenEndpoints?.general,
-    ),
+  const verified = await verify(ctx, settings, {
+    baseUrl,
+    clientId,
+    clientSecret,
+    generalScope: options.scope === undefined ? settings.scopes.general : scope || undefined,
+    onerosterScope,
   });
-  ctx.secrets.add(token.accessToken);
+  const { token } = verified;
 
   if (storage.inFile && options.insecureStorage) {
     ctx.log.warn(
@@ -165,7 +156,7 @@ export async function run(options: LoginOptions, ctx: Context): Promise<LoginRes
   }));
   // The fresh token is good for an hour: the next command need not ask for another.
   await new TokenCache(`${ctx.paths.cacheDir}/tokens`)
-    .write({ ...source.key, clientId, scope: generalScope }, token)
+    .write({ ...verified.key, clientId }, token)
     .catch(() => {});
 
   const replaced =
@@ -178,7 +169,84 @@ export async function run(options: LoginOptions, ctx: Context): Promise<LoginRes
     storedIn: store.description,
     configFile: settings.configFile,
     ...(replaced && { replaced }),
+    ...(verified.fallback && { verifiedAt: verified.fallback }),
   };
+}
+
+const USE_OF: Partial<Record<TokenPurpose, string>> = {
+  'oneroster-1.1': 'OneRoster 1.1',
+  'oneroster-1.2': 'OneRoster 1.2',
+};
+
+/** Token uses login may prove the credentials with: general first, then the OneRoster ones. */
+const ONEROSTER_PURPOSES: readonly TokenPurpose[] = ['oneroster-1.1', 'oneroster-1.2'];
+/** Answers that say an endpoint is not there at all (not a refusal of these credentials). */
+const NOT_SERVED = new Set([404, 405, 501]);
+
+interface Verified {
+  token: CachedToken;
+  /** What the token is cached under. */
+  key: { baseUrl: string; endpoint: string; scope: string | undefined };
+  /** When the general endpoint is not served: the OneRoster endpoint that answered, and what general said. */
+  fallback?: { endpoint: string; purpose: TokenPurpose; general: string; generalStatus: number };
+}
+
+/**
+ * A token from the endpoint general tokens will use (the profile's, else /oauth/token). A server that serves
+ * only the OneRoster token endpoints (404, 405 or 501 there, the profile naming no endpoint of its own) is
+ * asked at those, the profile's version first: the credentials are proven where they will work.
+ */
+async function verify(
+  ctx: Context,
+  settings: Settings,
+  login: {
+    baseUrl: string;
+    clientId: string;
+    clientSecret: string;
+    generalScope: string | undefined;
+    onerosterScope: string | undefined;
+  },
+): Promise<Verified> {
+  const session = new Session(ctx, { ...settings, baseUrl: login.baseUrl });
+  const ask = async (purpose: TokenPurpose, scope: string | undefined): Promise<Verified> => {
+    const { endpoint } = session.tokenSource(purpose).key;
+    const configured = settings.profile.tokenEndpoints?.[purpose];
+    const token = await requestToken(session.transport, {
+      url: `${login.baseUrl}${endpoint}`,
+      credentials: { clientId: login.clientId, clientSecret: login.clientSecret },
+      clientAuth: settings.clientAuth,
+      scope,
+      now: ctx.now(),
+      scopeHint: scopeHint(purpose, scope, settings.profileName, { login: true }),
+      notFoundHint: notFoundHint(login.baseUrl, purpose, endpoint, configured),
+    });
+    ctx.secrets.add(token.accessToken);
+    return { token, key: { baseUrl: login.baseUrl, endpoint, scope } };
+  };
+  try {
+    return await ask('general', login.generalScope);
+  } catch (error) {
+    const notServed = error instanceof ApiError && NOT_SERVED.has(error.status);
+    if (!notServed || settings.profile.tokenEndpoints?.general !== undefined) throw error;
+    const own = `oneroster-${settings.oneroster}` as const;
+    const order = [own, ...ONEROSTER_PURPOSES.filter((p) => p !== own)];
+    for (const purpose of order) {
+      const scope =
+        login.onerosterScope === undefined ? settings.scopes[purpose] : login.onerosterScope || undefined;
+      try {
+        const verified = await ask(purpose, scope);
+        const general = session.tokenSource('general').key.endpoint;
+        return {
+          ...verified,
+          fallback: { endpoint: verified.key.endpoint, purpose, general, generalStatus: error.status },
+        };
+      } catch (other) {
+        // These credentials refused there: that is the answer. Not served there either: the next one.
+        if (!(other instanceof ApiError && NOT_SERVED.has(other.status))) throw other;
+      }
+    }
+    throw error;
+  }
 }
 
 /**
@@ -295,6 +363,11 @@ export function register(program: Command, ctx: Context): void {
             : '') +
           `Saved the profile to ${result.configFile} and the client secret to ${result.storedIn}.`,
       );
+      const at = result.verifiedAt;
+      if (at)
+        ctx.log.warn(
+          `${at.general} answered HTTP ${at.generalStatus}: the credentials were verified at ${at.endpoint} (${USE_OF[at.purpose]} tokens) instead. OneRoster reads and invitations use it; attendance check needs general tokens: if this server gives them elsewhere, \`roster config set tokenEndpoints.general v1p1\` (or v1p2, a /path).`,
+        );
     });
   examples(command, [
     '# On a terminal (asks for what is missing)',

@@ -195,3 +195,70 @@ describe('roster doctor on a server that serves part of OneRoster', () => {
     expect(plan.code).not.toBe(0);
   });
 });
+
+describe('roster login against a server with only the OneRoster token endpoints', () => {
+  const TOKEN = { access_token: 'or-token-1', token_type: 'bearer', expires_in: 3600 };
+
+  it('verifies at the version own endpoint, says which answered, and saves the profile', async () => {
+    const server = await hostile((r, res) =>
+      r.path === '/v1/ims/oneroster/v1p1/token'
+        ? json(res, 200, TOKEN)
+        : json(res, 405, { error: 'method not allowed' }),
+    );
+    const home = tempDir();
+    const login = await runCli(
+      [
+        'login',
+        '--base-url',
+        server.baseUrl,
+        '--client-id',
+        'c1',
+        '--client-secret-stdin',
+        '--insecure-storage',
+      ],
+      home,
+      { input: 's3cret' },
+    );
+    expect(login.code).toBe(0);
+    expect(login.stderr).toContain(
+      '/oauth/token answered HTTP 405: the credentials were verified at /ims/oneroster/v1p1/token (OneRoster 1.1 tokens) instead.',
+    );
+    expect(server.requests.map((r) => r.path)).toEqual(['/v1/oauth/token', '/v1/ims/oneroster/v1p1/token']);
+    const config = JSON.parse(readFileSync(join(home, '.config', 'roster', 'config.json'), 'utf8'));
+    expect(config.profiles.default).toMatchObject({ baseUrl: server.baseUrl, clientId: 'c1' });
+    expect(login.stderr).not.toContain('s3cret');
+    // The profile exists: config set works on it.
+    expect((await runCli(['config', 'set', 'oneroster', '1.2'], home)).code).toBe(0);
+  });
+
+  it('credentials refused at the OneRoster endpoint: exit 4, nothing saved; no endpoint at all: exit 1', async () => {
+    const server = await hostile((r, res) =>
+      r.path === '/v1/ims/oneroster/v1p1/token'
+        ? json(res, 401, { error: 'invalid_client' })
+        : json(res, 404, { error: 'not found' }),
+    );
+    const home = tempDir();
+    const args = [
+      'login',
+      '--base-url',
+      server.baseUrl,
+      '--client-id',
+      'c1',
+      '--client-secret-stdin',
+      '--insecure-storage',
+    ];
+    const refused = await runCli(args, home, { input: 's3cret' });
+    expect(refused.code).toBe(4);
+    expect(refused.stderr).toContain('invalid_client');
+    server.handle((_, res) => json(res, 404, { error: 'not found' }));
+    const nowhere = await runCli(args, home, { input: 's3cret' });
+    expect(nowhere.code).toBe(1);
+    expect(nowhere.stderr).toContain('The token endpoint failed (HTTP 404)');
+    expect(server.requests.slice(-3).map((r) => r.path)).toEqual([
+      '/v1/oauth/token',
+      '/v1/ims/oneroster/v1p1/token',
+      '/v1/ims/oneroster/v1p2/token',
+    ]);
+    expect(() => readFileSync(join(home, '.config', 'roster', 'config.json'))).toThrow();
+  });
+});
