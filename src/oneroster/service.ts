@@ -46,10 +46,14 @@ export function serviceVia(
   };
 }
 
+/**
+ * The prefix as reads use it, without a trailing slash. `/` and the empty prefix are one: a server mounted
+ * at the base URL's own root (its reads at …/v1/students), saved and read back as "".
+ */
 export function checkPrefix(prefix: string, version: OneRosterVersion): string {
-  if (!/^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/.test(prefix) || /(^|\/)\.\.?(\/|$)/.test(prefix)) {
+  if (!/^(\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*)?$/.test(prefix) || /(^|\/)\.\.?(\/|$)/.test(prefix)) {
     throw new UsageError(
-      `Invalid OneRoster ${version} path prefix "${prefix.slice(0, 80)}" in the profile: use a path such as ${DEFAULT_PREFIX[version]}.`,
+      `Invalid OneRoster ${version} path prefix "${prefix.slice(0, 80)}" in the profile: use a path such as ${DEFAULT_PREFIX[version]}, or / for the base URL itself.`,
     );
   }
   return prefix.replace(/\/+$/, '');

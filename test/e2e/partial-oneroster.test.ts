@@ -3,7 +3,7 @@
 // passes where the commands work and fails where they do not; login against a server with only the
 // OneRoster token endpoints, a OneRoster service mounted at the base URL's root, and the scope hint of a
 // refused invitation token. The sandbox's --without, or a hostile server on loopback in front of it.
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { OneRosterSandboxOptions } from '../../src/sandbox/oneroster/index.js';
@@ -261,4 +261,46 @@ describe('roster login against a server with only the OneRoster token endpoints'
     ]);
     expect(() => readFileSync(join(home, '.config', 'roster', 'config.json'))).toThrow();
   });
+});
+
+describe('a OneRoster service mounted at the base URL root', () => {
+  it.each(['/', ''])(
+    'config set onerosterPaths.1.2 "%s": saved as "", and every read goes to …/v1/students',
+    async (value) => {
+      const server = await hostile((r, res) =>
+        r.path.endsWith('/token')
+          ? json(res, 200, { access_token: 't', token_type: 'bearer', expires_in: 3600 })
+          : r.path === '/v1/students'
+            ? json(
+                res,
+                200,
+                { users: [{ sourcedId: 'stu-1', status: 'active', givenName: 'Ada' }] },
+                { 'x-total-count': '1' },
+              )
+            : json(res, 404, { error: 'not found' }),
+      );
+      const home = tempDir();
+      mkdirSync(join(home, '.config', 'roster'), { recursive: true, mode: 0o700 });
+      const profile = { baseUrl: server.baseUrl, clientId: 'c', secretStorage: 'keychain' };
+      writeFileSync(
+        join(home, '.config', 'roster', 'config.json'),
+        JSON.stringify({ defaultProfile: 'default', profiles: { default: profile } }),
+        { mode: 0o600 },
+      );
+      const set = await runCli(['config', 'set', 'onerosterPaths.1.2', value], home);
+      expect(set.code).toBe(0);
+      const config = JSON.parse(readFileSync(join(home, '.config', 'roster', 'config.json'), 'utf8'));
+      expect(config.profiles.default.onerosterPaths).toEqual({ '1.2': '' });
+      expect((await runCli(['config', 'get', 'onerosterPaths.1.2'], home)).stdout).toBe('\n');
+      const read = await runCli(['--oneroster', '1.2', 'roster', 'students', '--json'], home, {
+        env: { ROSTER_BASE_URL: server.baseUrl, ROSTER_CLIENT_ID: 'c', ROSTER_CLIENT_SECRET: 's' },
+      });
+      expect(read.stderr).toBe('');
+      expect(read.code).toBe(0);
+      expect(JSON.parse(read.stdout)).toEqual([{ sourcedId: 'stu-1', status: 'active', givenName: 'Ada' }]);
+      expect(server.requests.filter((r) => !r.path.endsWith('/token')).map((r) => r.path)).toEqual([
+        '/v1/students',
+      ]);
+    },
+  );
 });
