@@ -25,7 +25,7 @@ export async function alreadySent(ctx: Context, session: Session, clientId: stri
   const server = await serverInvitedIdentities(session);
   if ('unavailable' in server) {
     ctx.log.warn(
-      `the server's invitation list cannot tell who was invited (${server.unavailable}); relying on ${RECORD}.`,
+      `the server's invitation list cannot tell who was invited (${server.unavailable}); relying on ${RECORD}.${server.hint ? ` ${server.hint}` : ''}`,
     );
     return { by: (identity) => (record.has(identity) ? 'roster' : undefined), source: RECORD };
   }

@@ -79,7 +79,9 @@ async function runOne(
     if (error instanceof Skipped)
       return { ...base, required, status: 'skip', ms: null, message: `skipped: ${error.message}` };
     if (error instanceof RosterError) {
-      const message = error.message.replace(/\.$/, '');
+      // A refused token says what to set, as every command says it (a scope's setting, flag, variable).
+      const hint = error.code === 'auth' && error.hint ? `. ${error.hint}` : '';
+      const message = `${error.message.replace(/\.$/, '')}${hint}`.replace(/\.$/, '');
       return { ...base, required, status: 'fail', ms: elapsed(), message, error: error.code };
     }
     throw error; // a bug, not a finding: main reports it

@@ -9,7 +9,7 @@ import type { HttpResponse, Transport } from '../api/transport.js';
 import { loadCredentials, type ResolvedCredentials } from '../auth/credentials.js';
 import type { ClientAuth, TokenPurpose } from '../config-file.js';
 import type { Context } from '../context.js';
-import type { Session, TokenChoice } from '../session.js';
+import { type Session, scopeHint, type TokenChoice } from '../session.js';
 import type { Settings } from '../settings.js';
 
 /** The first answer that carried a Date header, with our clock before and after it. */
@@ -84,17 +84,14 @@ export class DoctorState {
   }
 
   /** Endpoint path and scope the CLI would use for a purpose (profile overrides honoured). */
-  tokenTarget(purpose: TokenPurpose, choice: TokenChoice = {}): { endpoint: string; scope?: string } {
+  tokenTarget(purpose: TokenPurpose, choice: TokenChoice = {}): TokenTarget {
     const { endpoint, scope } = this.requireSession().tokenSource(purpose, choice).key;
-    return { endpoint, scope };
+    return { endpoint, scope, purpose };
   }
 
   /** A fresh token from an endpoint with a client-auth method: one request per endpoint, scope and method. */
-  requestToken(
-    target: { endpoint: string; scope?: string },
-    clientAuth: ClientAuth = this.settings.clientAuth,
-  ): Promise<CachedToken> {
-    const key = `${clientAuth} ${target.endpoint} ${target.scope ?? ''}`;
+  requestToken(target: TokenTarget, clientAuth: ClientAuth = this.settings.clientAuth): Promise<CachedToken> {
+    const key = tokenKey(target, clientAuth);
     let token = this.tokens.get(key);
     if (!token) {
       const session = this.requireSession();
@@ -105,6 +102,8 @@ export class DoctorState {
           clientAuth,
           scope: target.scope,
           now: this.ctx.now(),
+          // The commands' own hint: which setting, flag and variable give this use its scope.
+          scopeHint: scopeHint(target.purpose, target.scope, this.settings.profileName),
         });
         this.ctx.secrets.add(issued.accessToken);
         return issued;
@@ -120,13 +119,15 @@ export class DoctorState {
     if (envToken)
       return { accessToken: envToken, tokenType: 'bearer', expiresAt: Number.NaN, expiresIn: Number.NaN };
     const target = this.tokenTarget(purpose);
+    // The same request (endpoint and scope) as a token check's: its failure is that check's.
+    const asked = this.tokens.has(tokenKey(target, this.settings.clientAuth));
     try {
       return await this.requestToken(target);
     } catch (error) {
       // Already reported by that endpoint's own check: say so rather than fail twice.
       if (this.statuses.get('config') === 'fail') throw new Skipped('no client credentials (see config)');
       const check = tokenCheckOf(target.endpoint);
-      if (check && this.statuses.get(check) === 'fail') throw new Skipped(`no token (see ${check})`);
+      if (asked && check && this.statuses.get(check) === 'fail') throw new Skipped(`no token (see ${check})`);
       throw error;
     }
   }
@@ -137,6 +138,16 @@ export class DoctorState {
     this.dated = { date, sentAt, receivedAt: this.ctx.now() };
   }
 }
+
+/** Where a token is asked and with which scope, and the use it is for (which names the scope's settings). */
+export interface TokenTarget {
+  endpoint: string;
+  scope?: string;
+  purpose: TokenPurpose;
+}
+
+const tokenKey = (target: TokenTarget, clientAuth: ClientAuth) =>
+  `${clientAuth} ${target.endpoint} ${target.scope ?? ''}`;
 
 /** The id of the check that covers a token endpoint path, if it is one of the three. */
 export function tokenCheckOf(endpoint: string): string | undefined {

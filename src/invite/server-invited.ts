@@ -18,7 +18,7 @@ export type ServerInvited =
       /** Records left out: no usable e-mail or school (so the list may not name every invitation sent). */
       unusable: number;
     }
-  | { unavailable: string };
+  | { unavailable: string; hint?: string };
 
 /** Records asked for per page; a server that refuses the parameter is asked again without it. */
 const PER_PAGE = '100';
@@ -76,7 +76,9 @@ function text(value: unknown): string | undefined {
   return s.trim();
 }
 
-function unavailable(error: unknown): { unavailable: string } {
+function unavailable(error: unknown): { unavailable: string; hint?: string } {
   if (!(error instanceof RosterError)) throw error;
-  return { unavailable: error.message.replace(/\.$/, '') };
+  // A refused token (a scope the invitation token lacks) keeps its hint: what to set, and where.
+  const hint = error.code === 'auth' ? error.hint : undefined;
+  return { unavailable: error.message.replace(/\.$/, ''), ...(hint && { hint }) };
 }

@@ -304,3 +304,33 @@ describe('a OneRoster service mounted at the base URL root', () => {
     },
   );
 });
+
+describe('an invitation token refused for a missing scope', () => {
+  const SCOPE_HINT =
+    'No scope was sent for invitation tokens: ask the district which scope this client may use, then set it with `roster config set scope SCOPE` (or scopes.invitations for invitation tokens alone), `roster login --scope SCOPE`, or ROSTER_SCOPE=SCOPE for one run.';
+
+  it('invite plan and doctor name the setting, the flag and the variable, as for OneRoster tokens', async () => {
+    const sb = await sandboxWith({}, { requiredScope: 'roster-core.readonly' });
+    const home = tempDir();
+    const withOneRosterScope = { ...env(sb), ROSTER_ONEROSTER_SCOPE: 'roster-core.readonly' };
+    const plan = await runCli(['invite', 'plan', '--all-schools'], home, {
+      env: withOneRosterScope,
+      timeoutMs: 60_000,
+    });
+    expect(plan.code).toBe(0);
+    expect(plan.stderr).toContain(
+      `scope is required (invalid_request)); relying on roster's record of sent invitations. ${SCOPE_HINT}`,
+    );
+    const doctor = await runCli(['doctor', '--json'], home, { env: withOneRosterScope, timeoutMs: 60_000 });
+    const checks = JSON.parse(doctor.stdout).checks as { id: string; status: string; message: string }[];
+    const invitations = checks.find((c) => c.id === 'invitations');
+    expect(invitations).toMatchObject({ status: 'fail' });
+    expect(invitations?.message).toContain(
+      `scope is required (invalid_request). ${SCOPE_HINT.replace(/\.$/, '')}`,
+    );
+    // Without any scope the OneRoster token check says what to set for OneRoster tokens.
+    const bare = await runCli(['doctor', '--json'], home, { env: env(sb), timeoutMs: 60_000 });
+    const v1p1 = JSON.parse(bare.stdout).checks.find((c: { id: string }) => c.id === 'token-v1p1');
+    expect(v1p1.message).toContain('`roster config set onerosterScope SCOPE`');
+  });
+});
