@@ -33,7 +33,48 @@ export const REQUIRES: Record<CheckId, readonly Collection[]> = {
   'agent-not-guardian': ['users'],
   'one-sided-link': ['users'],
   'guardian-many-students': ['orgs', 'users'],
+  'no-school': ['orgs'],
+  'teacher-as-student': ['classes', 'users', 'enrollments'],
+  'all-roles-ended': ['users'],
+  'invalid-date-modified': [],
+  'unknown-role': ['users'],
+  'self-agent': ['users'],
 };
+
+/** Each version's role vocabulary (OneRoster 1.1 §4.13.5, 1.2 RoleEnum), compared in any case. */
+const ROLES: Record<'1.1' | '1.2', ReadonlySet<string>> = {
+  '1.1': new Set([
+    'administrator',
+    'aide',
+    'guardian',
+    'parent',
+    'proctor',
+    'relative',
+    'student',
+    'teacher',
+  ]),
+  '1.2': new Set(
+    [
+      'aide',
+      'counselor',
+      'districtAdministrator',
+      'guardian',
+      'parent',
+      'principal',
+      'proctor',
+      'relative',
+      'siteAdministrator',
+      'student',
+      'systemAdministrator',
+      'teacher',
+    ].map((r) => r.toLowerCase()),
+  ),
+};
+
+/** A date (YYYY-MM-DD) or date-time of ISO 8601 as OneRoster writes it, with a real calendar day. */
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+const isIsoDate = (value: string): boolean =>
+  ISO_8601.test(value) && !Number.isNaN(Date.parse(value.slice(0, 10)));
 
 /** A collection the server does not serve: the checks it took out of the audit. */
 export interface NotChecked {
@@ -85,6 +126,8 @@ export interface AuditOptions {
   /** YYYY-MM-DD: the day roles end before and a school year must cover. */
   date: string;
   maxChildren: number;
+  /** The OneRoster version read: its role vocabulary (default 1.1). */
+  version?: '1.1' | '1.2';
   /** Collections whose absence is an error (--require). */
   require?: readonly Collection[];
 }
@@ -121,6 +164,8 @@ interface Class {
 interface User extends Person {
   /** The orgs of its roles now, once each. */
   orgs: string[];
+  /** Its first role now as the server spells it, when that is not all lower case (siteAdministrator). */
+  roleSpelling?: string;
 }
 
 /** The one empty list users share (never written to). */
@@ -238,6 +283,7 @@ export class Audit {
     if (sourcedId === '') return;
     this.read[collection]++;
     const active = isActive(record);
+    this.dateModified(collection, sourcedId, record.dateLastModified);
     switch (collection) {
       case 'orgs':
         this.orgs.set(sourcedId, {
@@ -277,6 +323,7 @@ export class Audit {
       case 'users': {
         const person = personOf(record, this.options.date);
         if (!person) return;
+        const spelled = this.roles(sourcedId, record, person.roles[0]?.role);
         const orgs = [...new Set(person.roles.flatMap((r) => (r.org ? [r.org] : [])))];
         // Tens of thousands of users are kept: no name (the report names records by sourcedId), and one
         // shared empty list for every list that is empty.
@@ -291,6 +338,7 @@ export class Audit {
           grades: owned(person.grades),
           agents: owned(person.agents),
           orgs: owned(orgs),
+          ...(spelled !== undefined && { roleSpelling: spelled }),
         };
         const from = { collection, sourcedId, active, schools: orgs };
         for (const org of orgs) this.reference(from, 'orgs', 'orgs', org, this.orgs);
@@ -301,6 +349,45 @@ export class Audit {
         this.enrollment(sourcedId, active, record);
         return;
     }
+  }
+
+  /** A dateLastModified that is not ISO 8601: `changes --since` compares it as a date and never finds it. */
+  private dateModified(collection: Collection, sourcedId: string, value: unknown): void {
+    if (value === undefined || value === null || (typeof value === 'string' && isIsoDate(value.trim())))
+      return;
+    const shown = typeof value === 'string' ? `"${value.slice(0, 40)}"` : typeof value;
+    this.report('invalid-date-modified', {
+      collection,
+      sourcedId,
+      detail: `dateLastModified ${shown} is not ISO 8601: changes --since never finds this record`,
+      schools: [],
+    });
+  }
+
+  /**
+   * The user's roles as the server spells them: unknown-role for those outside the version's vocabulary;
+   * returns the first role held now as spelled, when it is not all lower case (a finding's text keeps it).
+   */
+  private roles(
+    sourcedId: string,
+    record: Record<string, unknown>,
+    firstNow: string | undefined,
+  ): string | undefined {
+    const spelled = [
+      ...(Array.isArray(record.roles) ? record.roles.map((r) => (isRecord(r) ? text(r.role) : '')) : []),
+      text(record.role),
+    ].filter(Boolean);
+    const vocabulary = ROLES[this.options.version ?? '1.1'];
+    const unknown = [...new Set(spelled.filter((r) => !vocabulary.has(r.toLowerCase())))];
+    if (unknown.length > 0)
+      this.report('unknown-role', {
+        collection: 'users',
+        sourcedId,
+        detail: `${unknown.map((r) => `"${r}"`).join(', ')} not in OneRoster ${this.options.version ?? '1.1'}'s roles`,
+        schools: [],
+      });
+    const first = spelled.find((r) => r.toLowerCase() === firstNow);
+    return first !== undefined && first !== firstNow ? first : undefined;
   }
 
   private enrollment(sourcedId: string, active: boolean, record: Record<string, unknown>): void {
@@ -316,7 +403,15 @@ export class Audit {
     if (!active || !user?.active || !cls?.active) return;
     const role = text(record.role).toLowerCase();
     if (role === 'teacher') cls.teacher = true;
-    else if (role === 'student') this.enrolled.add(user.sourcedId);
+    else if (role === 'student') {
+      const holds = (r: string) => user.roles.some((held) => held.role === r);
+      if (holds('teacher') && !holds('student'))
+        this.report('teacher-as-student', {
+          ...from,
+          detail: `user ${userId}, a teacher, is enrolled as a student in class ${classId}`,
+        });
+      this.enrolled.add(user.sourcedId);
+    }
   }
 
   /** The org itself when it is a school (for --school), else none. */
@@ -330,6 +425,7 @@ export class Audit {
     this.sessionDates();
     this.currentSchoolYear();
     this.people();
+    this.noSchool();
     this.emailsShared();
     const plan = this.campaign();
     const findings: Finding[] = [...this.checks].map((check) => {
@@ -443,6 +539,17 @@ export class Audit {
     });
   }
 
+  /** No active org of type school: invite plan has no school to plan for, so it reaches nobody. */
+  private noSchool(): void {
+    for (const org of this.orgs.values()) if (org.active && org.type.toLowerCase() === 'school') return;
+    this.report('no-school', {
+      collection: 'orgs',
+      sourcedId: '',
+      detail: `no active org of type school among the ${this.orgs.size} orgs read: no invitation plan can reach anyone`,
+      schools: [],
+    });
+  }
+
   /** User id → the users whose own agents name it (the other side of the links), built once. */
   private namedBy(): Map<string, string[]> {
     if (this.namedByCache) return this.namedByCache;
@@ -489,6 +596,13 @@ export class Audit {
           });
       }
       if (!user.active) continue;
+      if (user.agents.includes(user.sourcedId))
+        this.report('self-agent', { ...from, detail: 'its agents name the user itself' });
+      if (user.roles.length === 0 && user.endedRoles.length > 0)
+        this.report('all-roles-ended', {
+          ...from,
+          detail: `every role has ended (${user.endedRoles.join(', ')}): in no student or guardian check`,
+        });
       const problem = user.email === '' ? undefined : emailProblem(user.email);
       if (problem !== undefined)
         this.report('invalid-email', { ...from, detail: `"${user.email}": ${problem}` });
@@ -500,10 +614,11 @@ export class Audit {
       if (!this.enrolled.has(user.sourcedId))
         this.report('student-without-enrollment', { ...from, schools, detail: 'in no active class' });
       const linked = new Set([...user.agents, ...(namedBy.get(user.sourcedId) ?? [])]);
+      linked.delete(user.sourcedId); // itself as its agent: self-agent says so
       for (const id of linked) {
         const agent = users.get(id);
         if (!agent?.active || agent.roles.some((r) => AGENT_ROLES.has(r.role))) continue;
-        const role = agent.roles[0]?.role;
+        const role = agent.roleSpelling ?? agent.roles[0]?.role;
         this.report('agent-not-guardian', {
           ...from,
           schools,

@@ -53,6 +53,24 @@ export const AUDIT_CHECKS = [
     meaning: "a student's agent whose role is not parent, guardian or relative",
   },
   { id: 'one-sided-link', severity: 'info', meaning: 'an agents link recorded on one side only' },
+  { id: 'no-school', severity: 'error', meaning: 'no active org of type school: no plan can reach anyone' },
+  {
+    id: 'teacher-as-student',
+    severity: 'warning',
+    meaning: 'a teacher (no student role) enrolled as a student in a class',
+  },
+  {
+    id: 'all-roles-ended',
+    severity: 'warning',
+    meaning: 'an active user every one of whose roles has ended (in no student or guardian check)',
+  },
+  {
+    id: 'invalid-date-modified',
+    severity: 'warning',
+    meaning: 'a dateLastModified that is not ISO 8601: changes --since never finds the record',
+  },
+  { id: 'unknown-role', severity: 'warning', meaning: "a role not in the version's vocabulary" },
+  { id: 'self-agent', severity: 'warning', meaning: 'a user named as its own agent' },
   {
     id: 'guardian-many-students',
     severity: 'warning',

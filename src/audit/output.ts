@@ -77,7 +77,8 @@ export function examplesOf(finding: Finding, n = 3): string {
   for (const record of finding.records) {
     if (ids.length === n) break;
     used++;
-    const id = record.sourcedId || record.collection;
+    // A finding of no record (no school year at all, no school) is named by its sentence.
+    const id = record.sourcedId || record.detail;
     if (!ids.includes(id)) ids.push(id);
   }
   const more = finding.count - used;

@@ -46,6 +46,12 @@ const NEEDS: Record<CheckId, readonly Collection[]> = {
   'agent-not-guardian': ['orgs', 'users'],
   'one-sided-link': ['orgs', 'users'],
   'guardian-many-students': ['orgs', 'users'],
+  'no-school': ['orgs'],
+  'teacher-as-student': ['orgs', 'academicSessions', 'courses', 'classes', 'users', 'enrollments'],
+  'all-roles-ended': ['orgs', 'users'],
+  'invalid-date-modified': READ_ORDER,
+  'unknown-role': ['orgs', 'users'],
+  'self-agent': ['orgs', 'users'],
 };
 
 /** The collections the selected checks need and --require names, in read order. */
@@ -77,7 +83,7 @@ export async function runAudit(
   hooks: AuditHooks,
 ): Promise<AuditResult> {
   await favourMemory(hooks.debug);
-  const audit = new Audit(options);
+  const audit = new Audit({ ...options, version: service.version });
   const collections = collectionsFor(options.checks, options.require);
   for (const [index, name] of collections.entries()) {
     const step = `${index + 1}/${collections.length}`;

@@ -88,13 +88,13 @@ describe('roster roster audit on a server without academicSessions', () => {
     const checks = report.findings.map((f: { check: string }) => f.check);
     expect(checks).not.toContain('session-dates');
     expect(checks).not.toContain('no-current-school-year');
-    expect(checks).toHaveLength(13);
+    expect(checks).toHaveLength(19);
     // No course's schoolYear and no class's terms became a missing reference: they were not checked.
     expect(report.summary.counts).toEqual({ error: 0, warning: 0, info: 0 });
     expect(report.summary.read.courses).toBeGreaterThan(0);
     expect(count(result.stderr, NOT_CHECKED)).toBe(1);
     expect(result.stderr).toContain(
-      'no finding (13 checks run, 2 not run: the server does not serve academicSessions)',
+      'no finding (19 checks run, 2 not run: the server does not serve academicSessions)',
     );
     // Asked once, never again page after page.
     expect(sb.requests.filter((r) => r.path.endsWith('/academicSessions'))).toHaveLength(1);

@@ -33,6 +33,12 @@ const CHECKS = [
   'agent-not-guardian',
   'one-sided-link',
   'guardian-many-students',
+  'no-school',
+  'teacher-as-student',
+  'all-roles-ended',
+  'invalid-date-modified',
+  'unknown-role',
+  'self-agent',
 ];
 
 /** Debian's Chromium, which CI installs (.ci/run); the HTML test is skipped, saying why, without it. */
@@ -76,7 +82,17 @@ describe.each(['1.1', '1.2'] as const)('roster roster audit over OneRoster %s', 
     const json = JSON.parse(result.stdout);
     const actual = actualAudit(json);
     expect(actual).toEqual(expectedAudit(await district(sb, version), version, { date: TODAY }));
-    for (const check of CHECKS) expect(actual[check]?.length ?? 0, check).toBeGreaterThan(0);
+    // Every check has its plant, but no-school (the district would have none to plan for) and, in 1.1, whose
+    // roles carry no endDate, all-roles-ended.
+    const unplanted = ['no-school', ...(version === '1.1' ? ['all-roles-ended'] : [])];
+    for (const check of CHECKS.filter((c) => !unplanted.includes(c)))
+      expect(actual[check]?.length ?? 0, check).toBeGreaterThan(0);
+    for (const check of unplanted) expect(actual[check], check).toBeUndefined();
+    expect(actual['teacher-as-student']).toEqual([expect.stringMatching(/^enrollments\|enr-stu-000045-/)]);
+    expect(actual['invalid-date-modified']).toEqual(['users|stu-000047']);
+    expect(actual['unknown-role']).toEqual(['users|tch-00006']);
+    expect(actual['self-agent']).toEqual(['users|stu-000049']);
+    if (version === '1.2') expect(actual['all-roles-ended']).toHaveLength(1);
     // The planted records by name (docs/sandbox.md, "Audit findings and planted defects").
     expect(actual['org-cycle']).toEqual(['orgs|org-district', 'orgs|org-sch-1']);
     expect(actual['duplicate-sourcedid']).toEqual(['classes|cls-1-KG-MATH-01', 'orgs|org-sch-1']);
@@ -130,7 +146,7 @@ describe.each(['1.1', '1.2'] as const)('roster roster audit over OneRoster %s', 
     expect(expectedAudit(await district(sb, version), version, { date: TODAY })).toEqual({});
     expect(json.findings.map((f: { check: string }) => f.check).sort()).toEqual([...CHECKS].sort());
     expect(json.summary.counts).toEqual({ error: 0, warning: 0, info: 0 });
-    expect(result.stderr).toContain(`Audit of OneRoster ${version}: no finding (15 checks).`);
+    expect(result.stderr).toContain(`Audit of OneRoster ${version}: no finding (${CHECKS.length} checks).`);
   });
 
   it('--family-traps: the campaign traps, each equal to the independent computation', async () => {
@@ -196,7 +212,7 @@ describe('roster roster audit: flags, output and exit codes', () => {
       '--json',
     ]);
     expect(skipped.code).toBe(0);
-    expect(JSON.parse(skipped.stdout).findings).toHaveLength(11);
+    expect(JSON.parse(skipped.stdout).findings).toHaveLength(CHECKS.length - 4);
     const full = actualAudit(JSON.parse((await audit(sb, home, ['--json'])).stdout));
     const alder = await audit(sb, home, ['--school', 'Alder Elementary School', '--json']);
     const json = JSON.parse(alder.stdout);
@@ -335,7 +351,7 @@ describe('roster doctor: a line for the audit error checks, through the same cod
     const passed = await runCli(['doctor'], home, { env: demoEnv(clean), timeoutMs: 60_000 });
     expect(passed.code).toBe(0);
     expect(passed.stdout).toMatch(
-      /pass\taudit\tyes\t\d+\tOneRoster 1\.1: no duplicate-sourcedid, missing-reference, org-cycle, session-dates in \d+ records read/,
+      /pass\taudit\tyes\t\d+\tOneRoster 1\.1: no duplicate-sourcedid, missing-reference, org-cycle, session-dates, no-school in \d+ records read/,
     );
     // The whole district was read, each collection the error checks need.
     expect(new Set(reads(clean))).toEqual(
@@ -414,7 +430,14 @@ describe('roster roster audit of data shaped like real SIS exports (test/fixture
 
   it.each([
     ['1.1', { agentNotGuardian: ['users|usr-222-66778899'] }],
-    ['1.2', { agentNotGuardian: ['users|usr-222-66778899', 'users|usr-222-66778899'] }],
+    [
+      '1.2',
+      {
+        agentNotGuardian: ['users|usr-222-66778899', 'users|usr-222-66778899'],
+        // The grandmother's one role, guardian, ended: she drops out of every student check.
+        allRolesEnded: ['users|usr-222-555'],
+      },
+    ],
   ] as const)('OneRoster %s: teachers as agents, one-sided links, ended roles', async (version, expected) => {
     const server = await serve(version);
     try {
@@ -437,6 +460,7 @@ describe('roster roster audit of data shaped like real SIS exports (test/fixture
       expect(actualAudit(json)).toEqual({
         // The student names a teacher (and in 1.2 a grandmother whose guardian role ended) as agents.
         'agent-not-guardian': [...expected.agentNotGuardian],
+        ...('allRolesEnded' in expected && { 'all-roles-ended': [...expected.allRolesEnded] }),
         // Mary names John, who does not name her; Thomas names Mary, who does not name him; Jim names John.
         'one-sided-link': ['users|usr-222-1234561', 'users|usr-222-66778899', 'users|usr-222-987654'],
         // An active enrollment in a tobedeleted class.
@@ -460,6 +484,75 @@ describe('roster roster audit of data shaped like real SIS exports (test/fixture
       ]);
       const paths = server.requests.filter((r) => r.method === 'GET').map((r) => r.path.split('/').at(-1));
       expect(paths).toEqual(['orgs', 'academicSessions', 'courses', 'classes', 'users', 'enrollments']);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('roster roster audit of a district with no school, no school year and a site administrator as agent', () => {
+  const ORG = { sourcedId: 'org-d', type: 'org', href: '' };
+  const DISTRICT: Record<string, unknown[]> = {
+    orgs: [{ sourcedId: 'org-d', status: 'active', name: 'Lone District', type: 'district' }],
+    academicSessions: [],
+    courses: [],
+    classes: [],
+    users: [
+      {
+        sourcedId: 'stu-1',
+        status: 'active',
+        roles: [{ roleType: 'primary', role: 'student', org: ORG }],
+        agents: [{ sourcedId: 'adm-1', type: 'user', href: '' }],
+        dateLastModified: '2024-01-02T03:04:05Z',
+      },
+      {
+        sourcedId: 'adm-1',
+        status: 'active',
+        email: 'adm@example.org',
+        roles: [{ roleType: 'primary', role: 'siteAdministrator', org: ORG }],
+        agents: [{ sourcedId: 'stu-1', type: 'user', href: '' }],
+        dateLastModified: '2024-01-02',
+      },
+    ],
+    enrollments: [],
+  };
+
+  it('no-school is an error (exit 1); the example column says a sentence; the role keeps its spelling', async () => {
+    const server = await startScriptedServer((request) => {
+      if (request.path.endsWith('/token'))
+        return { body: { access_token: 'fixture-token', token_type: 'bearer', expires_in: 3600 } };
+      const name = request.path.split('/').at(-1) ?? '';
+      const records = DISTRICT[name] ?? [];
+      return {
+        headers: { 'x-total-count': String(records.length) },
+        body: { [name]: Number(request.query.get('offset') ?? 0) === 0 ? records : [] },
+      };
+    });
+    try {
+      const env = { ROSTER_BASE_URL: server.baseUrl, ROSTER_CLIENT_ID: 'f', ROSTER_CLIENT_SECRET: 's' };
+      const args = ['--oneroster', '1.2', 'roster', 'audit', '--date', '2024-01-10'];
+      const text = await runCli(args, tempDir(), { env, timeoutMs: 30_000 });
+      expect(text.code).toBe(1);
+      expect(text.stderr).toContain('at or above --fail-on error: no-school (1)');
+      const row = (check: string) => text.stdout.split('\n').find((line) => line.startsWith(`${check}\t`));
+      expect(row('no-school')).toBe(
+        'no-school\terror\t1\tno active org of type school among the 1 orgs read: no invitation plan can reach anyone',
+      );
+      expect(row('no-current-school-year')).toBe(
+        'no-current-school-year\twarning\t1\tno active school year at all (2024-01-10)',
+      );
+      const json = JSON.parse(
+        (await runCli([...args, '--json'], tempDir(), { env, timeoutMs: 30_000 })).stdout,
+      );
+      const details = json.findings.flatMap((f: { records: { detail: string }[] }) =>
+        f.records.map((r) => r.detail),
+      );
+      expect(details).toContain('agent adm-1 is a siteAdministrator');
+      expect(actualAudit(json)).toEqual(
+        expectedAudit(DISTRICT as unknown as Parameters<typeof expectedAudit>[0], '1.2', {
+          date: '2024-01-10',
+        }),
+      );
     } finally {
       await server.close();
     }

@@ -127,6 +127,9 @@ export function expectedAudit(
     refer('enrollments', r, orgs, id(r.school));
     if (!active(r) || !active(users.get(id(r.user))) || !active(classes.get(id(r.class)))) continue;
     if (r.role === 'student') enrolled.add(id(r.user));
+    const held = rolesNow(users.get(id(r.user)) as Raw).map((x) => x.role);
+    if (r.role === 'student' && held.includes('teacher') && !held.includes('student'))
+      add('teacher-as-student', 'enrollments', r.sourcedId);
     if (r.role === 'teacher') taught.add(id(r.class));
   }
   for (const r of orgs.values()) {
@@ -174,6 +177,7 @@ export function expectedAudit(
       if (!knownGrade(g)) add('invalid-grade', 'users', u.sourcedId);
     if (!enrolled.has(u.sourcedId)) add('student-without-enrollment', 'users', u.sourcedId);
     for (const a of linked(u.sourcedId)) {
+      if (a === u.sourcedId) continue; // itself as agent: self-agent
       const agent = users.get(a);
       if (
         active(agent) &&
@@ -184,6 +188,7 @@ export function expectedAudit(
   }
   for (const c of classes.values())
     if (active(c) && !taught.has(c.sourcedId)) add('class-without-teacher', 'classes', c.sourcedId);
+  extraChecks(index as Record<(typeof COLLECTIONS)[number], Map<string, Raw>>, version, options.date, add);
 
   const byEmail = new Map<string, string[]>();
   for (const u of users.values()) {
@@ -211,6 +216,58 @@ export function expectedAudit(
       add('guardian-many-students', 'users', i.guardians[0] ?? '');
   for (const list of Object.values(out)) list.sort();
   return out;
+}
+
+const ROLES_11 = ['administrator', 'aide', 'guardian', 'parent', 'proctor', 'relative', 'student', 'teacher'];
+const ROLES_12 = [
+  ...ROLES_11.filter((r) => r !== 'administrator'),
+  'counselor',
+  'districtadministrator',
+  'principal',
+  'siteadministrator',
+  'systemadministrator',
+];
+
+/** The checks of round 2, each from its definition in docs/oneroster.md. */
+function extraChecks(
+  index: Record<(typeof COLLECTIONS)[number], Map<string, Raw>>,
+  version: Version,
+  date: string,
+  add: (check: string, collection: string, id: string) => void,
+): void {
+  const iso = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+  for (const name of COLLECTIONS)
+    for (const r of index[name].values()) {
+      const modified = r.dateLastModified;
+      if (
+        modified !== undefined &&
+        modified !== null &&
+        !(typeof modified === 'string' && iso.test(modified.trim()))
+      )
+        add('invalid-date-modified', name, r.sourcedId);
+    }
+  const schools = [...index.orgs.values()].filter(
+    (o) => o.status !== 'tobedeleted' && String(o.type).toLowerCase() === 'school',
+  );
+  if (schools.length === 0) add('no-school', 'orgs', '');
+  const vocabulary = version === '1.1' ? ROLES_11 : ROLES_12;
+  for (const u of index.users.values()) {
+    const entries = Array.isArray(u.roles) ? (u.roles as Record<string, unknown>[]) : [];
+    const spelled = [...entries.map((e) => e.role), u.role].filter(
+      (x): x is string => typeof x === 'string' && x.trim() !== '',
+    );
+    if (spelled.some((r) => !vocabulary.includes(r.trim().toLowerCase())))
+      add('unknown-role', 'users', u.sourcedId);
+    if (u.status === 'tobedeleted') continue;
+    const agents = Array.isArray(u.agents)
+      ? (u.agents as { sourcedId?: string }[]).map((a) => a?.sourcedId)
+      : [];
+    if (agents.includes(u.sourcedId)) add('self-agent', 'users', u.sourcedId);
+    const named = entries.filter((e) => typeof e.role === 'string' && e.role.trim() !== '');
+    const ended = named.filter((e) => typeof e.endDate === 'string' && e.endDate.slice(0, 10) < date);
+    if (typeof u.role !== 'string' && named.length > 0 && ended.length === named.length)
+      add('all-roles-ended', 'users', u.sourcedId);
+  }
 }
 
 interface AuditJson {

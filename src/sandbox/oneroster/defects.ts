@@ -24,7 +24,16 @@ export const DEFECT_STUDENTS = {
   oneSided: 38,
   /** An only child whose guardians have no e-mail: invite plan cannot reach it. */
   noGuardianEmail: 41,
+  /** Its first enrollment names a teacher (tch-00005) as the student enrolled. */
+  teacherEnrolled: 44,
+  /** Its dateLastModified is "1/05/2023", not ISO 8601. */
+  badDateModified: 46,
+  /** Its agents name itself. */
+  selfAgent: 48,
 } as const;
+
+/** The teacher whose role is not of the version's vocabulary: principal in 1.1, principle in 1.2. */
+export const UNKNOWN_ROLE_TEACHER = 5;
 
 /** The guardian given 13 students of one school as agents (guardian-many-students, one-sided links). */
 export const MANY_CHILDREN = 13;
@@ -57,6 +66,10 @@ export class Defects {
     }));
     for (let k = 0; k < SUBJECTS_PER_STUDENT; k++)
       this.enrollments.set(S.unenrolled * SUBJECTS_PER_STUDENT + k, tobedeleted);
+    this.enrollments.set(S.teacherEnrolled * SUBJECTS_PER_STUDENT, (rec) => ({
+      ...rec,
+      user: { ...(rec.user as Rec), sourcedId: teacherId(4) },
+    }));
     // The teacher enrollment of class 3: the class has no active teacher.
     this.enrollments.set(studentEnrollments + 3, tobedeleted);
 
@@ -76,6 +89,16 @@ export class Defects {
     this.users.set(teacher(1), (_ctx, rec) => ({ ...rec, email: 'teacher2@riverside' }));
     this.users.set(teacher(2), (ctx, rec) => ({ ...rec, email: render(ctx, 'user', 33).email }));
     this.users.set(S.badGrade, (_ctx, rec) => ({ ...rec, grades: ['Grade 3'] }));
+    this.users.set(S.badDateModified, (_ctx, rec) => ({ ...rec, dateLastModified: '1/05/2023' }));
+    this.users.set(S.selfAgent, (ctx, rec) => ({
+      ...rec,
+      agents: [...(rec.agents as Rec[]), ref(ctx, 'users', 'user', studentId(S.selfAgent))],
+    }));
+    this.users.set(teacher(UNKNOWN_ROLE_TEACHER), (_ctx, rec) =>
+      rec.role !== undefined
+        ? { ...rec, role: 'principal' }
+        : { ...rec, roles: (rec.roles as Rec[]).map((r) => ({ ...r, role: 'principle' })) },
+    );
     this.users.set(S.teacherAgent, (ctx, rec) => ({
       ...rec,
       agents: [...(rec.agents as Rec[]), ref(ctx, 'users', 'user', teacherId(3))],
