@@ -67,7 +67,7 @@ export function collectionsFor(
 const NOT_SERVED = new Set([404, 405, 410, 501]);
 /** A server's own "unknown endpoint" answer, with another status (400 or 422 and such words). */
 const UNKNOWN_ENDPOINT =
-  /\b(unknown|unsupported|invalid|no such) (endpoint|path|resource|route|collection|url)\b|\bnot (supported|implemented|found)\b|\bunknownobject\b/i;
+  /\b(unknown|unsupported|invalid|no such) (endpoint|path|resource|route|collection|url)\b|\b(endpoint|path|resource|route) not (supported|implemented|found)\b/i;
 
 /** The server's answer when it does not serve a collection ("HTTP 404"), else undefined. */
 export function notServedAnswer(error: unknown): string | undefined {

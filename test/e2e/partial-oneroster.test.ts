@@ -171,6 +171,23 @@ describe('roster roster audit on a server without academicSessions', () => {
   });
 });
 
+it('a 400 about something else (a page size it refuses) is an error, not a collection not served', async () => {
+  const sb = await sandboxWith({});
+  const front = await inFront(sb, (r) =>
+    r.path.endsWith('/academicSessions')
+      ? { status: 400, body: { message: 'limit is not supported above 100' } }
+      : undefined,
+  );
+  const result = await runCli(['roster', 'audit', '--json'], tempDir(), {
+    env: env(sb, front.baseUrl),
+    timeoutMs: 60_000,
+  });
+  expect(result.code).toBe(1);
+  expect(result.stdout).toBe('');
+  expect(result.stderr).toContain('limit is not supported above 100');
+  expect(result.stderr).not.toContain('not checked');
+});
+
 describe('roster doctor on a server that serves part of OneRoster', () => {
   it('passes without academicSessions, the audit line naming what was not checked', async () => {
     const sb = await sandboxWith({ without: ['academicSessions'] });
