@@ -37,6 +37,7 @@ export const REQUIRES: Record<CheckId, readonly Collection[]> = {
   'teacher-as-student': ['classes', 'users', 'enrollments'],
   'all-roles-ended': ['users'],
   'invalid-date-modified': [],
+  'ended-enrollment-active': ['academicSessions', 'enrollments'],
   'unknown-role': ['users'],
   'self-agent': ['users'],
 };
@@ -212,6 +213,8 @@ export class Audit {
   private readonly checks: Set<CheckId>;
   private readonly unserved = new Map<Collection, string>();
   private readonly duplicates = new Map<string, number>();
+  /** The day an enrollment must not have ended before to count as current (found at the first enrollment). */
+  private enrollmentCutoff?: string;
   private namedByCache?: Map<string, string[]>;
   readonly read: Record<Collection, number> = {
     orgs: 0,
@@ -398,6 +401,14 @@ export class Audit {
     this.reference(from, 'user', 'users', userId, this.users);
     this.reference(from, 'class', 'classes', classId, this.classes);
     this.reference(from, 'school', 'orgs', school, this.orgs);
+    if (active && this.endedBefore(day(record.endDate))) {
+      // Left over from an earlier school year: reported, and not counted as current.
+      this.report('ended-enrollment-active', {
+        ...from,
+        detail: `ended ${day(record.endDate)}, before the school year that began ${this.enrollmentCutoff}, but still active`,
+      });
+      return;
+    }
     const user = this.users.get(userId);
     const cls = this.classes.get(classId);
     if (!active || !user?.active || !cls?.active) return;
@@ -412,6 +423,24 @@ export class Audit {
         });
       this.enrolled.add(user.sourcedId);
     }
+  }
+
+  /**
+   * Whether an enrollment's end lies before the start of the school year --date falls in (the latest
+   * active school year begun by then; --date itself when there is none): an enrollment of an earlier
+   * year. One of this year's terms (a fall semester in spring) is this year's own record, not reported.
+   */
+  private endedBefore(end: string): boolean {
+    if (end === '') return false;
+    if (this.enrollmentCutoff === undefined) {
+      const { date } = this.options;
+      const starts = [...this.sessions.values()]
+        .filter((s) => s.type === 'schoolYear' && s.active && s.start !== '' && s.start <= date)
+        .map((s) => s.start)
+        .sort();
+      this.enrollmentCutoff = starts.at(-1) ?? date;
+    }
+    return end < this.enrollmentCutoff;
   }
 
   /** The org itself when it is a school (for --school), else none. */

@@ -69,6 +69,11 @@ export const AUDIT_CHECKS = [
     severity: 'warning',
     meaning: 'a dateLastModified that is not ISO 8601: changes --since never finds the record',
   },
+  {
+    id: 'ended-enrollment-active',
+    severity: 'warning',
+    meaning: 'an active enrollment that ended before the current school year began (counted as current)',
+  },
   { id: 'unknown-role', severity: 'warning', meaning: "a role not in the version's vocabulary" },
   { id: 'self-agent', severity: 'warning', meaning: 'a user named as its own agent' },
   {

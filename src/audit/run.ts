@@ -50,6 +50,7 @@ const NEEDS: Record<CheckId, readonly Collection[]> = {
   'teacher-as-student': ['orgs', 'academicSessions', 'courses', 'classes', 'users', 'enrollments'],
   'all-roles-ended': ['orgs', 'users'],
   'invalid-date-modified': READ_ORDER,
+  'ended-enrollment-active': ['orgs', 'academicSessions', 'courses', 'classes', 'users', 'enrollments'],
   'unknown-role': ['orgs', 'users'],
   'self-agent': ['orgs', 'users'],
 };

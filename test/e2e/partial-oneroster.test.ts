@@ -80,9 +80,9 @@ describe('roster roster audit on a server without academicSessions', () => {
       {
         collection: 'academicSessions',
         answer: 'HTTP 404',
-        checks: ['session-dates', 'no-current-school-year'],
+        checks: ['session-dates', 'no-current-school-year', 'ended-enrollment-active'],
         required: false,
-        text: `${NOT_CHECKED}; not run: session-dates, no-current-school-year; references to it are not checked`,
+        text: `${NOT_CHECKED}; not run: session-dates, no-current-school-year, ended-enrollment-active; references to it are not checked`,
       },
     ]);
     const checks = report.findings.map((f: { check: string }) => f.check);
@@ -94,13 +94,13 @@ describe('roster roster audit on a server without academicSessions', () => {
     expect(report.summary.read.courses).toBeGreaterThan(0);
     expect(count(result.stderr, NOT_CHECKED)).toBe(1);
     expect(result.stderr).toContain(
-      'no finding (19 checks run, 2 not run: the server does not serve academicSessions)',
+      'no finding (19 checks run, 3 not run: the server does not serve academicSessions)',
     );
     // Asked once, never again page after page.
     expect(sb.requests.filter((r) => r.path.endsWith('/academicSessions'))).toHaveLength(1);
     expect(readFileSync(join(csvDir, 'not-checked.csv'), 'utf8')).toBe(
       'collection,answer,required,checks not run,what it means\n' +
-        `academicSessions,HTTP 404,no,session-dates no-current-school-year,"${NOT_CHECKED}; not run: session-dates, no-current-school-year; references to it are not checked"\n`,
+        `academicSessions,HTTP 404,no,session-dates no-current-school-year ended-enrollment-active,"${NOT_CHECKED}; not run: session-dates, no-current-school-year, ended-enrollment-active; references to it are not checked"\n`,
     );
     const page = readFileSync(html, 'utf8');
     expect(page).toContain(`<h2>Not checked</h2>`);

@@ -39,6 +39,7 @@ const CHECKS = [
   'invalid-date-modified',
   'unknown-role',
   'self-agent',
+  'ended-enrollment-active',
 ];
 
 /** Debian's Chromium, which CI installs (.ci/run); the HTML test is skipped, saying why, without it. */
@@ -92,6 +93,9 @@ describe.each(['1.1', '1.2'] as const)('roster roster audit over OneRoster %s', 
     expect(actual['invalid-date-modified']).toEqual(['users|stu-000047']);
     expect(actual['unknown-role']).toEqual(['users|tch-00006']);
     expect(actual['self-agent']).toEqual(['users|stu-000049']);
+    expect(actual['ended-enrollment-active']).toEqual([
+      expect.stringMatching(/^enrollments\|enr-stu-000051-/),
+    ]);
     if (version === '1.2') expect(actual['all-roles-ended']).toHaveLength(1);
     // The planted records by name (docs/sandbox.md, "Audit findings and planted defects").
     expect(actual['org-cycle']).toEqual(['orgs|org-district', 'orgs|org-sch-1']);

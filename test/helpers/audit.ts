@@ -121,10 +121,26 @@ export function expectedAudit(
       refer('users', r, orgs, org);
   const enrolled = new Set<string>();
   const taught = new Set<string>();
+  // An enrollment ended before the school year --date falls in began (or before --date, with none).
+  const yearStarts = [...sessions.values()]
+    .filter(
+      (x) =>
+        x.type === 'schoolYear' &&
+        active(x) &&
+        str(x.startDate) &&
+        str(x.startDate).slice(0, 10) <= options.date,
+    )
+    .map((x) => str(x.startDate).slice(0, 10))
+    .sort();
+  const cutoff = yearStarts.at(-1) ?? options.date;
   for (const r of enrollments.values()) {
     refer('enrollments', r, users, id(r.user));
     refer('enrollments', r, classes, id(r.class));
     refer('enrollments', r, orgs, id(r.school));
+    if (active(r) && str(r.endDate) && str(r.endDate).slice(0, 10) < cutoff) {
+      add('ended-enrollment-active', 'enrollments', r.sourcedId);
+      continue;
+    }
     if (!active(r) || !active(users.get(id(r.user))) || !active(classes.get(id(r.class)))) continue;
     if (r.role === 'student') enrolled.add(id(r.user));
     const held = rolesNow(users.get(id(r.user)) as Raw).map((x) => x.role);

@@ -30,6 +30,8 @@ export const DEFECT_STUDENTS = {
   badDateModified: 46,
   /** Its agents name itself. */
   selfAgent: 48,
+  /** Its first enrollment ended before the (not rolled over) school year began, still active. */
+  endedEnrollment: 50,
 } as const;
 
 /** The teacher whose role is not of the version's vocabulary: principal in 1.1, principle in 1.2. */
@@ -69,6 +71,12 @@ export class Defects {
     this.enrollments.set(S.teacherEnrolled * SUBJECTS_PER_STUDENT, (rec) => ({
       ...rec,
       user: { ...(rec.user as Rec), sourcedId: teacherId(4) },
+    }));
+    // Ended June 30 before the school year the defects leave in place (a year behind) began.
+    const firstYear = Number(d.sessions[0]!.startDate.slice(0, 4));
+    this.enrollments.set(S.endedEnrollment * SUBJECTS_PER_STUDENT, (rec) => ({
+      ...rec,
+      endDate: `${firstYear - 1}-06-30`,
     }));
     // The teacher enrollment of class 3: the class has no active teacher.
     this.enrollments.set(studentEnrollments + 3, tobedeleted);
