@@ -188,6 +188,15 @@ it('a 400 about something else (a page size it refuses) is an error, not a colle
   expect(result.stderr).not.toContain('not checked');
 });
 
+it('roster sandbox --without a collection it does not know: exit 2, nothing started', async () => {
+  const result = await runCli(['sandbox', '--port', '0', '--without', 'sessions'], tempDir());
+  expect(result.code).toBe(2);
+  expect(result.stderr).toContain(
+    'Invalid --without: without names a collection the sandbox serves (got "sessions";',
+  );
+  expect(result.stdout).toBe('');
+});
+
 describe('roster doctor on a server that serves part of OneRoster', () => {
   it('passes without academicSessions, the audit line naming what was not checked', async () => {
     const sb = await sandboxWith({ without: ['academicSessions'] });
