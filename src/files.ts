@@ -13,6 +13,7 @@ import { closeSync, fstatSync, fsyncSync, openSync, readFileSync, type Stats, st
 import { constants, type FileHandle, lstat, mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { RosterError } from './errors.js';
+import { EXCEL_BOM } from './output/csv.js';
 import { canSyncFolders, hasPosixOwners, quotePath, renameRefusedForNow } from './platform.js';
 
 // Windows has no O_NOFOLLOW or O_NONBLOCK, nor owners to check: there the flags are 0 and checks skipped.
@@ -275,6 +276,13 @@ export async function createFresh(path: string): Promise<FileHandle> {
   }
 }
 
+/** forExcel: the BOM of a CSV for office staff (output/csv.ts says why), before its text. */
+function* withExcelBom(content: string | Iterable<string>): Iterable<string> {
+  yield EXCEL_BOM;
+  if (typeof content === 'string') yield content;
+  else yield* content;
+}
+
 /**
  * Writes the file atomically: a fresh temporary sibling (O_EXCL, mode 0600) renamed over the target, so a
  * crash or a second roster process never leaves half a file, and a link planted at the target is replaced,
@@ -284,8 +292,9 @@ export async function writePrivateFile(
   path: string,
   /** The text, or its pieces in order (a large file need not be held as one string: planCsvPieces), or bytes. */
   content: string | Iterable<string> | Uint8Array,
-  options: { durable?: boolean } = {},
+  options: { durable?: boolean; forExcel?: boolean } = {},
 ): Promise<void> {
+  if (options.forExcel && !(content instanceof Uint8Array)) content = withExcelBom(content);
   try {
     await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   } catch (error) {

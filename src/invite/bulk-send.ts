@@ -302,6 +302,7 @@ async function writeFailed(
       failed.map((r) => r.info),
       failed.map((r) => Boolean(r.unlistedSchool)),
     ),
+    { forExcel: true },
   );
   return path;
 }

@@ -1,6 +1,14 @@
 // CSV as RFC 4180 and the OneRoster CSV binding write it: a header row, cells quoted when they hold a
 // comma, a quote or a line break (quotes doubled), several values in one cell joined by commas.
 
+/**
+ * Excel opens a CSV by double-click in the machine's ANSI code page unless it starts with a UTF-8 BOM
+ * (Zoë Åkesson became ZoÃ« Ã…kesson): every CSV roster writes for office staff starts with one (invite
+ * plan --out, --uncovered-csv, the failed rows, audit --csv-dir, --csv --excel). roster reads its own
+ * files back (invite/csv.ts drops a BOM); OneRoster's files keep the standard's bytes (no BOM).
+ */
+export const EXCEL_BOM = '\ufeff';
+
 // One test per cell (exports write millions): a comma, a quote or a line break anywhere, or white space
 // (\s: Unicode's too) at either end.
 const NEEDS_QUOTES = /[",\r\n]|^\s|\s$/;

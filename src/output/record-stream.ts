@@ -12,7 +12,7 @@
 // displayLines; redirected to a file or pipe it is exact. tsv and table are for reading: displayText.
 
 import { type Terminal, writeWithBackpressure } from '../io.js';
-import { csvLine, formulaSafe } from './csv.js';
+import { csvLine, EXCEL_BOM, formulaSafe } from './csv.js';
 import { stringify } from './json-text.js';
 import { displayLines, displayText, jsonText } from './safe-text.js';
 import { colours } from './style.js';
@@ -64,6 +64,8 @@ export async function writeRecords(
 export interface RecordWriterOptions {
   /** csv: a leading ' on cells a spreadsheet would take for a formula (--escape-formulas). */
   escapeFormulas?: boolean;
+  /** csv: a UTF-8 BOM before the header, for Excel (--excel). */
+  excelBom?: boolean;
 }
 
 export function createRecordWriter(
@@ -87,7 +89,7 @@ export function createRecordWriter(
         ? (line: string[]) => line.map(formulaSafe)
         : (line: string[]) => line;
       const shown = ctx.io.stdoutIsTTY ? displayLines : (text: string) => text;
-      return lineWriter(write, columns, (line) => shown(csvLine(cells(line))), ',');
+      return lineWriter(write, columns, (line) => shown(csvLine(cells(line))), ',', options.excelBom);
     }
     case 'tsv':
       return lineWriter(write, columns, (cells) => `${cells.map(displayText).join('\t')}\n`, ', ');
@@ -127,12 +129,13 @@ function lineWriter(
   columns: RecordColumn[],
   line: (cells: string[]) => string,
   join: string,
+  excelBom = false,
 ): RecordWriter {
   let headerWritten = false;
   const header = () => {
     if (headerWritten) return '';
     headerWritten = true;
-    return line(columns.map((c) => c.header));
+    return (excelBom ? EXCEL_BOM : '') + line(columns.map((c) => c.header));
   };
   return {
     writePage: (records) =>

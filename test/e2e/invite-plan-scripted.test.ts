@@ -224,13 +224,13 @@ describe('e-mails and ids a spreadsheet would run as formulas', () => {
       'Alder: 3 students in scope: 2 covered by 2 invitations, 1 without a guardian e-mail; 0 already invited',
     );
     const lines = readFileSync(out, 'utf8').split('\r\n');
-    expect(lines[0]).toBe('email,schoolId,studentCount,guardianNames,studentIds');
+    expect(lines[0]).toBe('\ufeffemail,schoolId,studentCount,guardianNames,studentIds');
     expect(lines.slice(1, 3).sort()).toEqual([
       `'=1+1@example.org,'+sch|' /C calc'!A0,1,Parent g-1 Doe,'+cmd|' /C calc'!A0`,
       `home@example.org,'+sch|' /C calc'!A0,1,Parent g-2 Doe,stu-plain`,
     ]);
     expect(readFileSync(uncovered, 'utf8')).toBe(
-      "sourcedId,name,reason\r\n'-2+3,'@SUM(1),no guardian linked\r\n",
+      "\ufeffsourcedId,name,reason\r\n'-2+3,'@SUM(1),no guardian linked\r\n",
     );
     // No cell of either file starts with what a spreadsheet runs.
     for (const file of [out, uncovered])

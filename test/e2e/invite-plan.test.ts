@@ -139,8 +139,9 @@ describe('the plan sent by invite send --file', () => {
     expect(made.code).toBe(0);
     expect(statSync(out).mode & 0o777).toBe(0o600);
     const planned = JSON.parse(made.stdout);
+    // A UTF-8 BOM first, for Excel; the header after it.
     expect(readFileSync(out, 'utf8').split('\r\n')[0]).toBe(
-      'email,schoolId,studentCount,guardianNames,studentIds',
+      '\ufeffemail,schoolId,studentCount,guardianNames,studentIds',
     );
 
     const sent = await runCli(
@@ -458,8 +459,8 @@ describe('invite plan: files and usage', () => {
     expect(readFileSync(victim, 'utf8')).toBe('keep me');
     expect(statSync(out).mode & 0o777).toBe(0o600);
     const json = JSON.parse(result.stdout);
-    const lines = readFileSync(uncoveredFile, 'utf8').trim().split('\r\n');
-    expect(lines[0]).toBe('sourcedId,name,reason');
+    const lines = readFileSync(uncoveredFile, 'utf8').trimEnd().split('\r\n');
+    expect(lines[0]).toBe('\ufeffsourcedId,name,reason');
     expect(lines.length - 1).toBe(json.uncovered.length);
     expect(json.uncovered.length).toBeGreaterThan(0);
     expect(statSync(uncoveredFile).mode & 0o777).toBe(0o600);

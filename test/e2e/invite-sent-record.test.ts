@@ -335,7 +335,7 @@ describe('invite send --file: the plan’s informational columns', () => {
     ]);
     const failed = readFileSync(failedCsv, 'utf8').split('\r\n');
     expect(failed[0]).toBe(
-      'email,schoolId,scopes,interestFormSubmissionId,studentCount,learningCenterId,schoolYearId,sentByUserId,guardianNames,studentIds,schoolName,studentNames',
+      '\ufeffemail,schoolId,scopes,interestFormSubmissionId,studentCount,learningCenterId,schoolYearId,sentByUserId,guardianNames,studentIds,schoolName,studentNames',
     );
     expect(failed[1]).toBe(
       'fails@example.org,org-sch-1,fillEnrollment,,1,,,usr-1,"O\'Brien, Pat",stu-3,Alder Elementary,=cmd()',

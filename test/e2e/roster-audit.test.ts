@@ -285,7 +285,7 @@ describe('roster roster audit: flags, output and exit codes', () => {
       const path = join(dir, `${f.check}.csv`);
       expect(statSync(path).mode & 0o777).toBe(0o600);
       const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
-      expect(lines[0]).toBe('check,severity,collection,sourcedId,detail');
+      expect(lines[0]).toBe('\ufeffcheck,severity,collection,sourcedId,detail');
       expect(lines).toHaveLength(f.count + 1);
     }
     const cycle = readFileSync(join(dir, 'org-cycle.csv'), 'utf8');

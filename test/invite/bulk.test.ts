@@ -153,7 +153,7 @@ describe('invite send --file', () => {
     expect(run.stderr).toContain('    line 9: parent7@example.org');
     expect(report.failedCsv).toMatch(/\.failed\.csv$/);
     expect(readFileSync(report.failedCsv, 'utf8')).toBe(
-      'email,schoolId,scopes,interestFormSubmissionId,studentCount,learningCenterId,schoolYearId,sentByUserId\r\n' +
+      '\ufeffemail,schoolId,scopes,interestFormSubmissionId,studentCount,learningCenterId,schoolYearId,sentByUserId\r\n' +
         'parent3@example.org,org-sch-1,fillEnrollment,,2,,,usr-1\r\n' +
         'parent7@example.org,org-sch-2,fillEnrollment,,2,,,usr-1\r\n',
     );

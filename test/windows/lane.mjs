@@ -483,7 +483,10 @@ async function main() {
           `${place.winDocuments}\\plan.csv`,
         ]);
         assert.equal(result.code, 0);
-        const lines = readFileSync(join(place.documents, 'plan.csv'), 'utf8').split(/\r?\n/).filter(Boolean);
+        const text = readFileSync(join(place.documents, 'plan.csv'), 'utf8');
+        // A plan is written for Excel: a UTF-8 BOM first.
+        assert.ok(text.startsWith('\ufeff'), 'the plan has no BOM');
+        const lines = text.slice(1).split(/\r?\n/).filter(Boolean);
         const header = lines[0].split(',');
         const planned = lines.slice(1).map((line) => line.split(',')[header.indexOf('email')]);
         assert.ok(planned.length > 0, 'an empty plan');

@@ -260,8 +260,9 @@ async function run(flags: PlanFlags, ctx: Context): Promise<void> {
     Boolean(flags.includeInvited),
     Boolean(flags.refreshSchools),
   );
-  if (request.out) await writePrivateFile(request.out, planCsvPieces(plan, request.schoolYearId));
-  if (request.uncoveredCsv) await writePrivateFile(request.uncoveredCsv, uncoveredCsv(plan));
+  const forExcel = { forExcel: true };
+  if (request.out) await writePrivateFile(request.out, planCsvPieces(plan, request.schoolYearId), forExcel);
+  if (request.uncoveredCsv) await writePrivateFile(request.uncoveredCsv, uncoveredCsv(plan), forExcel);
   if (flags.json) printJson(ctx, planJson(plan, { alreadyInvited: source }));
   else if (!request.out && !ctx.io.stdoutIsTTY) ctx.io.stdout.write(planCsv(plan, request.schoolYearId));
 
@@ -315,7 +316,7 @@ async function savePlan(ctx: Context, plan: CampaignPlan, schoolYearId: string |
   // A random suffix: two plans sent in one second must not share a file, hence a journal (the second would
   // be taken for a resume of the first and send nothing).
   const file = `${folder}/plan-${stamp}-${randomBytes(3).toString('hex')}.csv`;
-  await writePrivateFile(file, planCsvPieces(plan, schoolYearId));
+  await writePrivateFile(file, planCsvPieces(plan, schoolYearId), { forExcel: true });
   ctx.log.info(`Plan saved to ${file}.`);
   return file;
 }

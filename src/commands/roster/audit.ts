@@ -73,9 +73,13 @@ async function report({ request, result, meta }: AuditOutcome, json: boolean, ct
   if (request.csvDir) {
     const { writePrivateFile } = await import('../../files.js');
     for (const finding of result.findings.filter((f) => f.count > 0))
-      await writePrivateFile(join(request.csvDir, `${finding.check}.csv`), findingCsv(finding));
+      await writePrivateFile(join(request.csvDir, `${finding.check}.csv`), findingCsv(finding), {
+        forExcel: true,
+      });
     if (result.notChecked.length > 0)
-      await writePrivateFile(join(request.csvDir, 'not-checked.csv'), notCheckedCsv(result.notChecked));
+      await writePrivateFile(join(request.csvDir, 'not-checked.csv'), notCheckedCsv(result.notChecked), {
+        forExcel: true,
+      });
   }
   if (request.html) {
     const [{ auditHtml }, { writePrivateFile }] = await Promise.all([

@@ -54,6 +54,7 @@ export interface ReadFlags {
   ndjson?: boolean;
   csv?: boolean;
   escapeFormulas?: boolean;
+  excel?: boolean;
   school?: string;
   class?: string;
   term?: string;
@@ -74,6 +75,8 @@ export interface ReadOptions {
   format: RecordFormat;
   /** --escape-formulas: CSV cells a spreadsheet would run get a leading '. */
   escapeFormulas: boolean;
+  /** --excel: the CSV starts with a UTF-8 BOM (and formulas are escaped), for a double-click in Excel. */
+  excel: boolean;
   /** Explicit --columns (else the collection's defaults, or --fields). */
   columns?: string[];
 }
@@ -96,6 +99,7 @@ export function parseReadOptions(
   if (formats.length > 1) throw new UsageError(`Choose one of ${formats.map((f) => `--${f}`).join(', ')}.`);
   const format: RecordFormat = formats[0] ?? (stdoutIsTTY ? 'table' : 'tsv');
   if (flags.escapeFormulas && format !== 'csv') throw new UsageError('--escape-formulas goes with --csv.');
+  if (flags.excel && format !== 'csv') throw new UsageError('--excel goes with --csv.');
   if (flags.columns !== undefined && (format === 'json' || format === 'ndjson'))
     throw new UsageError(
       `--columns chooses the columns of a table or CSV; --${format} prints every field (--fields asks the server for fewer).`,
@@ -156,7 +160,8 @@ export function parseReadOptions(
     all: Boolean(flags.all),
     concurrency: parseCount('--concurrency', flags.concurrency, 1, MAX_CONCURRENCY) ?? DEFAULT_CONCURRENCY,
     format,
-    escapeFormulas: Boolean(flags.escapeFormulas),
+    escapeFormulas: Boolean(flags.escapeFormulas || flags.excel),
+    excel: Boolean(flags.excel),
     ...(flags.columns === undefined ? {} : { columns: parseFieldList('--columns', flags.columns) }),
   };
 }
@@ -276,7 +281,7 @@ async function* pagesWithProgress(
 
 /** The read as the format says: the renderers of output/ (a list streamed page by page). */
 export async function showRead(ctx: Context, options: ReadOptions, result: ReadResult): Promise<ReadSummary> {
-  const writerOptions = { escapeFormulas: options.escapeFormulas };
+  const writerOptions = { escapeFormulas: options.escapeFormulas, excelBom: options.excel };
   if (result.kind === 'list') {
     ctx.stopWhenOutputCloses?.();
     const watched = options.columns && watchForValues(result.columns);
@@ -449,6 +454,10 @@ export function register(group: Command, ctx: Context, collection: Collection): 
     .option(
       '--escape-formulas',
       "with --csv: a leading ' on cells starting with = + - @, a tab or a carriage return, so a spreadsheet shows them rather than running them as formulas",
+    )
+    .option(
+      '--excel',
+      'with --csv: a file for Excel: a UTF-8 BOM first (accented names survive a double-click) and --escape-formulas',
     );
   for (const parent of parentFlagsOf(collection)) {
     const paths = collection.nested.filter((n) => n.parents.includes(parent)).map((n) => n.path);
@@ -465,7 +474,7 @@ export function register(group: Command, ctx: Context, collection: Collection): 
     `roster roster ${collection.name}`,
     `roster roster ${collection.name} --all --ndjson > ${collection.name}.ndjson`,
     `roster roster ${collection.name} --all --csv --oneroster 1.2 > ${collection.path}.csv`,
-    `roster roster ${collection.name} --all --csv --escape-formulas > ${collection.name}-for-excel.csv`,
+    `roster roster ${collection.name} --all --csv --excel > ${collection.name}-for-excel.csv`,
     ...(collection.listKey === 'users'
       ? [`roster roster ${collection.name} --filter "givenName='Zoë'"`]
       : []),
