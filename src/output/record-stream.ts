@@ -16,7 +16,7 @@ import { csvLine, EXCEL_BOM, formulaSafe } from './csv.js';
 import { stringify } from './json-text.js';
 import { displayLines, displayText, jsonText } from './safe-text.js';
 import { colours } from './style.js';
-import { layoutTable, type Shrink, type TableColumn, type TableLayout } from './table.js';
+import { hiddenNote, layoutTable, type Shrink, type TableColumn, type TableLayout } from './table.js';
 import { localIfInstant } from './time.js';
 
 export type RecordFormat = 'json' | 'ndjson' | 'csv' | 'tsv' | 'table';
@@ -170,6 +170,9 @@ function tableWriter(ctx: Terminal, write: Write, columns: RecordColumn[]): Reco
     },
     end: async () => {
       if (!table) await write(await start([]));
+      // Said once the rows are out, beside the read's own closing line.
+      const note = hiddenNote(table?.hidden ?? [], ctx.io.columns);
+      if (note) ctx.io.stderr.write(note);
     },
   };
 }

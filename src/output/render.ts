@@ -4,7 +4,7 @@ import { type Terminal, writeWithBackpressure } from '../io.js';
 import { FLATTEN_DEPTH, stringify } from './json-text.js';
 import { displayText, jsonText } from './safe-text.js';
 import { colours } from './style.js';
-import { layoutTable, type TableColumn } from './table.js';
+import { hiddenNote, layoutTable, type TableColumn } from './table.js';
 import { localIfInstant } from './time.js';
 
 export interface Column<Row> extends TableColumn {
@@ -31,11 +31,14 @@ export function printDone(ctx: Terminal, text: string): void {
  * on); tab-separated with a header row when stdout is a pipe, values as they came.
  */
 export async function printTable<Row>(ctx: Terminal, columns: Column<Row>[], rows: Row[]): Promise<void> {
-  ctx.io.stdout.write(
-    ctx.io.stdoutIsTTY
-      ? await tableText(columns, rows, { width: ctx.io.columns, color: ctx.color })
-      : tsvText(columns, rows),
-  );
+  if (!ctx.io.stdoutIsTTY) {
+    ctx.io.stdout.write(tsvText(columns, rows));
+    return;
+  }
+  const { text, note } = await laidOut(columns, rows, { width: ctx.io.columns, color: ctx.color });
+  ctx.io.stdout.write(text);
+  // Data on stdout; which columns it left out is said on stderr.
+  if (note) ctx.io.stderr.write(note);
 }
 
 function tsvText<Row>(columns: Column<Row>[], rows: Row[]): string {
@@ -44,19 +47,31 @@ function tsvText<Row>(columns: Column<Row>[], rows: Row[]): string {
   return `${lines.map((line) => line.join('\t')).join('\n')}\n`;
 }
 
-/** The table as a terminal shows it, for a terminal `width` columns wide. */
+/**
+ * The table as a terminal shows it, for a terminal `width` columns wide, and after it the line naming the
+ * columns left out to fit, if any (for a table shown on stderr, such as a preview).
+ */
 export async function tableText<Row>(
   columns: Column<Row>[],
   rows: Row[],
-  { width, color }: { width: number; color: boolean },
+  terminal: { width: number; color: boolean },
 ): Promise<string> {
+  const { text, note } = await laidOut(columns, rows, terminal);
+  return text + note;
+}
+
+async function laidOut<Row>(
+  columns: Column<Row>[],
+  rows: Row[],
+  { width, color }: { width: number; color: boolean },
+): Promise<{ text: string; note: string }> {
   const headers = columns.map((c) => ({ header: displayText(c.header), shrink: c.shrink }));
   const cells = rows.map((row) => columns.map((c) => terminalCell(c.value(row))));
   const table = await layoutTable(headers, cells, width);
   // Styled after it is made safe: the only escapes in a cell are roster's own.
   const paint = (text: string, r: number, c: number) => columns[c]?.style?.(text, rows[r] as Row) ?? text;
   const lines = [colours(color).bold(table.header), ...table.lines(cells, color ? paint : undefined)];
-  return `${lines.join('\n')}\n`;
+  return { text: `${lines.join('\n')}\n`, note: hiddenNote(table.hidden, width) };
 }
 
 /** A cell on a terminal: safe text, and an ISO instant in local time. */

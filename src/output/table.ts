@@ -4,7 +4,9 @@
 // What is roster's own is the decision of which columns give way on a narrow terminal, and how far: only
 // the columns a command marks as shrinkable, the widest first, never below their header while a value can
 // give way instead; values that identify (sourcedIds, e-mails, a base URL's scheme://host:port) are never
-// cut, and a row that still does not fit runs on (the terminal wraps it) rather than hide them.
+// cut. A row that still would not fit leaves columns out, from the right (a command lists its columns
+// most telling first), so that no row wraps onto a second line; the first column always stays, and the
+// caller says which were left out (pipes, --json and --csv have them all).
 //
 // Cells arrive already made safe (displayText) and are styled after they are cut: the only escape
 // sequences in a line are roster's own colours, which are neither measured nor cut.
@@ -109,7 +111,10 @@ export function fitWidths(columns: readonly ColumnFit[], width: number): number[
 
 /** A table laid out for a terminal: widths decided by its first rows, and kept for any that follow. */
 export interface TableLayout {
+  /** The width of each column shown. */
   widths: readonly number[];
+  /** The headers of the columns left out to fit the terminal, in order. */
+  hidden: readonly string[];
   /** The header line (unstyled). */
   header: string;
   /** A line per row, in the layout's widths; `paint` styles a cell after it is made safe (and a URL cut). */
@@ -135,19 +140,24 @@ export async function layoutTable(
     const needed = natural[i] ?? 0;
     return { natural: needed, header: headerWidths[i] ?? 0, floor: floorOf(column.shrink, i, needed, rows) };
   });
-  const widths = fitWidths(fits, width);
+  const shown = columnsThatFit(fits, width);
+  const widths = fitWidths(
+    shown.map((i) => fits[i] as ColumnFit),
+    width,
+  );
   const lines = (rows: readonly (readonly string[])[], paint?: CellPaint) => {
     // A column that may not shrink widens for a longer value in these rows rather than cut it.
     const widest = widestCells(columns.length, rows, measure);
-    const laidOut = columns.map((column, i) =>
-      column.shrink ? (widths[i] ?? 0) : Math.max(widths[i] ?? 0, widest[i] ?? 0),
+    const laidOut = shown.map((i, k) =>
+      columns[i]?.shrink ? (widths[k] ?? 0) : Math.max(widths[k] ?? 0, widest[i] ?? 0),
     );
-    const last = columns.length - 1;
+    const last = shown.length - 1;
     return rows.map((row, r) =>
-      columns
-        .map((column, c) => {
+      shown
+        .map((c, k) => {
+          const column = columns[c] as TableColumn;
           const text = row[c] ?? '';
-          const room = laidOut[c] ?? 0;
+          const room = laidOut[k] ?? 0;
           const cut =
             column.shrink === 'url'
               ? cutEnd(cutUrl(text, room), room, measure)
@@ -156,7 +166,7 @@ export async function layoutTable(
                 : text;
           const styled = paint ? paint(cut, r, c) : cut;
           // The padding stays unstyled, and the last column has none: no line ends in spaces.
-          return c === last ? styled : styled + ' '.repeat(Math.max(0, room - measure(cut)));
+          return k === last ? styled : styled + ' '.repeat(Math.max(0, room - measure(cut)));
         })
         .join(' '.repeat(GAP))
         .trimEnd(),
@@ -164,9 +174,32 @@ export async function layoutTable(
   };
   return {
     widths,
+    hidden: headers.filter((_, i) => !shown.includes(i)),
     header: lines([headers])[0] ?? '',
     lines,
   };
+}
+
+/**
+ * The columns shown on a terminal `width` columns wide: from the left, each that fits beside those kept
+ * when all are as narrow as they may get; one that does not is left out, and a narrower one after it may
+ * still fit. The first column always stays (alone, it runs on).
+ */
+export function columnsThatFit(columns: readonly ColumnFit[], width: number): number[] {
+  const shown: number[] = [];
+  let used = -GAP;
+  columns.forEach((column, i) => {
+    if (i > 0 && used + GAP + column.floor > width) return;
+    shown.push(i);
+    used += GAP + column.floor;
+  });
+  return shown;
+}
+
+/** The line that says which columns a terminal's table left out, or nothing when it shows them all. */
+export function hiddenNote(hidden: readonly string[], width: number): string {
+  if (hidden.length === 0) return '';
+  return `Not shown, to fit ${width} columns: ${hidden.join(', ')} (a wider window, a pipe or --json shows ${hidden.length === 1 ? 'it' : 'them'}).\n`;
 }
 
 /** How narrow a column may get: its full width if it may not shrink; a URL's origin and an ellipsis. */

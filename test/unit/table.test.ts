@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { type Column, tableText } from '../../src/output/render.js';
 import { colours } from '../../src/output/style.js';
-import { cutUrl, fieldShrink, fitWidths, layoutTable, type TableColumn } from '../../src/output/table.js';
+import {
+  columnsThatFit,
+  cutUrl,
+  fieldShrink,
+  fitWidths,
+  layoutTable,
+  type TableColumn,
+} from '../../src/output/table.js';
 
 /** Each column's width for these rows on a terminal `width` columns wide. */
 const tableWidths = async (columns: TableColumn[], rows: string[][], width: number) => [
@@ -41,8 +48,8 @@ describe('the table layout', () => {
     expect(await tableWidths(columns, [row], 80)).toEqual([16, 30, 14, 14]);
     expect(await tableWidths(columns, [row], 92)).toEqual([16, 30, 20, 20]);
     expect(await tableWidths(columns, [row], 200)).toEqual([16, 30, 30, 20]);
-    // Not below 8 characters: the row runs on past a very narrow terminal.
-    expect(await tableWidths(columns, [row], 40)).toEqual([16, 30, 8, 8]);
+    // Not below 8 characters: on a very narrow terminal the e-mail, which may not be cut, is left out.
+    expect(await tableWidths(columns, [row], 40)).toEqual([16, 10, 10]);
     const text = await tableText(
       columns.map((c, i) => ({ ...c, value: (r: string[]) => r[i] })),
       [row],
@@ -53,13 +60,42 @@ describe('the table layout', () => {
     expect(text).toContain('…');
   });
 
-  it('never cuts an identifier: when nothing can shrink, the row runs on', async () => {
-    const widths = await tableWidths(
+  it('never cuts an identifier: a column that cannot fit is left out, and the caller says so', async () => {
+    const layout = await layoutTable(
       [{ header: 'id' }, { header: 'email' }],
       [['a'.repeat(50), 'b'.repeat(50)]],
       80,
     );
-    expect(widths).toEqual([50, 50]);
+    expect(layout.widths).toEqual([50]);
+    expect(layout.hidden).toEqual(['email']);
+    expect(layout.lines([['a'.repeat(50), 'b'.repeat(50)]])).toEqual(['a'.repeat(50)]);
+    // The first column always stays: alone, it runs on.
+    expect((await layoutTable([{ header: 'id' }], [['a'.repeat(90)]], 80)).widths).toEqual([90]);
+  });
+
+  it('leaves columns out from the right, keeping a narrower one after a column that cannot fit', async () => {
+    const columns: Column<string[]>[] = [
+      { header: 'sourcedId', value: (r) => r[0] },
+      { header: 'givenName', value: (r) => r[1], shrink: 'end' },
+      { header: 'email', value: (r) => r[2] },
+      { header: 'status', value: (r) => r[3], shrink: 'end' },
+    ];
+    const row = ['stu-000001', 'Zoë', 'zoe.akesson1@students.riverside.example.org', 'active'];
+    const text = await tableText(columns, [row], plain(60));
+    expect(text).toBe(
+      [
+        'sourcedId   givenName  status',
+        'stu-000001  Zoë        active',
+        'Not shown, to fit 60 columns: email (a wider window, a pipe or --json shows it).',
+        '',
+      ].join('\n'),
+    );
+    expect(
+      columnsThatFit(
+        [16, 8, 8].map((floor) => ({ natural: floor, header: 1, floor })),
+        30,
+      ),
+    ).toEqual([0, 1]);
   });
 
   it('a URL keeps scheme://host:port and the end of its path', async () => {
@@ -106,7 +142,7 @@ describe('the table layout', () => {
         ['Zoë 😀😀😀😀', 'a-1'],
         ['abcdefghij', 'b-2'],
       ],
-      plain(11),
+      plain(13),
     );
     expect(emoji).toBe(['name      id', 'Zoë 😀…   a-1', 'abcdefg…  b-2', ''].join('\n'));
     expect(emoji).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
@@ -130,8 +166,8 @@ describe('the table layout', () => {
     expect(text.split('\n')[1]).toBe(`usr-0000000000000001  Maximili…  ${'n'.repeat(7)}…`);
     // One column short: the header is cut last, down to 8, as that makes the row fit.
     expect(await tableWidths(columns, [row], 40)).toEqual([20, 8, 8]);
-    // A row that runs on however narrow its names get keeps its headers whole.
-    expect(await tableWidths(columns, [row], 39)).toEqual([20, 9, 8]);
+    // A row that cannot fit however narrow its names get leaves the last column out, headers whole.
+    expect(await tableWidths(columns, [row], 39)).toEqual([20, 12]);
     const fits = [
       { natural: 20, header: 2, floor: 20 },
       { natural: 12, header: 9, floor: 8 },
