@@ -143,18 +143,28 @@ export function crowdedWarning(plan: CampaignPlan, max: number, shown = 20): str
 
 /**
  * The first rows of the plan as a table for the terminal (the one table layout); the school column only
- * when the plan spans several. The names give way to a narrow terminal, never an address or a school id.
+ * (by name) when the plan spans several. The names give way to a narrow terminal, never an address.
  */
 export async function previewTable(
   plan: CampaignPlan,
   terminal: { width: number; color: boolean },
   rows = 15,
 ): Promise<string> {
+  // Schools by name, as the admin chose them (the plan's CSV and --json keep the ids).
+  const schoolNames = new Map(plan.schools.map((s) => [s.schoolId, s.name]));
   const names = (people: { name: string; sourcedId: string }[]) =>
     people.map((p) => p.name || p.sourcedId).join('; ');
   const columns: Column<PlannedInvitation>[] = [
     { header: 'e-mail', value: (i) => i.email + (i.invitedBefore ? ' (invited before)' : '') },
-    ...(plan.schools.length > 1 ? [{ header: 'school', value: (i: PlannedInvitation) => i.schoolId }] : []),
+    ...(plan.schools.length > 1
+      ? [
+          {
+            header: 'school',
+            value: (i: PlannedInvitation) => schoolNames.get(i.schoolId) || i.schoolId,
+            shrink: 'end' as const,
+          },
+        ]
+      : []),
     { header: 'students', value: (i) => i.studentCount },
     { header: 'guardians', value: (i) => names(i.guardians), shrink: 'end' },
     { header: 'children', value: (i) => names(i.students), shrink: 'end' },

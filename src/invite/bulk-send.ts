@@ -18,6 +18,7 @@ import type { Settings } from '../settings.js';
 import { RowResults, type RunOutcome, sendRows } from './bulk-runner.js';
 import { checkFile, type FileSendOptions, readInput } from './file-check.js';
 import { type InfoColumn, inviteCsv, type PlannedRow } from './invite-file.js';
+import { previewText, type SchoolName } from './preview.js';
 import {
   type BulkReport,
   type FileSendOutcome,
@@ -53,7 +54,7 @@ export async function sendFileAndShow(options: FileSendOptions, ctx: Context): P
 async function sendInviteFile(options: FileSendOptions, ctx: Context): Promise<FileSendOutcome | undefined> {
   await keepHeapSmall((line) => ctx.log.debug(line));
   const file = resolve(options.given);
-  const { session, rows, info, sha256 } = await readChecked(ctx, file, options);
+  const { session, rows, info, sha256, schoolName } = await readChecked(ctx, file, options);
   const { settings } = session;
   // The same file sent to another district, or as another client, is another run with its own journal.
   const run: RunOf = {
@@ -64,17 +65,17 @@ async function sendInviteFile(options: FileSendOptions, ctx: Context): Promise<F
   };
   const flags: ResendFlags = { resendSent: options.resendSent, resendInDoubt: options.resendInDoubt };
   if (options.dryRun) {
-    await dryRun(ctx, session, rows, run, flags, options);
+    await dryRun(ctx, session, { rows, schoolName }, run, flags, options);
     return undefined;
   }
 
   const store = await FileRun.open(run, rows, flags, new Date(ctx.now()));
   try {
     const contentChanged = noteChanged(ctx, store.view, sha256, options.given);
-    await confirmSend(ctx, session, store.view.plan, options);
+    await confirmSend(ctx, session, store.view.plan, options, schoolName);
     const sent = await sendPlan(ctx, session, settings, store, options);
     const report = await reportOf(file, rows, info ?? [], store.view, sent, contentChanged, options);
-    return { report, stoppedBy: sent.outcome.stoppedBy };
+    return { report, stoppedBy: sent.outcome.stoppedBy, schoolName };
   } finally {
     await store.close();
   }
@@ -87,21 +88,27 @@ async function sendInviteFile(options: FileSendOptions, ctx: Context): Promise<F
 async function readChecked(ctx: Context, file: string, options: FileSendOptions) {
   const content = await readInput(file, options.given);
   const session = await ctx.session();
-  const { rows, info } = await checkFile(ctx, session, content, file, options);
-  return { session, rows, info, sha256: contentHash(content) };
+  const { rows, info, schoolName } = await checkFile(ctx, session, content, file, options);
+  return { session, rows, info, schoolName, sha256: contentHash(content) };
 }
 
 /**
  * Before any row is marked: credentials (a token now, not after a "yes"), then on a terminal without --yes
  * the unlisted schools and the plan, each confirmed.
  */
-async function confirmSend(ctx: Context, session: Session, plan: RowPlan, options: FileSendOptions) {
+async function confirmSend(
+  ctx: Context,
+  session: Session,
+  plan: RowPlan,
+  options: FileSendOptions,
+  schoolName: SchoolName,
+) {
   if (plan.toSend.length === 0) return;
   await session.accessToken('invitations');
   if (!ctx.interactive || options.yes) return;
   const toUnlisted = unlistedOf(plan.toSend);
   if (toUnlisted.size > 0) await confirmUnlisted(ctx, toUnlisted);
-  await confirm(ctx, plan, options.given);
+  await confirm(ctx, plan, options.given, schoolName);
 }
 
 /** The planned rows sent, with progress on stderr; Ctrl-C stops taking rows (those in flight finish). */
@@ -213,49 +220,48 @@ function progressText(sent: number, failed: number, inDoubt: number, remaining: 
   return `Sending invitations: ${sent} sent, ${failed} failed${inDoubt ? `, ${inDoubt} in doubt` : ''}, ${remaining} remaining`;
 }
 
-async function confirm(ctx: Context, work: RowPlan, fileName: string): Promise<void> {
-  const schools = [...new Set(work.toSend.map((r) => r.body.schoolId))];
-  const senders = [...new Set(work.toSend.map((r) => r.body.sentByUserId))];
-  const sample = work.toSend
-    .slice(0, 5)
-    .map(
-      (r) =>
-        `    line ${r.line}: ${r.body.email} (${r.body.schoolId}, ${r.body.studentCount} student${r.body.studentCount === 1 ? '' : 's'})`,
-    );
+async function confirm(ctx: Context, work: RowPlan, fileName: string, schoolName: SchoolName): Promise<void> {
   const n = work.toSend.length;
   ctx.io.stderr.write(
-    [
-      `About to e-mail ${n} enrollment invitation${n === 1 ? '' : 's'} from ${fileName} (they cannot be taken back):`,
-      `  schools: ${listed(schools)}`,
-      `  sent by user: ${listed(senders)}`,
-      ...sample,
-      ...(n > sample.length ? [`    … and ${n - sample.length} more`] : []),
-      ...(work.skipped.length
-        ? [`  ${work.skipped.length} already sent by an earlier run will be skipped.`]
-        : []),
-      ...(work.elsewhere.size
-        ? [
-            `  ${work.elsewhere.size} already sent by another roster run will be skipped (--resend-sent sends them again).`,
-          ]
-        : []),
-      ...(work.resending.size
-        ? [`  ${work.resending.size} in doubt will be sent AGAIN (--resend-in-doubt).`]
-        : []),
-      ...(work.inDoubt.length ? [`  ${work.inDoubt.length} in doubt will not be sent.`] : []),
-      '',
-    ].join('\n'),
+    `About to e-mail ${n} enrollment invitation${n === 1 ? '' : 's'} from ${fileName} (they cannot be taken back), ` +
+      `sent by user ${listed([...new Set(work.toSend.map((r) => r.body.sentByUserId))])}:\n\n` +
+      (await previewText(work.toSend, schoolName, { width: ctx.io.columns, color: ctx.color })) +
+      planNotes(work)
+        .map((line) => `${line}\n`)
+        .join(''),
   );
   await consent(ctx, `Send ${n} invitation${n === 1 ? '' : 's'}?`, 'nothing was sent');
+}
+
+/** What the plan leaves out, and what it sends again, in a line each. */
+function planNotes(work: RowPlan): string[] {
+  return [
+    ...(work.skipped.length
+      ? [`${work.skipped.length} already sent by an earlier run will be skipped.`]
+      : []),
+    ...(work.elsewhere.size
+      ? [
+          `${work.elsewhere.size} already sent by another roster run will be skipped (--resend-sent sends them again).`,
+        ]
+      : []),
+    ...(work.resending.size
+      ? [`${work.resending.size} in doubt will be sent AGAIN (--resend-in-doubt).`]
+      : []),
+    ...(work.inDoubt.length ? [`${work.inDoubt.length} in doubt will not be sent.`] : []),
+  ];
 }
 
 const listed = (values: string[]) =>
   values.length <= 5 ? values.join(', ') : `${values.slice(0, 5).join(', ')} and ${values.length - 5} more`;
 
-/** The requests a run would send, one JSON object per line on stdout; the journal is read, not written. */
+/**
+ * What a run would send, the journal read, not written: on a terminal the preview a person reads (the
+ * confirmation's); in a pipe or with --json the requests, one JSON object per line on stdout.
+ */
 async function dryRun(
   ctx: Context,
   session: Session,
-  rows: PlannedRow[],
+  { rows, schoolName }: { rows: PlannedRow[]; schoolName: SchoolName },
   run: RunOf,
   flags: ResendFlags,
   options: FileSendOptions,
@@ -266,14 +272,21 @@ async function dryRun(
   const { plan: work, path } = view;
   noteChanged(ctx, view, run.sha256, options.given);
   const url = session.api.url(INVITATIONS_PATH);
-  for (const row of work.toSend)
-    await printNdjsonLine(ctx, {
-      line: row.line,
-      method: 'POST',
-      url,
-      body: row.body,
-      ...(row.unlistedSchool && { unlistedSchool: true }),
-    });
+  if (ctx.io.stdoutIsTTY && !options.json && work.toSend.length > 0) {
+    const senders = listed([...new Set(work.toSend.map((r) => r.body.sentByUserId))]);
+    ctx.io.stdout.write(
+      `Would e-mail these invitations (POST ${url}, sent by user ${senders}):\n\n` +
+        (await previewText(work.toSend, schoolName, { width: ctx.io.columns, color: ctx.color })),
+    );
+  } else
+    for (const row of work.toSend)
+      await printNdjsonLine(ctx, {
+        line: row.line,
+        method: 'POST',
+        url,
+        body: row.body,
+        ...(row.unlistedSchool && { unlistedSchool: true }),
+      });
   ctx.log.info(
     `Dry run: would send ${work.toSend.length} of ${rows.length} invitations` +
       `${work.skipped.length ? ` (${work.skipped.length} already sent)` : ''}` +

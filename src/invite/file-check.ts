@@ -13,6 +13,7 @@ import { printable } from '../values.js';
 import { CsvEncodingError, csvText, type Delimiter } from './csv.js';
 import type { InvitationDraft } from './invitation.js';
 import { type InviteFile, type PlannedRow, type RowProblem, readInviteFile } from './invite-file.js';
+import type { SchoolName } from './preview.js';
 import { UNLISTED_HINT } from './unlisted.js';
 
 /** What a file send is asked, the flags already parsed (commands/invite/options.ts). */
@@ -70,7 +71,7 @@ export async function checkFile(
   content: string,
   file: string,
   options: FileSendOptions,
-): Promise<InviteFile & { ok: true }> {
+): Promise<InviteFile & { ok: true; schoolName: SchoolName }> {
   // A bad file whose rows name schools is still checked against the district's schools (a read, never a
   // send), so that all its problems are listed at once; one that cannot be read that far (no rows, no
   // header) is refused before any request.
@@ -92,10 +93,14 @@ export async function checkFile(
   }
   // No credentials: said now, not after the schools were read without them and the admin said yes.
   if (!options.dryRun) await session.checkCredentials('invitations');
-  const { file: checked, unknownSchool } = await withSchools(ctx, session, content, options, first);
+  const {
+    file: checked,
+    unknownSchool,
+    schoolName,
+  } = await withSchools(ctx, session, content, options, first);
   if (!checked.ok) throw refuse(ctx, checked.problems, file, options, unknownSchool);
   warnUnusedUnlisted(ctx, options.unlisted, checked.rows, options.fill);
-  return checked;
+  return { ...checked, schoolName };
 }
 
 /** The file as read before the district's schools: its schools taken as sourcedIds, as typed. */
@@ -174,11 +179,13 @@ async function withSchools(
   content: string,
   options: FileSendOptions,
   read?: FirstRead,
-): Promise<{ file: InviteFile; unknownSchool: boolean }> {
+): Promise<{ file: InviteFile; unknownSchool: boolean; schoolName: SchoolName }> {
   const { fill, delimiter, unlisted } = options;
   const { SchoolDirectory } = await import('../schools/directory.js');
   const { refusal } = await import('../schools/match.js');
   const schools = new SchoolDirectory(ctx, session, options.refreshSchools);
+  // The names the admin reads in the preview and the summary, from the list the rows were checked against.
+  const schoolName: SchoolName = (id) => schools.labelOf(id);
   if (fill.schoolId?.trim())
     fill.schoolId = (
       await schools.schoolFor('--school-id', fill.schoolId, unlisted, UNLISTED_HINT)
@@ -206,12 +213,12 @@ async function withSchools(
     });
   };
   if (read && (await confirmedAsRead(read, schools, fill.schoolId)))
-    return { file: read.file, unknownSchool: false };
+    return { file: read.file, unknownSchool: false, schoolName };
   // Read again: the first read's rows are let go first, so that a district's rows are not held twice.
   if (read) read.file = DROPPED;
   const checked = await check();
   const file = missed && (await schools.reread()) ? await check() : checked;
-  return { file, unknownSchool };
+  return { file, unknownSchool, schoolName };
 }
 
 /**

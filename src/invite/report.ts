@@ -7,6 +7,7 @@ import { printJson } from '../output/render.js';
 import type { RowResult } from './bulk-runner.js';
 import { invitationKey } from './invitation.js';
 import type { PlannedRow } from './invite-file.js';
+import type { SchoolName } from './preview.js';
 import { bodyHash, type LastEntry } from './store/index.js';
 
 export type FinalState = 'sent' | 'skipped' | 'failed' | 'in-doubt' | 'not-started';
@@ -157,8 +158,14 @@ export function tallyRows(
 }
 
 /** The summary on stderr: counts first, then every failed and in-doubt row with what to do about it. */
-export function summaryLines(report: BulkReport, fileName: string): string[] {
+export function summaryLines(
+  report: BulkReport,
+  fileName: string,
+  schoolName: SchoolName = () => undefined,
+): string[] {
   const { counts } = report;
+  // A row as the admin reads it: its line, its address and its school by name (the id without a name).
+  const row = (r: ReportRow) => `line ${r.line}: ${r.email} (${schoolName(r.schoolId) ?? r.schoolId})`;
   // Over the named rows only, the same: a row the summary leaves out is sent or not started (counted
   // above) or skipped.
   const nothingTried =
@@ -176,17 +183,13 @@ export function summaryLines(report: BulkReport, fileName: string): string[] {
     lines.push(
       `  Skipped ${elsewhere.length} that roster's record shows already sent by another run (never e-mailed twice; to send them again, re-run with --resend-sent):`,
     );
-    for (const r of elsewhere.slice(0, 20))
-      lines.push(`    line ${r.line}: ${r.email} (${r.schoolId}): sent ${r.sentElsewhere}`);
+    for (const r of elsewhere.slice(0, 20)) lines.push(`    ${row(r)}: sent ${r.sentElsewhere}`);
     if (elsewhere.length > 20) lines.push(`    … and ${elsewhere.length - 20} more (--json lists them all)`);
   }
   const changed = report.rows.filter((r) => r.changed);
   if (changed.length > 0) {
     lines.push(`    ${changed.length} of them edited in the file since; the edits were not sent:`);
-    for (const r of changed)
-      lines.push(
-        `      line ${r.line}: ${r.email} (${r.schoolId}): skipped as already sent (before the edit)`,
-      );
+    for (const r of changed) lines.push(`      ${row(r)}: skipped as already sent (before the edit)`);
   }
   if (counts.notStarted > 0) {
     lines.push(`  Not started: ${counts.notStarted} (run the same command again to send them).`);
@@ -194,13 +197,13 @@ export function summaryLines(report: BulkReport, fileName: string): string[] {
   const failed = report.rows.filter((r) => r.result === 'failed');
   if (failed.length > 0) {
     lines.push(`  Failed: ${failed.length} (not sent; a re-run retries them):`);
-    for (const r of failed) lines.push(`    line ${r.line}: ${r.email} (${r.schoolId}): ${r.reason}`);
+    for (const r of failed) lines.push(`    ${row(r)}: ${r.reason}`);
   }
   const doubt = report.rows.filter((r) => r.result === 'in-doubt');
   if (doubt.length > 0) {
     lines.push(`  In doubt: ${doubt.length} (may have been sent; not sent again):`);
     for (const r of doubt) {
-      lines.push(`    line ${r.line}: ${r.email} (${r.schoolId}): ${r.reason}`);
+      lines.push(`    ${row(r)}: ${r.reason}`);
       lines.push(`      check: ${checkCommand(r.email, r.schoolId)}`);
     }
     lines.push('    To send them again anyway, re-run with --resend-in-doubt.');
@@ -233,6 +236,8 @@ export interface FileSendOutcome {
   report: BulkReport;
   /** The error that stopped the run before every row was tried, if one did. */
   stoppedBy?: RosterError;
+  /** The schools' names, for the summary (the report keeps the ids). */
+  schoolName?: SchoolName;
 }
 
 /**
@@ -241,11 +246,11 @@ export interface FileSendOutcome {
  */
 export function showFileSend(
   ctx: Context,
-  { report, stoppedBy }: FileSendOutcome,
+  { report, stoppedBy, schoolName }: FileSendOutcome,
   options: { json?: boolean; given: string },
 ): void {
   if (options.json) printJson(ctx, report);
-  for (const line of summaryLines(report, options.given)) ctx.log.info(line);
+  for (const line of summaryLines(report, options.given, schoolName)) ctx.log.info(line);
   throwForOutcome(report, stoppedBy);
 }
 

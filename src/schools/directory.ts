@@ -29,6 +29,8 @@ export class SchoolDirectory {
   /** The list in hand was read from the server during this run. */
   private readNow = false;
   private readonly key: SchoolsKey;
+  /** Read only to show names beside ids: a list that cannot be read is said under --debug alone. */
+  private quiet = false;
 
   constructor(
     private readonly ctx: Context,
@@ -55,7 +57,8 @@ export class SchoolDirectory {
     }
     const read = await this.read();
     if (typeof read === 'string') {
-      this.ctx.log.warn(
+      (this.quiet ? this.ctx.log.debug : this.ctx.log.warn).call(
+        this.ctx.log,
         cached
           ? `could not read the district's schools (${read}); using the list read ${new Date(cached.readAt).toISOString()}.`
           : `could not read the district's schools to check school ids (${read}); values are sent as given.`,
@@ -121,6 +124,24 @@ export class SchoolDirectory {
   /** The name of a school of the list in hand, for confirmations. */
   nameOf(sourcedId: string): string | undefined {
     return this.schools?.find((s) => s.sourcedId === sourcedId)?.name || undefined;
+  }
+
+  /** Each school's label (labelOf), for a table of ids; without a list, none (the ids are shown). */
+  async labels(): Promise<(sourcedId: string) => string | undefined> {
+    this.quiet = true;
+    await this.list();
+    return (sourcedId) => this.labelOf(sourcedId);
+  }
+
+  /**
+   * How a person reads a school of the list in hand: its name, with its sourcedId when another school
+   * has the same name (two "Fir Grove School"s); undefined when the list has no name for it.
+   */
+  labelOf(sourcedId: string): string | undefined {
+    const name = this.nameOf(sourcedId);
+    if (name === undefined) return undefined;
+    const twin = this.schools?.some((s) => s.name === name && s.sourcedId !== sourcedId);
+    return twin ? `${name} (${sourcedId})` : name;
   }
 
   async resolve(value: string): Promise<Resolution> {

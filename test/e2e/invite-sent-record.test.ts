@@ -165,7 +165,7 @@ describe('invite send --file never e-mails twice what another run sent after the
       expect(emailsTo(`b-${i}@example.org`)).toBe(1);
     }
     expect(run.stderr).toContain("Skipped 3 that roster's record shows already sent by another run");
-    expect(run.stderr).toMatch(/line 2: shared-0@example\.org \(org-sch-1\): sent 20\d\d-/);
+    expect(run.stderr).toMatch(/line 2: shared-0@example\.org \(Alder Elementary School\): sent 20\d\d-/);
     const report = JSON.parse(run.stdout);
     expect(report.counts).toMatchObject({ total: 6, sent: 3, skipped: 3 });
     expect(report.rows[0]).toMatchObject({ result: 'skipped', sentElsewhere: expect.any(String) });

@@ -148,7 +148,7 @@ describe('invite send --file', () => {
     const report = JSON.parse(run.stdout);
     expect(report.counts).toEqual({ total: 10, sent: 8, skipped: 0, failed: 2, inDoubt: 0, notStarted: 0 });
     expect(run.stderr).toContain(
-      '    line 5: parent3@example.org (org-sch-1): Invitation to parent3@example.org failed (HTTP 400): schoolId is not known',
+      '    line 5: parent3@example.org (Alder Elementary School): Invitation to parent3@example.org failed (HTTP 400): schoolId is not known',
     );
     expect(run.stderr).toContain('    line 9: parent7@example.org');
     expect(report.failedCsv).toMatch(/\.failed\.csv$/);
@@ -331,7 +331,7 @@ describe('invite send --file', () => {
     });
     expect(again.stderr).toContain('Skipped 3 already sent by an earlier run.');
     expect(again.stderr).toContain(
-      'line 4: FIX-3@example.org (org-sch-3): skipped as already sent (before the edit)',
+      'line 4: FIX-3@example.org (Cedar Elementary School): skipped as already sent (before the edit)',
     );
     expect(posts(sandbox).map((r) => JSON.parse(r.body))).toEqual(
       expect.arrayContaining([
@@ -414,8 +414,8 @@ describe('invite send --file', () => {
       notStarted: 0,
     });
     expect(again.stderr).toContain('In doubt: 2 (may have been sent; not sent again)');
-    expect(again.stderr).toContain('line 3: doubt-3@example.org (org-sch-2)');
-    expect(again.stderr).toContain('line 7: DOUBT-1@example.org (org-sch-2)');
+    expect(again.stderr).toContain('line 3: doubt-3@example.org (Birch Elementary School)');
+    expect(again.stderr).toContain('line 7: DOUBT-1@example.org (Birch Elementary School)');
     expect(Math.max(...deliveries(sandbox).values())).toBe(1);
 
     // Only --resend-in-doubt sends them again, with the values now in the file.
@@ -466,8 +466,11 @@ describe('invite send --file', () => {
     expect(run.stderr).toContain('Cancelled; nothing was sent.');
     expect(prompter.asked).toEqual(['Send 7 invitations?']);
     expect(run.stderr).toContain('About to e-mail 7 enrollment invitations from');
-    expect(run.stderr).toContain('schools: org-sch-1, org-sch-2, org-sch-3');
-    expect(run.stderr).toContain('… and 2 more');
+    // Every row (up to ten), each school by name, and the totals by school.
+    expect(run.stderr).toMatch(/\n8 +parent6@example\.org +Alder Elementary School +1\n/);
+    expect(run.stderr).not.toContain('… and');
+    expect(run.stderr).toMatch(/\nschool +invitations +students\nAlder Elementary School +3 /);
+    expect(run.stderr).not.toContain('org-sch-');
     expect(posts(sandbox)).toHaveLength(0);
 
     const yes = await roster(sandbox, ['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1'], {

@@ -104,13 +104,34 @@ const TERMINAL_FIELDS: { field: string; header: string }[] = [
  * The terminal's columns: those of TERMINAL_FIELDS some record fills, under short headers; records without
  * any of them (another server's names) get every column some record fills.
  */
-export function terminalColumnsOf(records: unknown[]): Column<unknown>[] {
+export function terminalColumnsOf(records: unknown[], schoolLabel?: SchoolLabel): Column<unknown>[] {
   const filled = columnsOf(records).filter((c) => records.some((r) => cellText(c.value(r)) !== ''));
   const chosen = TERMINAL_FIELDS.flatMap(({ field, header }) => {
     const column = filled.find((c) => c.header === field);
+    if (column && field === 'schoolId' && schoolLabel) return [namedSchool(column, schoolLabel)];
     return column ? [{ ...column, header }] : [];
   });
   return chosen.length > 0 ? chosen : filled;
+}
+
+type SchoolLabel = (sourcedId: string) => string | undefined;
+
+/** The school column by name (a name gives way to a narrow terminal), the id where the list has none. */
+function namedSchool(column: Column<unknown>, label: SchoolLabel): Column<unknown> {
+  return {
+    header: 'school',
+    value: (r) => {
+      const id = column.value(r);
+      return (typeof id === 'string' && label(id)) || id;
+    },
+    shrink: 'end',
+  };
+}
+
+/** The district's schools' labels, read (or taken from the day's cache) for a terminal's table. */
+async function schoolLabels(ctx: Context, session: Session): Promise<SchoolLabel> {
+  const { SchoolDirectory } = await import('../../schools/directory.js');
+  return new SchoolDirectory(ctx, session).labels();
 }
 
 /** Columns from the records themselves, in the order their fields first appear. */
@@ -157,7 +178,11 @@ export function register(invite: Command, ctx: Context): void {
       const rows: unknown[] = [];
       const json = options.json && options.all ? jsonPagesWriter(ctx) : undefined;
       const ndjson = options.ndjson ? createRecordWriter(ctx, 'ndjson', []) : undefined;
-      const table = options.all && !options.json && !options.ndjson ? pagedTable(ctx) : undefined;
+      // On a terminal, schools by name, as the admin gave them; the id stays in pipes and --json.
+      const schoolLabel =
+        ctx.io.stdoutIsTTY && !options.json && !options.ndjson ? await schoolLabels(ctx, session) : undefined;
+      const table =
+        options.all && !options.json && !options.ndjson ? pagedTable(ctx, schoolLabel) : undefined;
       const last = await run(options, session, async (data) => {
         if (json) await json.writePage(data);
         else if (ndjson) await ndjson.writePage(data);
@@ -169,7 +194,7 @@ export function register(invite: Command, ctx: Context): void {
       if (last.records === 0) return ctx.log.info('No invitations found.');
       if (!options.ndjson && !table) {
         // A terminal is narrow: it shows what an admin reads first. Pipes keep every column.
-        const columns = ctx.io.stdoutIsTTY ? terminalColumnsOf(rows) : columnsOf(rows);
+        const columns = ctx.io.stdoutIsTTY ? terminalColumnsOf(rows, schoolLabel) : columnsOf(rows);
         await printTable(ctx, columns, rows);
       }
       const meta = last.meta;
@@ -214,14 +239,14 @@ async function schoolIdOf(ctx: Context, session: Session, value: string): Promis
  * --all as a table (a terminal) or tab-separated lines (a pipe), written page by page: the columns, and the
  * table's widths, are the first page's. A list of any length costs one page of memory.
  */
-function pagedTable(ctx: Context) {
+function pagedTable(ctx: Context, schoolLabel: SchoolLabel | undefined) {
   let writer: RecordWriter | undefined;
   return {
     async writePage(records: unknown[]): Promise<void> {
       if (records.length === 0) return;
       if (!writer) {
         const tty = ctx.io.stdoutIsTTY;
-        const columns = (tty ? terminalColumnsOf : columnsOf)(records).map(
+        const columns = (tty ? terminalColumnsOf(records, schoolLabel) : columnsOf(records)).map(
           (c): RecordColumn => ({
             header: c.header,
             values: (record) => [cellText(c.value(record))],
