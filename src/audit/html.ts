@@ -94,7 +94,7 @@ export function auditHtml(report: AuditJson): string {
     .flatMap((f) =>
       f.records.map(
         (r) =>
-          `<tr data-check="${esc(f.check)}" data-severity="${f.severity}"><td>${esc(f.check)}</td><td class="sev ${f.severity}">${f.severity}</td><td>${esc(r.collection)}</td><td>${esc(r.sourcedId)}</td><td>${esc(r.detail)}</td></tr>`,
+          `<tr data-check="${esc(f.check)}" data-severity="${f.severity}"><td>${esc(f.check)}</td><td class="sev ${f.severity}">${f.severity}</td><td>${esc(r.collection)}</td><td>${esc(r.sourcedId)}</td><td>${esc(r.name ?? '')}</td><td>${esc(r.school ?? '')}</td><td>${esc(r.detail)}</td></tr>`,
       ),
     )
     .join('\n');
@@ -133,8 +133,8 @@ ${notChecked}<h2>Schools</h2>
 <h2>Records to fix</h2>
 <div class="filters"><label>Check <select id="f-check"><option value="">every check</option>${options}</select></label>
 <label>Severity <select id="f-severity"><option value="">every severity</option><option>error</option><option>warning</option><option>info</option></select></label>
-<label>Text <input id="f-text" type="search" placeholder="sourcedId, detail…"></label><span id="shown"></span></div>
-<table id="records"><thead><tr><th>check</th><th>severity</th><th>collection</th><th>sourcedId</th><th>detail</th></tr></thead><tbody>
+<label>Text <input id="f-text" type="search" placeholder="sourcedId, name, detail…"></label><span id="shown"></span></div>
+<table id="records"><thead><tr><th>check</th><th>severity</th><th>collection</th><th>sourcedId</th><th>name</th><th>school</th><th>detail</th></tr></thead><tbody>
 ${recordRows}
 </tbody></table>
 <script>${SCRIPT}</script>

@@ -38,6 +38,9 @@ export interface AuditJson {
 interface ReportRecord {
   collection: string;
   sourcedId: string;
+  /** A user's given and family name, and their schools' names. */
+  name?: string;
+  school?: string;
   detail: string;
 }
 
@@ -62,7 +65,12 @@ export function auditJson(result: AuditResult, meta: ReportMeta): AuditJson {
       check: f.check,
       severity: f.severity,
       count: f.count,
-      records: f.records.map(({ collection, sourcedId, detail }) => ({ collection, sourcedId, detail })),
+      records: f.records.map(({ collection, sourcedId, person, detail }) => ({
+        collection,
+        sourcedId,
+        ...(person && { name: person.name, school: person.school }),
+        detail,
+      })),
     })),
   };
 }
@@ -78,24 +86,38 @@ export function examplesOf(finding: Finding, n = 3): string {
     if (ids.length === n) break;
     used++;
     // A finding of no record (no school year at all, no school) is named by its sentence.
-    const id = record.sourcedId || record.detail;
+    const id = (record.sourcedId || record.detail) + (record.person ? ` (${personText(record.person)})` : '');
     if (!ids.includes(id)) ids.push(id);
   }
   const more = finding.count - used;
   return ids.join(', ') + (more > 0 ? `, … (${more} more)` : '');
 }
 
+/** "Zoë Åkesson, Alder Elementary School": who a record is about, as the office would look them up. */
+export const personText = (person: { name: string; school: string }): string =>
+  [person.name, person.school].filter(Boolean).join(', ');
+
 export const percent = (value: number | null): string =>
   value === null ? '–' : `${(100 * value).toFixed(1)}%`;
 
 /** One CSV per check: the records to fix, one a line. */
 export function findingCsv(finding: Finding): string {
-  const header = csvLine(['check', 'severity', 'collection', 'sourcedId', 'detail']);
+  const header = csvLine(['check', 'severity', 'collection', 'sourcedId', 'name', 'school', 'detail']);
   return (
     header +
     finding.records
       .map((r) =>
-        csvLine([finding.check, finding.severity, r.collection, r.sourcedId, r.detail].map(formulaSafe)),
+        csvLine(
+          [
+            finding.check,
+            finding.severity,
+            r.collection,
+            r.sourcedId,
+            r.person?.name ?? '',
+            r.person?.school ?? '',
+            r.detail,
+          ].map(formulaSafe),
+        ),
       )
       .join('')
   );

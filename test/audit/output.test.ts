@@ -42,10 +42,37 @@ describe('audit outputs', () => {
     );
     expect(examplesOf(of('a', 'b', 'c', 'd'))).toBe('a, b, c, … (1 more)');
   });
+  it('a record about a person names them beside its sourcedId: terminal, CSV, JSON and HTML', () => {
+    const person = { name: 'Zoë Åkesson', school: 'Alder Elementary School' };
+    const record = { ...hostile, sourcedId: 'stu-000001', detail: 'grade 13', person };
+    const finding = {
+      check: 'invalid-grade' as const,
+      severity: 'warning' as const,
+      count: 1,
+      records: [record],
+    };
+    expect(examplesOf(finding)).toBe('stu-000001 (Zoë Åkesson, Alder Elementary School)');
+    expect(findingCsv(finding).split('\n')[1]).toBe(
+      'invalid-grade,warning,users,stu-000001,Zoë Åkesson,Alder Elementary School,grade 13',
+    );
+    const json = auditJson({ ...result, findings: [finding] }, meta);
+    expect(json.findings[0]?.records).toEqual([
+      {
+        collection: 'users',
+        sourcedId: 'stu-000001',
+        name: person.name,
+        school: person.school,
+        detail: 'grade 13',
+      },
+    ]);
+    expect(auditHtml(json)).toContain(
+      '<td>stu-000001</td><td>Zoë Åkesson</td><td>Alder Elementary School</td><td>grade 13</td>',
+    );
+  });
 
   it('a CSV cell that would run as a formula is quoted off; every record is a row', () => {
     const csv = findingCsv(result.findings[0] as AuditResult['findings'][number]);
-    expect(csv.split('\n')[0]).toBe('check,severity,collection,sourcedId,detail');
+    expect(csv.split('\n')[0]).toBe('check,severity,collection,sourcedId,name,school,detail');
     expect(csv).toContain(`invalid-email,warning,users,"'=HYPERLINK(""http://evil.example"",""x"")",`);
   });
 

@@ -285,9 +285,22 @@ describe('roster roster audit: flags, output and exit codes', () => {
       const path = join(dir, `${f.check}.csv`);
       expect(statSync(path).mode & 0o777).toBe(0o600);
       const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
-      expect(lines[0]).toBe('\ufeffcheck,severity,collection,sourcedId,detail');
+      expect(lines[0]).toBe('\ufeffcheck,severity,collection,sourcedId,name,school,detail');
       expect(lines).toHaveLength(f.count + 1);
     }
+    // A record about a person names them and their school beside the sourcedId, as the SIS office looks
+    // them up: in the JSON and in the CSV.
+    const people = withFindings.flatMap((f: { check: string; records: Record<string, string>[] }) =>
+      f.records.filter((r) => r.collection === 'users').map((r) => ({ check: f.check, ...r })),
+    );
+    expect(people.length).toBeGreaterThan(0);
+    const named = people.find((r: Record<string, string>) => r.name && r.school);
+    expect(named).toBeDefined();
+    expect(named.name).toMatch(/^\S+.* \S+$/);
+    expect(named.school).toMatch(/School/);
+    expect(readFileSync(join(dir, `${named.check}.csv`), 'utf8')).toContain(
+      `,users,${named.sourcedId},${named.name},`,
+    );
     const cycle = readFileSync(join(dir, 'org-cycle.csv'), 'utf8');
     expect(cycle).toContain('org-cycle,error,orgs,org-district,');
     expect(result.stderr).toContain(`CSV files written to ${dir}.`);
