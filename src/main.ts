@@ -48,17 +48,29 @@ export function createProgram(ctx: Context, commands: readonly Register[]): Comm
 }
 
 /**
- * How every command's help reads (commands copy it from the program as they are made): the global options
- * each command takes listed under its own (gh's inherited flags) but --version, which only the program
- * answers; and a command with no long description shows its summary, so none has a help without one.
+ * How every command's help reads (commands copy it from the program as they are made): a command's own
+ * options, then the global ones once, by name, with where to read them (`roster help global-options`):
+ * listed in full under every command they were 13 options and half of `invite send --help`. A command
+ * with no long description shows its summary, so none has a help without one.
  */
 const HELP: Partial<Help> = {
-  showGlobalOptions: true,
-  visibleGlobalOptions(this: Help, command) {
-    return Help.prototype.visibleGlobalOptions.call(this, command).filter((o) => o.long !== '--version');
+  formatHelp(this: Help, command, helper) {
+    const text = Help.prototype.formatHelp.call(this, command, helper);
+    if (!command.parent) return text;
+    return `${text}\n${helper.boxWrap(globalOptionsLine(command), helper.helpWidth ?? 80)}\n`;
   },
   commandDescription: (command) => command.description() || command.summary(),
 };
+
+/** The global options by name, in a line or two under a command's own. */
+function globalOptionsLine(command: Command): string {
+  let root = command;
+  while (root.parent) root = root.parent;
+  const names = root.options
+    .filter((o) => !o.hidden && o.long !== '--version' && o.long !== '--help')
+    .map((o) => o.long ?? o.flags);
+  return `Global options: ${names.join(', ')} (roster help global-options says what each does).`;
+}
 
 function baseProgram(ctx: Context): Command {
   return new Command('roster')
@@ -113,7 +125,7 @@ function baseProgram(ctx: Context): Command {
     })
     .addHelpText(
       'after',
-      '\nExamples:\n  roster login\n  roster attendance check\n  roster invite send --email parent@example.org --school-id sch-001\n  roster roster students --all --ndjson > students.ndjson\n  roster sandbox\n\nExit codes: 0 ok, 1 failure, 2 usage, 3 forbidden, 4 not logged in or authentication failed, 5 in doubt or partial, 130 interrupted or cancelled (Ctrl-C, SIGTERM, SIGHUP).\n',
+      '\nExamples:\n  roster login\n  roster attendance check\n  roster invite send --email parent@example.org --school-id org-sch-1\n  roster roster students --all --ndjson > students.ndjson\n  roster sandbox\n\nExit codes: 0 ok, 1 failure, 2 usage, 3 forbidden, 4 not logged in or authentication failed, 5 in doubt or partial, 130 interrupted or cancelled (Ctrl-C, SIGTERM, SIGHUP).\n',
     );
 }
 

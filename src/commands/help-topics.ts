@@ -87,10 +87,31 @@ Examples
                   ROSTER_CLIENT_SECRET="$SECRET" roster attendance check --json
 `;
 
-export const HELP_TOPICS: Record<string, string> = {
+/** A topic's text, or how to write it from the program (the global options, as the program defines them). */
+export const HELP_TOPICS: Record<string, string | ((program: Command) => string)> = {
   'exit-codes': EXIT_CODES,
   environment: ENVIRONMENT,
+  'global-options': globalOptions,
 };
+
+/** Every global option with what it does: each command's help names them in a line and points here. */
+function globalOptions(program: Command): string {
+  const help = program.createHelp();
+  const options = help.visibleOptions(program).filter((o) => o.long !== '--version' && o.long !== '--help');
+  const width = Math.max(...options.map((o) => help.optionTerm(o).length));
+  const items = options.map((o) =>
+    help.formatItem(help.optionTerm(o), width, help.optionDescription(o), help),
+  );
+  return [
+    'Global options',
+    '',
+    'Every command takes them, before or after its name (roster --profile east doctor, roster doctor',
+    '--profile east). A flag wins over its environment variable, which wins over the saved profile.',
+    '',
+    ...items,
+    '',
+  ].join('\n');
+}
 
 export function register(program: Command, ctx: Context): void {
   program.helpCommand(false);
@@ -103,8 +124,9 @@ export function register(program: Command, ctx: Context): void {
     .summary(`show help for a command, or a topic: ${Object.keys(HELP_TOPICS).join(', ')}`)
     .action((words: string[]) => {
       const [first, ...rest] = words;
-      if (first !== undefined && rest.length === 0 && HELP_TOPICS[first]) {
-        ctx.io.stdout.write(HELP_TOPICS[first]);
+      const topic = first !== undefined && rest.length === 0 ? HELP_TOPICS[first] : undefined;
+      if (topic) {
+        ctx.io.stdout.write(typeof topic === 'string' ? topic : topic(program));
         return;
       }
       commandFor(program, words).outputHelp();
@@ -113,6 +135,7 @@ export function register(program: Command, ctx: Context): void {
     '# On a terminal',
     'roster help invite send',
     'roster help exit-codes',
+    'roster help global-options',
     '# In a script',
     'roster help environment | grep ROSTER_',
   ]);

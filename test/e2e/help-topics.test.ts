@@ -71,7 +71,7 @@ describe('roster help', () => {
     const result = await roster(['help', 'exit-code']);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(
-      /^Error: No help for "exit-code"\. Try one of: exit-codes, environment, login, /,
+      /^Error: No help for "exit-code"\. Try one of: exit-codes, environment, global-options, login, /,
     );
   });
 

@@ -204,7 +204,7 @@ describe('invite send on a terminal', () => {
     expect(prompter.asked).toEqual([
       'E-mail address of the parent or guardian',
       'School (type to search by name, identifier or sourcedId)',
-      'Send on behalf of user id (sentByUserId)',
+      `Send on behalf of user id (sentByUserId: your OneRoster user's sourcedId, e.g. adm-001; roster roster users --filter "role='administrator'" lists them; roster config set sentByUserId ID saves it)`,
       'Send it to tty@example.org?',
     ]);
     // "elm" finds Elm High School by name, then offers the text itself.

@@ -13,10 +13,10 @@ export function register(program: Command, ctx: Context): void {
     .summary('enrollment invitations: send (one or a CSV), list, plan campaigns, forget sent ones');
   examples(invite, [
     '# On a terminal',
-    'roster invite send --email parent@example.org --school-id sch-001',
-    'roster invite list --school-id sch-001',
+    'roster invite send --email parent@example.org --school-id org-sch-1',
+    'roster invite list --school-id org-sch-1',
     '# In a script',
-    'roster invite send --file invites.csv --sent-by-user-id usr-42 --yes --json > report.json || exit $?',
+    'roster invite send --file invites.csv --sent-by-user-id adm-001 --yes --json > report.json || exit $?',
     'roster invite list --all --ndjson | jq -r .email',
   ]);
   registerSend(invite, ctx);

@@ -211,7 +211,7 @@ export function register(invite: Command, ctx: Context): void {
       }
     });
   examples(command, [
-    'roster invite list --school-id sch-001',
+    'roster invite list --school-id org-sch-1',
     'roster invite list --school-id "Alder Elementary School"',
     'roster invite list --email parent@example.org --json',
     'roster invite list --all --ndjson | jq -r .email',

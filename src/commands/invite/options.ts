@@ -64,7 +64,7 @@ export function invalidFlags(problems: FieldProblem[], settings: Settings): Usag
   return new UsageError(
     `Invalid invitation: ${text}`,
     noSender
-      ? `API token authentication needs sentByUserId (spec §4.5): pass --sent-by-user-id${settings.config.profiles[settings.profileName] ? `, or save a default with \`roster config set sentByUserId ID --profile ${settings.profileName}\`` : ''}.`
+      ? `API token authentication needs sentByUserId (spec §4.5), your OneRoster user's sourcedId (roster roster users --filter "role='administrator'" lists them): pass --sent-by-user-id${settings.config.profiles[settings.profileName] ? `, or save a default with \`roster config set sentByUserId ID --profile ${settings.profileName}\`` : ''}.`
       : 'Nothing was sent.',
   );
 }

@@ -362,7 +362,7 @@ export function register(invite: Command, ctx: Context): void {
   examples(command, [
     'roster invite plan --school "Alder Elementary School"',
     'roster invite plan --school org-sch-1 --grade KG --out roundup.csv --uncovered-csv fix-in-sis.csv',
-    'roster invite send --file roundup.csv --sent-by-user-id usr-42',
+    'roster invite send --file roundup.csv --sent-by-user-id adm-001',
     'roster invite plan --all-schools --school-year-id as-2026-27 --out reenrol.csv --json > reenrol.json',
   ]);
 }

@@ -35,11 +35,19 @@ export interface SendResult {
   message?: string;
 }
 
+/**
+ * sentByUserId is the admin's own user sourcedId in the district's OneRoster data, which few know by heart:
+ * the question says where to read it, and how to stop being asked.
+ */
+export const SENDER_QUESTION =
+  "Send on behalf of user id (sentByUserId: your OneRoster user's sourcedId, e.g. adm-001; roster roster " +
+  `users --filter "role='administrator'" lists them; roster config set sentByUserId ID saves it)`;
+
 /** The fields asked for on a terminal when missing, in this order (the school from a list of schools). */
 const PROMPTED: { field: FieldName; question: string }[] = [
   { field: 'email', question: 'E-mail address of the parent or guardian' },
   { field: 'schoolId', question: 'School' },
-  { field: 'sentByUserId', question: 'Send on behalf of user id (sentByUserId)' },
+  { field: 'sentByUserId', question: SENDER_QUESTION },
 ];
 
 export async function run(options: SendOptions, ctx: Context): Promise<SendResult> {
@@ -236,7 +244,7 @@ export function register(invite: Command, ctx: Context): void {
       '--failed-csv <path>',
       'with --file: where to write the failed rows (default: beside the journal)',
     )
-    .option('--dry-run', 'print the request(s) and send nothing')
+    .option('--dry-run', 'show what would be sent, and send nothing')
     .option('-y, --yes', 'do not ask for confirmation')
     .option('--json', "print the server's answer (with --file: a report) as JSON")
     .action(async (options: SendOptions) => {
@@ -261,10 +269,10 @@ export function register(invite: Command, ctx: Context): void {
       printDone(ctx, result.message ?? '');
     });
   examples(command, [
-    'roster invite send --email parent@example.org --school-id sch-001 --sent-by-user-id usr-42',
-    'roster invite send --email parent@example.org --school-id sch-001 --student-count 2 --dry-run',
+    'roster invite send --email parent@example.org --school-id org-sch-1 --sent-by-user-id adm-001',
+    'roster invite send --email parent@example.org --school-id org-sch-1 --student-count 2 --dry-run',
     'roster invite send --email parent@example.org --school-id "Alder Elementary School" --dry-run',
-    'roster invite send --file invites.csv --sent-by-user-id usr-42 --concurrency 8',
+    'roster invite send --file invites.csv --sent-by-user-id adm-001 --concurrency 8',
     'roster invite send --file invites.csv --yes --json > report.json',
     'roster invite send --file invites-excel.csv --delimiter semicolon --dry-run',
     'roster invite send --email parent@example.org --school-id sch-2027 --allow-unlisted-school sch-2027',

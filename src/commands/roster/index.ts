@@ -22,7 +22,7 @@ export function register(program: Command, ctx: Context): void {
   registerAudit(group, ctx);
   examples(group, [
     'roster roster students --all --csv > users.csv',
-    'roster roster classes --school sch-001',
+    'roster roster classes --school org-sch-1',
     'roster roster export --out ./export --zip',
     'roster roster changes --since last --ndjson > changes.ndjson',
     'roster roster audit --html audit.html',

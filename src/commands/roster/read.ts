@@ -35,6 +35,26 @@ import { fieldShrink } from '../../output/table.js';
 import { hiddenCharacter, parseCount, printable } from '../../values.js';
 import { examples } from '../common.js';
 
+/**
+ * Records the sandbox serves (`roster sandbox`, its school year as of 2026-27), so that every example of
+ * a help runs against it as written (test/e2e/help-examples.test.ts).
+ */
+const SANDBOX_ID: Record<string, string> = {
+  students: 'stu-000001',
+  teachers: 'tch-00001',
+  users: 'stu-000001',
+  schools: 'org-sch-1',
+  orgs: 'org-district',
+  classes: 'cls-1-KG-MATH-01',
+  courses: 'crs-1-KG-MATH',
+  enrollments: 'enr-stu-000001-MATH',
+  'academic-sessions': 'as-2026-27',
+  terms: 'as-2026-27-t1',
+  'grading-periods': 'as-2026-27-gp1',
+  demographics: 'stu-000001',
+};
+const SANDBOX_PARENT: Record<string, string> = { school: 'org-sch-1', class: 'cls-1-KG-MATH-01' };
+
 /** The standard bounds no sourcedId; a longer one is a pasted blob, and would make a URL servers refuse. */
 const MAX_SOURCED_ID_LENGTH = 1000;
 
@@ -478,7 +498,9 @@ export function register(group: Command, ctx: Context, collection: Collection): 
     ...(collection.listKey === 'users'
       ? [`roster roster ${collection.name} --filter "givenName='Zoë'"`]
       : []),
-    ...(first ? [`roster roster ${collection.name} --${first} SOURCED_ID --all`] : []),
-    `roster roster ${collection.name} SOURCED_ID --json`,
+    ...(first
+      ? [`roster roster ${collection.name} --${first} ${SANDBOX_PARENT[first] ?? 'SOURCED_ID'} --all`]
+      : []),
+    `roster roster ${collection.name} ${SANDBOX_ID[collection.name] ?? 'SOURCED_ID'} --json`,
   ]);
 }

@@ -1,0 +1,138 @@
+// Every example a command's --help shows runs against the sandbox without a usage error: each `roster …`
+// line of every "Examples:" section, run as written by bash (pipes, redirections, `|| exit $?`) in a
+// folder holding the files the examples name, with `roster` on the PATH as the built CLI, logged in to a
+// sandbox as the profiles "default" (with a saved sentByUserId) and "east". The ids they use (org-sch-1,
+// adm-001) are the sandbox's. roster's own exit codes are recorded by the shim: none may be 2.
+import { spawn } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { createProgram, loadCommands } from '../../src/main.js';
+import { cliEnv, ROSTER_BIN, runCli } from '../helpers/cli.js';
+import { fakeContext } from '../helpers/context.js';
+import { insecureLogin, useSandbox } from '../helpers/sandbox.js';
+
+/** Every command's help, as `roster … --help` prints it. */
+async function everyCommandsHelp(): Promise<{ path: string; help: string }[]> {
+  const { ctx, stdout } = fakeContext();
+  const program = createProgram(ctx, await loadCommands());
+  const found: { path: string; help: string }[] = [];
+  const walk = (command: Command, path: string[]) => {
+    const from = stdout().length;
+    command.outputHelp();
+    found.push({ path: path.join(' '), help: stdout().slice(from) });
+    for (const sub of program.createHelp().visibleCommands(command)) {
+      if (sub.name() === 'help' && command !== program) continue;
+      walk(sub, [...path, sub.name()]);
+    }
+  };
+  walk(program, ['roster']);
+  return found;
+}
+
+/** The `roster …` lines of a help's "Examples:" section (comments and prose left out). */
+function examplesOf(help: string): string[] {
+  const start = help.indexOf('\nExamples:\n');
+  if (start < 0) return [];
+  const lines: string[] = [];
+  for (const line of help.slice(start + 11).split('\n')) {
+    if (!line.startsWith('  ')) break;
+    if (line.trim().startsWith('roster ')) lines.push(line.trim());
+  }
+  return lines;
+}
+
+/** Examples that start a server that runs until Ctrl-C: run for a moment, then stopped (a usage error ends at once). */
+const RUNS_UNTIL_STOPPED = /^roster sandbox\b/;
+/**
+ * Examples of what a person does at a terminal, which asks (login asks for the secret, forget --file
+ * before it forgets): run on a pseudo-terminal (util-linux `script`) until the question, then stopped.
+ */
+const ASKS_ON_A_TERMINAL = /^roster (login|invite forget --file)\b/;
+
+const INVITES =
+  'email,schoolId,studentCount\nexample1@example.org,org-sch-1,1\nexample2@example.org,Birch Elementary School,2\n';
+
+describe('every example in every command’s help runs against the sandbox', () => {
+  const tests = useSandbox();
+
+  it('without a usage error (exit 2)', async () => {
+    const commands = await everyCommandsHelp();
+    const examples = [...new Set(commands.flatMap((c) => examplesOf(c.help)))];
+    expect(examples.length).toBeGreaterThan(60);
+    const { home, sandbox } = tests;
+    for (const profile of [[], ['--profile', 'east']]) {
+      const login = insecureLogin(sandbox, profile);
+      expect((await runCli(login.args, home, { input: login.input })).code).toBe(0);
+    }
+    expect((await runCli(['config', 'set', 'sentByUserId', 'adm-001'], home)).code).toBe(0);
+    // Each example starts from these profiles: one's logout or `profiles use` is not the next one's state.
+    const config = join(home, '.config', 'roster');
+    const saved = join(home, 'config-saved');
+    cpSync(config, saved, { recursive: true });
+    // The files the examples name, in the folder they run in.
+    const work = join(home, 'work');
+    mkdirSync(join(home, '.config', 'fish', 'completions'), { recursive: true });
+    mkdirSync(work);
+    for (const name of ['invites.csv', 'roundup.csv', 'reenrol.csv', 'reenrol-2025.csv'])
+      writeFileSync(join(work, name), INVITES);
+    writeFileSync(join(work, 'invites-excel.csv'), INVITES.replace(/,/g, ';'));
+    // `roster` on the PATH: the built CLI, recording each of its exit codes.
+    const bin = join(home, 'bin');
+    const codes = join(home, 'codes');
+    mkdirSync(bin);
+    writeFileSync(
+      join(bin, 'roster'),
+      `#!/bin/sh\n"${process.execPath}" "${ROSTER_BIN}" "$@"\nrc=$?\necho "$rc" >> "${codes}"\nexit $rc\n`,
+    );
+    chmodSync(join(bin, 'roster'), 0o755);
+    const env = cliEnv(home, { PATH: `${bin}:${process.env.PATH}`, DISTRICT: 'east' });
+
+    const usage: string[] = [];
+    for (const example of examples) {
+      writeFileSync(codes, '');
+      rmSync(config, { recursive: true, force: true });
+      cpSync(saved, config, { recursive: true });
+      const asks = ASKS_ON_A_TERMINAL.test(example);
+      const line = asks ? `script -q -e -c ${shellQuote(example)} /dev/null` : example;
+      const stopAfter = RUNS_UNTIL_STOPPED.test(example) || asks ? 3000 : 60_000;
+      const { stderr } = await runShell(line, work, env, stopAfter);
+      const exits = readFileSync(codes, 'utf8').trim().split('\n').filter(Boolean);
+      if (exits.includes('2')) usage.push(`${example}\n    ${stderr.trim().split('\n').join('\n    ')}`);
+    }
+    expect(usage).toEqual([]);
+    expect(existsSync(join(work, 'report.json'))).toBe(true);
+  }, 900_000);
+});
+
+const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+
+/** Runs a line with bash in `cwd`; a run still going after `stopAfterMs` is stopped (its whole group). */
+function runShell(
+  line: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  stopAfterMs: number,
+): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['-c', line], {
+      cwd,
+      env,
+      detached: true,
+      // stdin a pipe left open: a question on a pseudo-terminal waits for an answer until the run is stopped.
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    child.stdout.resume();
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => {
+      if (child.pid) process.kill(-child.pid, 'SIGTERM');
+    }, stopAfterMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr });
+    });
+  });
+}
