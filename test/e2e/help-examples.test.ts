@@ -1,5 +1,5 @@
-// Every example a command's --help shows runs against the sandbox without a usage error: each `roster …`
-// line of every "Examples:" section, run as written by bash (pipes, redirections, `|| exit $?`) in a
+// Every example a command's --help and the README show runs against the sandbox without a usage error:
+// each `roster …` line of every "Examples:" section and of the README, run as written by bash (pipes, redirections, `|| exit $?`) in a
 // folder holding the files the examples name, with `roster` on the PATH as the built CLI, logged in to a
 // sandbox as the profiles "default" (with a saved sentByUserId) and "east". The ids they use (org-sch-1,
 // adm-001) are the sandbox's. roster's own exit codes are recorded by the shim: none may be 2.
@@ -43,6 +43,22 @@ function examplesOf(help: string): string[] {
   return lines;
 }
 
+/**
+ * The README's examples: its command table's (`roster …` in backquotes) and the `roster …` lines of its
+ * sh blocks, without their comments.
+ */
+function readmeExamples(): string[] {
+  const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+  const table = [...readme.matchAll(/\| `(roster [^`]+)` \|$/gm)].map((m) => m[1] as string);
+  const blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) =>
+    (m[1] as string)
+      .split('\n')
+      .filter((line) => line.startsWith('roster '))
+      .map((line) => line.replace(/\s+#.*$/, '').trim()),
+  );
+  return [...table, ...blocks];
+}
+
 /** Examples that start a server that runs until Ctrl-C: run for a moment, then stopped (a usage error ends at once). */
 const RUNS_UNTIL_STOPPED = /^roster sandbox\b/;
 /**
@@ -54,13 +70,15 @@ const ASKS_ON_A_TERMINAL = /^roster (login|invite forget --file)\b/;
 const INVITES =
   'email,schoolId,studentCount\nexample1@example.org,org-sch-1,1\nexample2@example.org,Birch Elementary School,2\n';
 
-describe('every example in every command’s help runs against the sandbox', () => {
+describe('every example in every command’s help and in the README runs against the sandbox', () => {
   const tests = useSandbox();
 
   it('without a usage error (exit 2)', async () => {
     const commands = await everyCommandsHelp();
-    const examples = [...new Set(commands.flatMap((c) => examplesOf(c.help)))];
-    expect(examples.length).toBeGreaterThan(60);
+    const readme = readmeExamples();
+    expect(readme.length).toBeGreaterThan(30);
+    const examples = [...new Set([...commands.flatMap((c) => examplesOf(c.help)), ...readme])];
+    expect(examples.length).toBeGreaterThan(90);
     const { home, sandbox } = tests;
     for (const profile of [[], ['--profile', 'east']]) {
       const login = insecureLogin(sandbox, profile);
@@ -78,6 +96,11 @@ describe('every example in every command’s help runs against the sandbox', () 
     for (const name of ['invites.csv', 'roundup.csv', 'reenrol.csv', 'reenrol-2025.csv'])
       writeFileSync(join(work, name), INVITES);
     writeFileSync(join(work, 'invites-excel.csv'), INVITES.replace(/,/g, ';'));
+    mkdirSync(join(work, 'docs'));
+    cpSync(
+      join(import.meta.dirname, '..', '..', 'docs', 'sample-invitations.csv'),
+      join(work, 'docs', 'sample-invitations.csv'),
+    );
     // `roster` on the PATH: the built CLI, recording each of its exit codes.
     const bin = join(home, 'bin');
     const codes = join(home, 'codes');
