@@ -256,7 +256,7 @@ describe('one rule for every file roster writes where the user says: a folder ot
     const result = await roster(['invite', 'plan', '--school', 'org-sch-1', '--out', join(dir, 'plan.csv')]);
     expect(result.code, result.stderr).toBe(0);
     allOwnPrivate(dir);
-    expect(readFileSync(join(dir, 'plan.csv'), 'utf8')).toMatch(/^email,/);
+    expect(readFileSync(join(dir, 'plan.csv'), 'utf8')).toMatch(/^\ufeffemail,/);
   });
 
   it.skipIf(!asRoot)('a folder of another user’s is refused for the plan', async () => {
