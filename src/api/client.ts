@@ -33,6 +33,12 @@ export interface ResourceRequest {
   what: string;
   /** For a POST whose outcome is unknown: how the user can find out. */
   unknownOutcomeHint?: string;
+  /**
+   * Asked before a POST is tried again after an answer that proves nothing was done (a 429, the API's 503
+   * with Retry-After) but that came from past the network: it may throw to stop, when the server's own
+   * records show the request was done after all (a gateway that answers so after the API acted).
+   */
+  beforeRetry?: () => Promise<void>;
 }
 
 export interface ApiClientOptions {
@@ -116,6 +122,7 @@ export class ApiClient {
           attempt++;
           log.debug(`HTTP ${response.status}; retry ${attempt}/${maxRetries} in ${delay} ms`);
           await this.options.sleep(delay);
+          if (request.method === 'POST') await request.beforeRetry?.();
           continue;
         }
       }

@@ -37,7 +37,12 @@ export function checkCommand(email: string, schoolId: string): string {
  * 'outcome-unknown' (in doubt) instead, for a connection cut after sending and for any answer that does not
  * prove the API left it alone (see api/post-outcome.ts).
  */
-export async function sendInvitation(api: ApiClient, body: InvitationBody): Promise<InvitationCreated> {
+export async function sendInvitation(
+  api: ApiClient,
+  body: InvitationBody,
+  /** Asked before the POST is tried again after an answer that reached the server (ResourceRequest). */
+  beforeRetry?: () => Promise<void>,
+): Promise<InvitationCreated> {
   const what = `Invitation to ${body.email}`;
   const check = `Check with \`${checkCommand(body.email, body.schoolId)}\` before sending it again.`;
   let response: HttpResponse;
@@ -49,6 +54,7 @@ export async function sendInvitation(api: ApiClient, body: InvitationBody): Prom
       purpose: 'invitations',
       what,
       unknownOutcomeHint: check,
+      ...(beforeRetry && { beforeRetry }),
     });
   } catch (error) {
     throw error instanceof RedirectRefused ? redirectOutcome(error, what, check) : error;
@@ -96,6 +102,8 @@ export interface InvitationPage {
   body: Record<string, unknown>;
   data: unknown[];
   meta: unknown;
+  /** The answer's Date header, the server's clock (RFC 9110 §6.6.1), when it sent one. */
+  date?: string;
 }
 
 export async function listInvitations(api: ApiClient, query: URLSearchParams): Promise<InvitationPage> {
@@ -111,7 +119,14 @@ export async function listInvitations(api: ApiClient, query: URLSearchParams): P
   if (!isRecord(body) || !Array.isArray(body.data)) {
     throw unexpectedResponse(response, what, 'a JSON object with a data array');
   }
-  return { status: response.status, body, data: body.data, meta: body.meta };
+  const date = response.headers.date;
+  return {
+    status: response.status,
+    body,
+    data: body.data,
+    meta: body.meta,
+    ...(typeof date === 'string' && { date }),
+  };
 }
 
 /** A value quoted for a POSIX shell when it needs to be, so a printed command can be pasted. */

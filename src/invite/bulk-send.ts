@@ -6,7 +6,7 @@
 // one whose other fields were edited since), and never re-sends one in doubt by accident.
 import { rm } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
-import { INVITATIONS_PATH, sendInvitation } from '../api/enrollment.js';
+import { INVITATIONS_PATH } from '../api/enrollment.js';
 import type { Context } from '../context.js';
 import { writePrivateFile } from '../files.js';
 import { keepHeapSmall } from '../heap.js';
@@ -28,6 +28,7 @@ import {
   showFileSend,
   tallyRows,
 } from './report.js';
+import { Settler, sendSettled } from './settle.js';
 import {
   contentHash,
   FileRun,
@@ -128,6 +129,11 @@ async function sendPlan(
   );
   const signal = ctx.trapInterrupt();
   const now = () => new Date(ctx.now());
+  const settler = new Settler(
+    session,
+    () => ctx.now(),
+    (message) => ctx.log.warn(message),
+  );
   const progress = await startProgress(ctx, progressText(0, 0, 0, n));
   try {
     const outcome = await sendRows({
@@ -143,7 +149,8 @@ async function sendPlan(
       concurrency: options.concurrency,
       signal,
       resending: plan.resending,
-      send: (row) => sendInvitation(session.api, row.body),
+      // The server's list asked before a retry, and before a row is reported in doubt.
+      send: (row) => sendSettled(session, row.body, settler, () => ctx.now()),
       keepMessages: options.json,
       now,
       onProgress: (c) => progress.update(progressText(c.sent, c.failed, c.inDoubt, c.remaining)),

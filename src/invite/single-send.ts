@@ -4,13 +4,13 @@
 // A single send is never refused (it is a deliberate send); it only waits for a run sending it now, and says
 // so first when the record shows it sent before (sentBefore).
 
-import type { InvitationBody } from '../api/enrollment.js';
-import { sendInvitation } from '../api/enrollment.js';
+import type { InvitationBody, sendInvitation } from '../api/enrollment.js';
 import type { Context } from '../context.js';
 import { RosterError } from '../errors.js';
 import type { Session } from '../session.js';
 import type { Settings } from '../settings.js';
 import { printable } from '../values.js';
+import { Settler, sendSettled } from './settle.js';
 import { claimHoldMs, invitationIdentity, SentRecord, sentEntry } from './store/index.js';
 
 /**
@@ -47,7 +47,13 @@ export async function sendOne(
     if (doubted) await claim(true);
     let created: Awaited<ReturnType<typeof sendInvitation>>;
     try {
-      created = await sendInvitation(session.api, body);
+      // The server's list asked before a retry, and before the outcome is reported unknown.
+      const settler = new Settler(
+        session,
+        () => ctx.now(),
+        (message) => ctx.log.warn(message),
+      );
+      created = await sendSettled(session, body, settler, () => ctx.now());
     } catch (error) {
       const doubt = !(error instanceof RosterError) || error.code === 'outcome-unknown';
       await settle(ctx, record, identity, body, doubt || doubted ? 'in-doubt' : 'failed');

@@ -24,6 +24,11 @@ export interface ScriptedFault {
   times?: number;
   /** Process the request normally, then cut the connection mid-response (headers and part of the body). */
   drop?: boolean;
+  /**
+   * Process the request normally (an invitation is created and e-mailed), then answer with this fault
+   * instead of the API's answer: a gateway that loses the answer, or a rate limiter that answers late.
+   */
+  afterProcessing?: boolean;
 }
 
 export const DEFAULT_FAULTS: FaultSettings = {

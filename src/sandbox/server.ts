@@ -127,6 +127,16 @@ interface Outcome {
 const json = (status: number, message: string, headers?: Record<string, string>): SandboxResponse =>
   headers ? { status, headers, body: { message } } : { status, body: { message } };
 
+/** A scripted fault's answer: its status (default 503), headers and body (default the API's `{message}`). */
+function faultResponse(fault: ScriptedFault): SandboxResponse {
+  const response: SandboxResponse = {
+    status: fault.status ?? 503,
+    body: fault.body ?? { message: 'Injected fault' },
+  };
+  if (fault.headers) response.headers = fault.headers;
+  return response;
+}
+
 function checkTtl(ttl: number): number {
   if (!Number.isInteger(ttl) || ttl < 1)
     throw new RangeError(`tokenTtlSeconds must be a positive integer (got ${ttl})`);
@@ -349,15 +359,14 @@ class SandboxServer {
   /** A scripted fault first; then the token endpoints, else the resources. */
   private async dispatch(sreq: SandboxRequest, remote: string): Promise<Outcome> {
     const scripted = this.faults.takeScripted(sreq);
-    if (scripted && !scripted.drop) {
-      const response: SandboxResponse = {
-        status: scripted.status ?? 503,
-        body: scripted.body ?? { message: 'Injected fault' },
-      };
-      if (scripted.headers) response.headers = scripted.headers;
-      return { response };
-    }
+    if (scripted && !scripted.drop && !scripted.afterProcessing) return { response: faultResponse(scripted) };
     const drop = scripted?.drop === true;
+    const outcome = await this.process(sreq, remote, drop);
+    // The work is done (an invitation created and e-mailed); the client hears the fault instead.
+    return scripted?.afterProcessing && !drop ? { ...outcome, response: faultResponse(scripted) } : outcome;
+  }
+
+  private async process(sreq: SandboxRequest, remote: string, drop: boolean): Promise<Outcome> {
     if (TOKEN_ENDPOINTS.includes(sreq.path)) {
       const result = handleTokenRequest(sreq, sreq.path, {
         clients: this.clients,

@@ -123,3 +123,17 @@ export function sandboxSchoolYear(today = new Date().toISOString().slice(0, 10))
   /** `after`: the first day after it. */
   return { year, after: `${first + 1}-07-01` };
 }
+
+/**
+ * The server's invitation list out of use (a district's server without it: 404) until the sandbox's scripted
+ * faults are cleared: roster cannot settle a doubt by it and keeps its own rule, which a test of rows in
+ * doubt rehearses.
+ */
+export function listOutOfUse(sandbox: Sandbox): void {
+  sandbox.injectFault({
+    match: (r) => r.method === 'GET' && r.path === '/enrollment/invitations',
+    status: 404,
+    body: { message: 'No such endpoint' },
+    times: 1_000_000,
+  });
+}

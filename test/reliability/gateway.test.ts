@@ -42,6 +42,21 @@ interface ReportRow {
   reason?: string;
   status?: number;
 }
+/**
+ * The server's invitation list out of use (a district's server without it: 404), so that roster cannot
+ * settle a doubt by it and keeps its own rule: what these tests of rows in doubt rehearse.
+ */
+const withoutList = (sandbox: Sandbox) =>
+  sandbox.injectFault({
+    match: (r) => r.method === 'GET' && r.path === '/enrollment/invitations',
+    status: 404,
+    body: { message: 'No such endpoint' },
+    times: 1_000,
+  });
+/** The one line roster says when the list cannot settle a doubt, here because it answers 404. */
+const LIST_UNUSABLE =
+  /^Warning: roster cannot settle invitations in doubt by the server's list \(its list could not be read: [^\n]*HTTP 404[^\n]*\); they are judged by roster's own rules, as before\.\n/;
+
 const reportRows = (stdout: string) => (JSON.parse(stdout) as { rows: ReportRow[] }).rows;
 const byResult = (rows: ReportRow[], result: string) =>
   rows
@@ -59,8 +74,47 @@ describe('a gateway answering 503 text/plain after the API sent the invitation (
 
   afterAll(() => sandbox?.close());
 
-  it('gateway-503-retry-after: one `--email` send posts exactly once, says it is in doubt and how to check, exit 5', async () => {
+  it("gateway-503-retry-after: one `--email` send posts exactly once; the server's list settles it as sent (exit 0)", async () => {
     sandbox = await startSandbox({ seed: SEED, quirks: parseQuirks('gateway-503-retry-after') });
+    const result = await runCli(
+      [
+        'invite',
+        'send',
+        '--email',
+        'gw-settled@example.org',
+        '--school-id',
+        'org-sch-1',
+        '--sent-by-user-id',
+        'usr-1',
+      ],
+      home,
+      { env: env() },
+    );
+    figures('--email under gateway-503-retry-after, the list settling it', {
+      posts: posts().length,
+      emails: emailsTo('gw-settled@example.org'),
+      exit: result.code ?? -1,
+    });
+    expect(result.code).toBe(0);
+    expect(posts()).toHaveLength(1);
+    expect(emailsTo('gw-settled@example.org')).toBe(1);
+    const [created] = sandbox.invitations().filter((i) => i.email === 'gw-settled@example.org');
+    expect(result.stdout).toBe(
+      `✓ Invitation to gw-settled@example.org was sent: the server lists it (created at ${created?.createdAt}); it was not sent again.\n`,
+    );
+    expect(result.stderr).toBe('');
+    // The list was asked for that e-mail, as `invite list --email` asks it.
+    const reads = sandbox.requests.filter(
+      (r) => r.method === 'GET' && r.path.endsWith('/enrollment/invitations'),
+    );
+    expect(reads.map((r) => new URLSearchParams(r.rawQuery).get('email'))).toEqual([
+      'gw-settled@example.org',
+    ]);
+  });
+
+  it('gateway-503-retry-after without a list to ask: one `--email` send posts exactly once, says it is in doubt and how to check, exit 5', async () => {
+    sandbox.requests.length = 0;
+    withoutList(sandbox);
     const result = await runCli(
       [
         'invite',
@@ -87,11 +141,13 @@ describe('a gateway answering 503 text/plain after the API sent the invitation (
     expect(posts()[0]?.status).toBe(503);
     expect(emailsTo('gw-one@example.org')).toBe(1);
     expect(invitationsTo('gw-one@example.org')).toBe(1);
-    expect(result.stderr).toBe(
+    expect(result.stderr).toMatch(LIST_UNUSABLE);
+    expect(result.stderr.replace(LIST_UNUSABLE, '')).toBe(
       `Error: Invitation to gw-one@example.org: the outcome is unknown (in doubt). The server answered HTTP 503 with a text/plain body "${GATEWAY_503_TEXT}", not the API's own error: a gateway in front of the API answers so even after the API acted; it was not sent again. Check with \`roster invite list --email gw-one@example.org --school-id org-sch-1\` before sending it again.\n`,
     );
 
     // The check it names finds the invitation the API recorded.
+    sandbox.clearFaults();
     const check = await runCli(
       ['invite', 'list', '--email', 'gw-one@example.org', '--school-id', 'org-sch-1', '--json'],
       home,
@@ -106,6 +162,7 @@ describe('a gateway answering 503 text/plain after the API sent the invitation (
   it('gateway-503-retry-after: a `--email` send left in doubt is in doubt for a later file run too: no second e-mail', async () => {
     sandbox?.close();
     sandbox = await startSandbox({ seed: SEED, quirks: parseQuirks('gateway-503-retry-after') });
+    withoutList(sandbox);
     const one = await runCli(
       [
         'invite',
@@ -149,9 +206,10 @@ describe('a gateway answering 503 text/plain after the API sent the invitation (
     );
   });
 
-  it('gateway-503: a 10-row file run 3 times e-mails each address once, lists the rows in doubt (exit 5); --resend-in-doubt sends exactly those again', async () => {
+  it('gateway-503 without a list to ask: a 10-row file run 3 times e-mails each address once, lists the rows in doubt (exit 5); --resend-in-doubt sends exactly those again', async () => {
     await sandbox?.close();
     sandbox = await startSandbox({ seed: SEED, quirks: parseQuirks('gateway-503=0.5') });
+    withoutList(sandbox);
     const { file, emails } = csv('gw-bulk', 10);
     const args = ['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1', '--json'];
 
@@ -387,7 +445,10 @@ describe("answers that are not the API's leave a POST in doubt (a hostile server
     ]);
     expect(result.stdout).toBe('');
     expect(result.code).toBe(5);
-    expect(result.stderr).toMatch(/^Error: Invitation to doubt@example\.org: the outcome is unknown/);
+    // The hostile server answers the list's read the same way: it cannot settle the doubt, which it says.
+    expect(result.stderr).toMatch(
+      /^Warning: roster cannot settle invitations in doubt by the server's list \(its list could not be read: .*\); they are judged by roster's own rules, as before\.\nError: Invitation to doubt@example\.org: the outcome is unknown/,
+    );
     expect(result.stderr).toMatch(why);
     expect(result.stderr).toContain('roster invite list --email doubt@example.org --school-id s1');
     expect(posts()).toHaveLength(1);
@@ -416,7 +477,10 @@ describe("answers that are not the API's leave a POST in doubt (a hostile server
 
       server.requests.length = 0;
       server.handle((req, res) =>
-        json(res, 201, { success: true, message: `Invitation sent to ${JSON.parse(req.body).email}` }),
+        req.method === 'GET'
+          ? // The list a re-run asks before it lists a row in doubt: this API lists none.
+            json(res, 200, { data: [], meta: { totalPages: 0 } })
+          : json(res, 201, { success: true, message: `Invitation sent to ${JSON.parse(req.body).email}` }),
       );
       const again = await roster(args);
       expect(again.code).toBe(5);
