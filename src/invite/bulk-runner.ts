@@ -280,6 +280,7 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
     key: string,
     hash: string,
     result: Exclude<RowResult, { state: 'elsewhere' }>,
+    requestedAt: string,
   ): void {
     const outcome =
       result.state === 'sent'
@@ -287,6 +288,7 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
         : {
             ...entry(row, key, hash),
             state: result.state,
+            requestedAt,
             reason: result.reason,
             ...(result.status !== undefined && { status: result.status }),
           };
@@ -316,10 +318,11 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
         continue;
       }
       const hash = bodyHash(row.body);
+      const requestedAt = options.now().toISOString();
       await markInFlight(row, key, hash);
       const result = await request(row);
       count(index, result);
-      note(row, key, hash, result);
+      note(row, key, hash, result, requestedAt);
     }
   }
 

@@ -29,6 +29,7 @@ import {
   tallyRows,
 } from './report.js';
 import { Settler, sendSettled } from './settle.js';
+import { type SettledRow, settleOpenRows } from './settle-file.js';
 import {
   contentHash,
   FileRun,
@@ -72,6 +73,8 @@ async function sendInviteFile(options: FileSendOptions, ctx: Context): Promise<F
 
   const store = await FileRun.open(run, rows, flags, new Date(ctx.now()));
   try {
+    // Rows an earlier run left in doubt, or failed after the server answered: the server's list first.
+    tellSettled(ctx, await settleOpenRows(ctx, session, store, rows));
     const contentChanged = noteChanged(ctx, store.view, sha256, options.given);
     await confirmSend(ctx, session, store.view.plan, options, schoolName);
     const sent = await sendPlan(ctx, session, settings, store, options);
@@ -196,6 +199,12 @@ async function reportOf(
     failedCsv: await writeFailed(failed, info, options.failedCsv, view.path),
     rows: reportRows,
   };
+}
+
+/** One line on stderr per row the server's list settled as sent: it will not be sent again. */
+function tellSettled(ctx: Context, rows: SettledRow[]): void {
+  for (const row of rows)
+    if (row.now === 'sent') ctx.log.info(`Line ${row.line}: ${row.why}; it is not sent again.`);
 }
 
 /** The rows going to a school id the district's list lacks, by id with their lines. */

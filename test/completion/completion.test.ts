@@ -74,8 +74,9 @@ describe('bash completion', () => {
     expect(bash('roster inv')).toEqual(['invite']);
   });
 
-  it('completes `roster invite s<TAB>` to send', () => {
-    expect(bash('roster invite s')).toEqual(['send']);
+  it('completes `roster invite s<TAB>` to send and settle, `sen<TAB>` to send', () => {
+    expect(bash('roster invite s')).toEqual(['send', 'settle']);
+    expect(bash('roster invite sen')).toEqual(['send']);
   });
 
   it('completes every top-level command of the program, and nothing hidden', () => {

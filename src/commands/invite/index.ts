@@ -6,6 +6,7 @@ import { register as registerForget } from './forget.js';
 import { register as registerList } from './list.js';
 import { register as registerPlan } from './plan.js';
 import { register as registerSend } from './send.js';
+import { register as registerSettle } from './settle.js';
 
 export function register(program: Command, ctx: Context): void {
   const invite = program
@@ -23,4 +24,5 @@ export function register(program: Command, ctx: Context): void {
   registerList(invite, ctx);
   registerPlan(invite, ctx);
   registerForget(invite, ctx);
+  registerSettle(invite, ctx);
 }

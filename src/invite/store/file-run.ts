@@ -5,7 +5,7 @@ import { dirname } from 'node:path';
 import { privateFolder } from '../../files.js';
 import type { PlannedRow } from '../invite-file.js';
 import { keyOf, planRows, type RowPlan, type SentElsewhere } from './decide.js';
-import { Journal, type JournalHeader, type LastEntry, locateJournal } from './journal.js';
+import { bodyHash, Journal, type JournalHeader, type LastEntry, locateJournal } from './journal.js';
 import type { Destination } from './layout.js';
 import { type GuardOptions, identityOf, type RowGuard, recordGuard, sentEntry } from './row-guard.js';
 import { type SentEntry, SentRecord } from './sent-record.js';
@@ -66,8 +66,14 @@ export class FileRun {
     private readonly flags: ResendFlags,
     /** The input file as given (absolute), named to other runs waiting for one of its rows. */
     private readonly file: string,
-    readonly view: RunView,
+    private readonly rows: PlannedRow[],
+    private current: RunView,
   ) {}
+
+  /** What the run found, and plans: planned again once rows are settled (noteSettled). */
+  get view(): RunView {
+    return this.current;
+  }
 
   /**
    * Takes the journal's lock (another run of the file is refused), opens the record, adds to it the rows the
@@ -94,7 +100,7 @@ export class FileRun {
       // Not copied: the journal's states stay what it held when opened.
       const before = journal.states;
       const plan = planRows(rows, before, flags.resendInDoubt, elsewhere(record, flags));
-      return new FileRun(journal, record, flags, run.file, {
+      return new FileRun(journal, record, flags, run.file, rows, {
         path: where.path,
         header: journal.header,
         before,
@@ -121,6 +127,34 @@ export class FileRun {
       resendInDoubt: this.flags.resendInDoubt,
       resending: this.view.plan.resending,
     });
+  }
+
+  /**
+   * Rows the server's list shows sent (invite/settle.ts), that were in doubt or failed: sent in the journal
+   * (`reason` says how it is known) and in the record, so that no run sends them again.
+   */
+  async noteSettled(settled: { row: PlannedRow; reason: string }[], now: Date): Promise<void> {
+    const at = now.toISOString();
+    await this.journal.record(
+      settled.map(({ row, reason }) => ({
+        key: keyOf(row),
+        line: row.line,
+        state: 'sent',
+        at,
+        email: row.body.email,
+        schoolId: row.body.schoolId,
+        // The hash of the request that was sent (its body may differ from the row read now).
+        bodyHash: this.current.before.get(keyOf(row))?.bodyHash ?? bodyHash(row.body),
+        reason,
+      })),
+    );
+    const unrecorded = settled.filter(({ row }) => !this.record.has(identityOf(row)));
+    await this.record.add(unrecorded.map(({ row }) => sentEntry(row.body, now)));
+    // Copied only now: the journal's states stay what it held when opened (see open).
+    const before = new Map(this.current.before);
+    for (const { row } of settled) before.set(keyOf(row), { state: 'sent', at });
+    const plan = planRows(this.rows, before, this.flags.resendInDoubt, elsewhere(this.record, this.flags));
+    this.current = { ...this.current, before, plan };
   }
 
   async close(): Promise<void> {

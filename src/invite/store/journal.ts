@@ -39,6 +39,11 @@ export interface JournalEntry {
   status?: number;
   /** Set on an in-flight entry when the row was in doubt and sent again with --resend-in-doubt. */
   resend?: boolean;
+  /**
+   * On an outcome: when its request first left (its in-flight entry's time), so that a later run asking the
+   * server's list for it (invite/settle.ts) knows how old an invitation can settle it.
+   */
+  requestedAt?: string;
 }
 
 export interface JournalHeader {
@@ -259,7 +264,7 @@ export function requestsLeftIn(
  * A row's last entry, as much of it as a later run reads (decide.ts, the report): a district's journal is
  * held as this per row, not as its whole entries.
  */
-export type LastEntry = Pick<JournalEntry, 'state' | 'at' | 'bodyHash' | 'reason' | 'status'>;
+export type LastEntry = Pick<JournalEntry, 'state' | 'at' | 'bodyHash' | 'reason' | 'status' | 'requestedAt'>;
 
 /** The states a run writes, so that each row's last entry shares one string rather than its own. */
 const STATES = new Map<string, RowState>(
@@ -375,6 +380,7 @@ function lastEntry(entry: JournalEntry): LastEntry {
   if (entry.bodyHash !== undefined) last.bodyHash = entry.bodyHash;
   if (entry.reason !== undefined) last.reason = entry.reason;
   if (entry.status !== undefined) last.status = entry.status;
+  if (entry.requestedAt !== undefined) last.requestedAt = entry.requestedAt;
   return last;
 }
 

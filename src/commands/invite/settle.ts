@@ -1,0 +1,102 @@
+// `roster invite settle --file F`: the rows a run of that file left in doubt (or failed after an answer from
+// the server) asked of the server's own invitation list, on demand: those it lists as created since their
+// request are noted sent and never sent again (invite/settle-file.ts, which every `invite send --file` run
+// also asks first). Prints what it settled: a table on a terminal, --json for scripts; exit 5 while any row
+// stays in doubt.
+import type { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { RosterError, UsageError } from '../../errors.js';
+import { readInput } from '../../invite/file-check.js';
+import { readInviteFile } from '../../invite/invite-file.js';
+import { type SettledRow, settleFileRows } from '../../invite/settle-file.js';
+import { contentHash, peekRun, type RunOf } from '../../invite/store/index.js';
+import { printJson, printTable } from '../../output/render.js';
+import { examples } from '../common.js';
+
+interface SettleFlags {
+  file?: string;
+  json?: boolean;
+}
+
+async function run(flags: SettleFlags, ctx: Context): Promise<void> {
+  if (flags.file === undefined || flags.file.trim() === '')
+    throw new UsageError('Which run? Give --file FILE, the invitation CSV that `invite send --file` sent.');
+  const { resolve } = await import('node:path');
+  const file = resolve(flags.file);
+  const content = await readInput(file, flags.file);
+  const rows = await fileRows(content, flags.file);
+  const session = await ctx.session();
+  const runOf: RunOf = {
+    stateDir: ctx.paths.stateDir,
+    file,
+    sha256: contentHash(content),
+    destination: { baseUrl: session.baseUrl, clientId: session.settings.clientId ?? '' },
+  };
+  const view = await peekRun(runOf, rows, { resendSent: false, resendInDoubt: false });
+  // No journal: this file was never sent here, and nothing is in doubt (none is created by asking).
+  const settled = view.header === undefined ? [] : await settleFileRows(ctx, session, runOf, rows);
+  await show(ctx, flags, view.path, settled);
+}
+
+/** The file's rows as `invite send --file` reads them: only who each is for matters here. */
+async function fileRows(content: string, given: string) {
+  const read = await readInviteFile(content, {
+    sentByUserId: 'settle',
+    scopes: 'fillEnrollment',
+    studentCount: '1',
+  });
+  if (!read.ok) {
+    const first = read.problems.slice(0, 5).map((p) => `line ${p.line}: ${p.reason}`);
+    throw new UsageError(
+      `${given}: ${read.problems.length} problem${read.problems.length === 1 ? '' : 's'} found (${first.join('; ')}${read.problems.length > 5 ? '; …' : ''}); nothing was asked.`,
+    );
+  }
+  return read.rows;
+}
+
+async function show(ctx: Context, flags: SettleFlags, journal: string, rows: SettledRow[]): Promise<void> {
+  const count = (now: SettledRow['now']) => rows.filter((r) => r.now === now).length;
+  const counts = { sent: count('sent'), inDoubt: count('in-doubt'), failed: count('failed') };
+  if (flags.json) printJson(ctx, { file: flags.file, journal, counts, rows });
+  else if (rows.length > 0) await printTable(ctx, COLUMNS, rows);
+  ctx.log.info(
+    rows.length === 0
+      ? `Nothing to settle: no row of ${flags.file} is in doubt (journal: ${journal}).`
+      : `Settled as sent: ${counts.sent}; still in doubt: ${counts.inDoubt}; failed, sent again by the next run: ${counts.failed}.`,
+  );
+  if (counts.inDoubt > 0)
+    throw new RosterError(
+      'partial',
+      `${counts.inDoubt} invitation${counts.inDoubt === 1 ? ' is' : 's are'} still in doubt`,
+      'Check them with `roster invite list --email …`, or send them again with `roster invite send --file … --resend-in-doubt`.',
+    );
+}
+
+const COLUMNS = [
+  { header: 'LINE', value: (r: SettledRow) => r.line },
+  { header: 'EMAIL', value: (r: SettledRow) => r.email },
+  { header: 'SCHOOL', value: (r: SettledRow) => r.schoolId },
+  { header: 'WAS', value: (r: SettledRow) => r.was },
+  { header: 'NOW', value: (r: SettledRow) => r.now },
+  { header: 'WHY', value: (r: SettledRow) => r.why, shrink: 'end' as const },
+];
+
+export function register(invite: Command, ctx: Context): void {
+  const command = invite
+    .command('settle')
+    .summary("settle invitations in doubt by the server's own list")
+    .description(
+      "Ask the server's invitation list (GET /enrollment/invitations?email=...) about every row a run of " +
+        '--file left in doubt, or failed after the server answered (a 429, a 5xx). A row listed for its ' +
+        'school (and school year) and created since its request is settled as sent: noted in the journal ' +
+        "and roster's record, never sent again. Others stay as they were. `invite send --file` asks the " +
+        'same before it resumes a file. Exit 5 while a row stays in doubt.',
+    )
+    .option('--file <file>', 'the invitation CSV a run of `invite send --file` sent')
+    .option('--json', 'print the rows asked about, and what each is now, as JSON')
+    .action(async (flags: SettleFlags) => run(flags, ctx));
+  examples(command, [
+    'roster invite settle --file invites.csv',
+    'roster invite settle --file invites.csv --json > settled.json',
+  ]);
+}

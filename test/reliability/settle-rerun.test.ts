@@ -1,0 +1,191 @@
+// Rows a run left in doubt are settled by the server's list on the next run, and by `roster invite settle
+// --file` on demand; an older invitation to the same family settles nothing. The built CLI against the
+// sandbox; e-mails counted at its outbox, POSTs and list reads where they arrived.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { GATEWAY_503_TEXT } from '../../src/sandbox/gateway.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/context.js';
+import { demoEnv } from '../helpers/sandbox.js';
+
+let sandbox: Sandbox;
+let home: string;
+/** The sandbox's clock runs this far behind real time (tests set it back to make an older invitation). */
+let behindMs = 0;
+beforeAll(async () => {
+  sandbox = await startSandbox({ seed: 5, now: () => Date.now() - behindMs });
+});
+afterAll(() => sandbox.close());
+beforeEach(() => {
+  home = tempDir();
+  behindMs = 0;
+  sandbox.requests.length = 0;
+  sandbox.clearFaults();
+});
+
+const isPost = (r: { method: string; path: string }) =>
+  r.method === 'POST' && r.path === '/enrollment/invitations';
+const isList = (r: { method: string; path: string }) =>
+  r.method === 'GET' && r.path === '/enrollment/invitations';
+const posts = () =>
+  sandbox.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/enrollment/invitations'));
+const emailsTo = (email: string) => sandbox.outbox.filter((m) => m.to === email).length;
+/** The gateway's 503 text/plain after the API created the invitation, on every POST. */
+const gatewayAfterCreating = () =>
+  sandbox.injectFault({
+    match: isPost,
+    afterProcessing: true,
+    status: 503,
+    headers: { 'content-type': 'text/plain' },
+    body: GATEWAY_503_TEXT,
+    times: 1_000,
+  });
+/** The list out of use for the next reads (a 404): the first run cannot settle anything. */
+const listOutOfUse = () =>
+  sandbox.injectFault({ match: isList, status: 404, body: { message: 'No such endpoint' }, times: 1_000 });
+
+function familiesCsv(tag: string, count: number) {
+  const emails = Array.from({ length: count }, (_, i) => `${tag}-${i}@example.org`);
+  const file = join(tempDir(), `${tag}.csv`);
+  writeFileSync(file, `email,schoolId\n${emails.map((e) => `${e},org-sch-2`).join('\n')}\n`);
+  return { file, emails };
+}
+
+/** A first run whose 3 rows all end in doubt: the gateway answered after creating, the list out of use. */
+async function runLeftInDoubt(tag: string) {
+  const { file, emails } = familiesCsv(tag, 3);
+  gatewayAfterCreating();
+  listOutOfUse();
+  const send = ['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1', '--json'];
+  const first = await runCli(send, home, { env: demoEnv(sandbox) });
+  expect(first.code).toBe(5);
+  const rows = (JSON.parse(first.stdout) as { rows: { result: string }[] }).rows;
+  expect(rows.map((r) => r.result)).toEqual(['in-doubt', 'in-doubt', 'in-doubt']);
+  sandbox.clearFaults();
+  sandbox.requests.length = 0;
+  return { file, emails, send };
+}
+
+describe('rows a run left in doubt', () => {
+  it("are settled by the next run's read of the server's list: sent, no POST, exit 0, one e-mail each", async () => {
+    const { emails, send } = await runLeftInDoubt('rerun');
+    const again = await runCli(send, home, { env: demoEnv(sandbox) });
+    expect(again.code).toBe(0);
+    expect(posts()).toHaveLength(0);
+    expect(
+      sandbox.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/enrollment/invitations')),
+    ).toHaveLength(3);
+    for (const email of emails) expect(emailsTo(email), email).toBe(1);
+    for (const [i, email] of emails.entries())
+      expect(again.stderr).toMatch(
+        new RegExp(
+          `Line ${i + 2}: Invitation to ${email.replace(/\./g, '\\.')} was sent: the server lists it \\(created at [^)]+\\); it is not sent again\\.`,
+        ),
+      );
+    // Settled before this run's sending began: in its report, already sent.
+    const rows = (JSON.parse(again.stdout) as { rows: { result: string }[] }).rows;
+    expect(rows.map((r) => r.result)).toEqual(['skipped', 'skipped', 'skipped']);
+    // A third run has nothing to ask: the journal holds them sent.
+    sandbox.requests.length = 0;
+    const third = await runCli(send, home, { env: demoEnv(sandbox) });
+    expect(third.code).toBe(0);
+    expect(sandbox.requests.filter((r) => r.path.endsWith('/enrollment/invitations'))).toHaveLength(0);
+  });
+
+  it('are settled by `roster invite settle --file` on demand (--json), and the next send posts nothing', async () => {
+    const { file, emails, send } = await runLeftInDoubt('settle-cmd');
+    const settle = await runCli(['invite', 'settle', '--file', file, '--json'], home, {
+      env: demoEnv(sandbox),
+    });
+    expect(settle.code).toBe(0);
+    const report = JSON.parse(settle.stdout) as {
+      counts: Record<string, number>;
+      rows: { line: number; email: string; was: string; now: string; createdAt?: string }[];
+    };
+    expect(report.counts).toEqual({ sent: 3, inDoubt: 0, failed: 0 });
+    expect(report.rows.map((r) => [r.line, r.email, r.was, r.now])).toEqual(
+      emails.map((e, i) => [i + 2, e, 'in-doubt', 'sent']),
+    );
+    for (const row of report.rows)
+      expect(row.createdAt).toBe(sandbox.invitations().find((i) => i.email === row.email)?.createdAt);
+    expect(settle.stderr).toBe(
+      'Settled as sent: 3; still in doubt: 0; failed, sent again by the next run: 0.\n',
+    );
+
+    const again = await runCli([...send, '--resend-in-doubt'], home, { env: demoEnv(sandbox) });
+    expect(again.code).toBe(0);
+    expect(posts()).toHaveLength(0);
+    for (const email of emails) expect(emailsTo(email), email).toBe(1);
+  });
+
+  it('that the list cannot settle stay in doubt: the table says why, exit 5, and a later send posts nothing', async () => {
+    const { file, send } = await runLeftInDoubt('settle-none');
+    listOutOfUse();
+    const settle = await runCli(['invite', 'settle', '--file', file], home, { env: demoEnv(sandbox) });
+    expect(settle.code).toBe(5);
+    const lines = settle.stdout.trim().split('\n');
+    expect(lines[0]).toBe('LINE\tEMAIL\tSCHOOL\tWAS\tNOW\tWHY');
+    expect(lines.slice(1).map((l) => l.split('\t').slice(3, 5))).toEqual(
+      Array(3).fill(['in-doubt', 'in-doubt']),
+    );
+    expect(lines[1]).toMatch(/the server's list cannot tell \(its list could not be read: .*HTTP 404/);
+    expect(settle.stderr).toMatch(/^Warning: roster cannot settle invitations in doubt by the server's list/);
+    expect(settle.stderr).toMatch(/Error: 3 invitations are still in doubt/);
+    const again = await runCli(send, home, { env: demoEnv(sandbox) });
+    expect(again.code).toBe(5);
+    expect(posts()).toHaveLength(0);
+  });
+
+  it('`invite settle` of a file never sent: nothing to settle, exit 0, nothing asked', async () => {
+    const { file } = familiesCsv('never-sent', 2);
+    const settle = await runCli(['invite', 'settle', '--file', file], home, { env: demoEnv(sandbox) });
+    expect(settle.code).toBe(0);
+    expect(settle.stdout).toBe('');
+    expect(settle.stderr).toMatch(/^Nothing to settle: no row of .*never-sent\.csv is in doubt/);
+    expect(sandbox.requests.filter((r) => r.path.endsWith('/enrollment/invitations'))).toHaveLength(0);
+  });
+
+  it('`invite settle` without --file is a usage error (exit 2), nothing sent', async () => {
+    const settle = await runCli(['invite', 'settle'], home, { env: demoEnv(sandbox) });
+    expect(settle.code).toBe(2);
+    expect(settle.stderr).toMatch(/Give --file FILE/);
+    expect(sandbox.requests).toHaveLength(0);
+  });
+});
+
+describe("an older invitation to the same family (last year's)", () => {
+  it('settles nothing: a gateway 503 before the API acted stays in doubt, exit 5', async () => {
+    const email = 'returning-family@example.org';
+    const sendOne = [
+      'invite',
+      'send',
+      '--email',
+      email,
+      '--school-id',
+      'org-sch-3',
+      '--sent-by-user-id',
+      'usr-1',
+    ];
+    // Last season's invitation, by the server's clock 40 minutes ago.
+    behindMs = 40 * 60_000;
+    expect((await runCli(sendOne, home, { env: demoEnv(sandbox) })).code).toBe(0);
+    behindMs = 0;
+    // Now the gateway answers 503 text/plain before the API sees the request: nothing was created.
+    sandbox.injectFault({
+      match: isPost,
+      status: 503,
+      headers: { 'content-type': 'text/plain' },
+      body: GATEWAY_503_TEXT,
+    });
+    const now = await runCli([...sendOne, '--yes'], home, { env: demoEnv(sandbox) });
+    expect(now.code).toBe(5);
+    expect(now.stderr).toMatch(/the outcome is unknown \(in doubt\)/);
+    expect(now.stderr).not.toMatch(/cannot settle/);
+    expect(
+      sandbox.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/enrollment/invitations')),
+    ).toHaveLength(1);
+    expect(emailsTo(email)).toBe(1);
+  });
+});
