@@ -189,3 +189,41 @@ describe("an older invitation to the same family (last year's)", () => {
     expect(emailsTo(email)).toBe(1);
   });
 });
+
+describe('--resend-sent', () => {
+  it('leaves a row another run left in doubt alone (--resend-in-doubt is for it): no POST, exit 5', async () => {
+    const email = 'doubted-elsewhere@example.org';
+    listOutOfUse();
+    gatewayAfterCreating();
+    const one = await runCli(
+      ['invite', 'send', '--email', email, '--school-id', 'org-sch-4', '--sent-by-user-id', 'usr-1'],
+      home,
+      { env: demoEnv(sandbox) },
+    );
+    expect(one.code).toBe(5);
+    sandbox.clearFaults();
+    listOutOfUse();
+    sandbox.requests.length = 0;
+    const file = join(tempDir(), 'resend-sent.csv');
+    writeFileSync(file, `email,schoolId\n${email},org-sch-4\n`);
+    const send = ['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1', '--json'];
+    const resent = await runCli([...send, '--resend-sent'], home, { env: demoEnv(sandbox) });
+    expect(resent.code).toBe(5);
+    expect(posts()).toHaveLength(0);
+    const [row] = (JSON.parse(resent.stdout) as { rows: { result: string; reason: string }[] }).rows;
+    expect(row?.result).toBe('in-doubt');
+    expect(row?.reason).toContain('could not tell whether it was sent');
+    expect(emailsTo(email)).toBe(1);
+    // On purpose: --resend-in-doubt sends it.
+    const again = await runCli([...send, '--resend-in-doubt'], home, { env: demoEnv(sandbox) });
+    expect(again.code).toBe(0);
+    expect(posts()).toHaveLength(1);
+  });
+
+  it('says so in its help', async () => {
+    const help = await runCli(['invite', 'send', '--help'], home, { env: demoEnv(sandbox) });
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain(
+      "--resend-sent with --file: send rows roster's record shows already sent, again (not rows in doubt: --resend-in-doubt)",
+    );
+  });
+});

@@ -239,7 +239,10 @@ export function register(invite: Command, ctx: Context): void {
     .option('--delimiter <name>', "comma, semicolon or tab, with --file (default: the header line's)")
     .option('--concurrency <n>', 'with --file: requests at a time, 1-16 (default 4)')
     .option('--resend-in-doubt', 'with --file: send again rows whose earlier outcome is unknown')
-    .option('--resend-sent', "with --file: send rows roster's record shows already sent, again")
+    .option(
+      '--resend-sent',
+      "with --file: send rows roster's record shows already sent, again (not rows in doubt: --resend-in-doubt)",
+    )
     .option(
       '--failed-csv <path>',
       'with --file: where to write the failed rows (default: beside the journal)',

@@ -44,7 +44,7 @@ export interface GuardOptions {
    * dead run's claims are read against that journal).
    */
   run: ClaimingRun;
-  /** --resend-sent: rows recorded sent, or in doubt, by other runs are sent again. */
+  /** --resend-sent: rows recorded sent by other runs are sent again (never those in doubt: --resend-in-doubt). */
   resendSent: boolean;
   /** --resend-in-doubt: rows in doubt, in this run's journal or another's claim, are sent again. */
   resendInDoubt: boolean;
@@ -81,7 +81,8 @@ export function recordGuard(record: SentRecord, options: GuardOptions): RowGuard
       const outcome = await record.claim(identityOf(row), options.run, {
         // Recorded sent means some run had it confirmed: even this run's own doubt is settled by that.
         ignoreSent: options.resendSent,
-        ignoreDoubt: options.resendSent || options.resendInDoubt || again,
+        // --resend-sent is for rows confirmed sent: another run's doubt is left alone (--resend-in-doubt is for it).
+        ignoreDoubt: options.resendInDoubt || again,
         signal,
         holdMs: claimHoldMs(options.timeoutMs),
         ahead,
