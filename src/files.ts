@@ -176,15 +176,21 @@ export function outputFileFolder(path: string, warn: (line: string) => void): Pr
   return outputFolder(dirname(path), warn, `${basename(path)} after roster wrote it`);
 }
 
+/** How readPrivateFile trusts a file: see there. */
+export interface ReadOptions {
+  own?: boolean;
+  /** It holds a secret: readable by the user alone, as ssh wants of a private key. */
+  secret?: boolean;
+  followLinks?: boolean;
+}
+
 /**
  * The file's text, or undefined when it does not exist. A folder, FIFO, device or socket at the path is a
  * FileError (never a hang on a FIFO). With `own`, roster trusts what it reads there: the file must be the
- * user's and writable by nobody else; with `followLinks: false`, not a symbolic link either.
+ * user's and writable by nobody else; with `secret`, readable by nobody else either; with
+ * `followLinks: false`, not a symbolic link.
  */
-export async function readPrivateFile(
-  path: string,
-  options: { own?: boolean; followLinks?: boolean } = {},
-): Promise<string | undefined> {
+export async function readPrivateFile(path: string, options: ReadOptions = {}): Promise<string | undefined> {
   // Synchronous: roster's own files are small and read before any work starts, and each asynchronous
   // step (open, stat, read, close) is a thread-pool round trip: ~2 ms of CPU of a run with a cached
   // token (test/bench/startup.js).
@@ -192,10 +198,7 @@ export async function readPrivateFile(
 }
 
 /** readPrivateFile, for a caller that cannot wait (under a lock, deciding a batch). */
-export function readPrivateFileSync(
-  path: string,
-  options: { own?: boolean; followLinks?: boolean } = {},
-): string | undefined {
+export function readPrivateFileSync(path: string, options: ReadOptions = {}): string | undefined {
   let fd: number;
   try {
     fd = openSync(path, O_RDONLY | O_NONBLOCK | (options.followLinks === false ? O_NOFOLLOW : 0));
@@ -204,7 +207,9 @@ export function readPrivateFileSync(
     throw fileError(error, path, 'read');
   }
   try {
-    trusted(fstatSync(fd), path, Boolean(options.own));
+    const s = fstatSync(fd);
+    trusted(s, path, Boolean(options.own || options.secret));
+    if (options.secret) refuseReadableByOthers(s, path);
     return readFileSync(fd, 'utf8');
   } catch (error) {
     throw fileError(error, path, 'read');
@@ -250,6 +255,22 @@ function trusted(s: Stats, path: string, own: boolean, action: 'read' | 'open' =
       untrusted: true,
     });
   }
+}
+
+/**
+ * Refuses a file of secrets that others than its owner may read (or use): ssh refuses a private key so. The
+ * secret in it may be someone else's already; roster will not keep using it unnoticed.
+ */
+function refuseReadableByOthers(s: Stats, path: string): void {
+  if (uid() === undefined || !(s.mode & 0o077)) return;
+  const who = s.mode & 0o004 ? 'other users' : s.mode & 0o040 ? 'its group' : 'others than you';
+  const verb = s.mode & 0o044 ? 'read' : 'use';
+  throw new FileError(
+    path,
+    `${who} can ${verb} it (mode ${octal(s.mode)}), so roster will not use the secrets in it`,
+    `Run: chmod 600 ${shell(path)}. If anyone else may have read it, have the district issue a new secret.`,
+    { action: 'read', untrusted: true },
+  );
 }
 
 /**

@@ -1,5 +1,7 @@
 // The opt-in alternative to the keychain (`login --insecure-storage`): a JSON file of secrets with mode
-// 0600 in the config directory. Still never the config file itself.
+// 0600 in the config directory. Still never the config file itself. Read only when the user alone can read
+// it (as ssh a private key) in a folder nobody else can write to (privateFolder); otherwise refused with the
+// chmod that fixes it.
 import { join } from 'node:path';
 import { RosterError } from '../errors.js';
 import { FileError, privateFolder, readPrivateFile, writePrivateFile } from '../files.js';
@@ -11,7 +13,7 @@ export function createSecretFileStore(configDir: string): SecretStore {
   const path = secretFilePath(configDir);
   const load = async (): Promise<Record<string, string>> => {
     await privateFolder(configDir, configDir, { create: false });
-    const text = await readPrivateFile(path, { own: true }).catch((error) => {
+    const text = await readPrivateFile(path, { own: true, secret: true }).catch((error) => {
       if (!(error instanceof FileError) || error.untrusted) throw error;
       throw new RosterError(
         'failure',
