@@ -1,7 +1,7 @@
 // The opt-in credentials file (`login --insecure-storage`), with the built CLI and real files: one others can
 // read is refused as ssh refuses a readable key, saying the chmod that fixes it; so is one in a folder others
-// can write to.
-import { chmodSync, readFileSync, rmSync, statSync } from 'node:fs';
+// can write to; one that does not parse is never overwritten (it may hold other profiles' secrets).
+import { chmodSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -74,6 +74,43 @@ describe('a credentials file in a folder others can write to', () => {
       expect(again.code).toBe(1);
       expect(again.stderr).toContain(`Run: chmod 700 ${configDir()}.`);
       expect(Object.keys(JSON.parse(readFileSync(credentials(), 'utf8')))).toHaveLength(1);
+    });
+  }
+});
+
+describe('a damaged credentials file', () => {
+  const damaged = [
+    ['truncated', '{\n  "demo-allowed@http://x/v1": "topsecret-kept'],
+    ['not JSON', '\u0000\u0001topsecret-kept'],
+    ['an array', '["topsecret-kept"]'],
+    ['a secret that is not a string', '{"a": "topsecret-kept", "b": 7}'],
+  ] as const;
+  for (const [what, text] of damaged) {
+    it(`${what}: never overwritten by a login, every reader says which file and what to do; its text is never shown`, async () => {
+      expect((await login('default')).code).toBe(0);
+      writeFileSync(credentials(), text, { mode: 0o600 });
+
+      const other = await login('east', 'demo-special');
+      expect(other.code).toBe(1);
+      const line = oneLine(other.stderr.replace(/^Warning: .*\n/m, ''));
+      expect(line).toMatch(`Error: The credentials file ${credentials()} cannot be read: `);
+      expect(line).toContain(
+        `Nothing was changed in it (it may hold the secrets of other profiles). Restore it from a backup, or move it aside (mv ${credentials()} ${credentials()}.damaged) and run \`roster login --insecure-storage\` again for each profile that kept its secret there.`,
+      );
+      expect(readFileSync(credentials(), 'utf8')).toBe(text);
+      // The profile was not saved either: its secret is nowhere.
+      const config = JSON.parse(readFileSync(join(configDir(), 'config.json'), 'utf8'));
+      expect(config.profiles.east).toBeUndefined();
+
+      for (const args of [['token'], ['logout']]) {
+        rmSync(join(fixture.home, '.cache'), { recursive: true, force: true });
+        const result = await runCli(args, fixture.home, { env: saved });
+        expect({ args, code: result.code }).toEqual({ args, code: 1 });
+        expect(oneLine(result.stderr)).toContain(`The credentials file ${credentials()} cannot be read`);
+        expect(result.stderr).not.toContain('topsecret');
+      }
+      expect(other.stderr).not.toContain('topsecret');
+      expect(readFileSync(credentials(), 'utf8')).toBe(text);
     });
   }
 });
