@@ -81,16 +81,27 @@ export async function updateConfig(
   configDir: string,
   change: (config: ConfigFile) => ConfigFile,
 ): Promise<ConfigFile> {
+  return underConfigLock(configDir, async () => {
+    const changed = change(await loadConfig(configDir));
+    await saveConfig(configDir, changed);
+    return changed;
+  });
+}
+
+/**
+ * Runs `work` holding the config file's lock: every read-change-write of a file in the config folder (the
+ * config, the opt-in credentials file) is made under it, so two rosters at once each keep their change.
+ * Never nested: a holder that waited for it again would wait for itself.
+ */
+export async function underConfigLock<T>(configDir: string, work: () => Promise<T>): Promise<T> {
   await privateFolder(configDir);
   // Loaded here: node:crypto (its tokens) stays off the start-up path of every command (module-loading.test).
   const { releaseLock, waitForLock } = await import('./lock.js');
   const path = configPath(configDir);
   const lock = `${path}.lock`;
-  const token = await waitForLock(lock, `the config file ${path}`);
+  const token = await waitForLock(lock, `the config file ${path} or its credentials file`);
   try {
-    const changed = change(await loadConfig(configDir));
-    await saveConfig(configDir, changed);
-    return changed;
+    return await work();
   } finally {
     await releaseLock(lock, token);
   }

@@ -4,7 +4,10 @@
 //   (privateFolder); otherwise refused with the chmod that fixes it.
 // - A file that does not parse is never taken for an empty one: it may hold other profiles' secrets, so it is
 //   refused, not overwritten.
+// - Changed under the config file's lock (underConfigLock), over what it holds then: two logins at once each
+//   keep their secret.
 import { join } from 'node:path';
+import { underConfigLock } from '../config-file.js';
 import { RosterError } from '../errors.js';
 import { FileError, privateFolder, readPrivateFile, shell, writePrivateFile } from '../files.js';
 import type { SecretStore } from './secret-store.js';
@@ -24,16 +27,14 @@ export function createSecretFileStore(configDir: string): SecretStore {
     // Missing or empty: no secret to lose.
     return text ? parseSecrets(path, text) : {};
   };
-  /** Changes the file as it is now; saved only when `edit` says it changed it. */
-  const change = async <T>(edit: (secrets: Secrets) => { changed: boolean; result: T }) => {
-    const secrets = await load();
-    const { changed, result } = edit(secrets);
-    if (changed) {
-      await privateFolder(configDir);
-      await writePrivateFile(path, `${JSON.stringify(secrets, null, 2)}\n`);
-    }
-    return result;
-  };
+  /** Changes the file as it is now, under the lock; saved only when `edit` says it changed it. */
+  const change = <T>(edit: (secrets: Secrets) => { changed: boolean; result: T }) =>
+    underConfigLock(configDir, async () => {
+      const secrets = await load();
+      const { changed, result } = edit(secrets);
+      if (changed) await writePrivateFile(path, `${JSON.stringify(secrets, null, 2)}\n`);
+      return result;
+    });
   return {
     description: `the file ${path} (mode 0600)`,
     get: async (account) => (await load())[account],

@@ -1,9 +1,11 @@
 // The opt-in credentials file (`login --insecure-storage`), with the built CLI and real files: one others can
 // read is refused as ssh refuses a readable key, saying the chmod that fixes it; so is one in a folder others
-// can write to; one that does not parse is never overwritten (it may hold other profiles' secrets).
+// can write to; one that does not parse is never overwritten (it may hold other profiles' secrets); and
+// logins at once each keep their secret.
 import { chmodSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { runCli } from '../helpers/cli.js';
 import { insecureLogin, useSandbox } from '../helpers/sandbox.js';
 
@@ -113,4 +115,30 @@ describe('a damaged credentials file', () => {
       expect(readFileSync(credentials(), 'utf8')).toBe(text);
     });
   }
+});
+
+describe('logins at once', () => {
+  let other: Sandbox;
+  beforeAll(async () => {
+    other = await startSandbox();
+  });
+  afterAll(() => other?.close());
+
+  it('six logins of different profiles (three clients of two servers) at once: every secret kept', async () => {
+    const logins = [fixture.sandbox, other].flatMap((sandbox) =>
+      ['demo-allowed', 'demo-refused', 'demo-special'].map((clientId) => ({ sandbox, clientId })),
+    );
+    const results = await Promise.all(
+      logins.map(({ sandbox, clientId }, i) => {
+        const { args, input } = insecureLogin(sandbox, [], clientId);
+        return runCli(['--profile', `p${i}`, ...args], fixture.home, { input, env: saved });
+      }),
+    );
+    for (const result of results) expect(result.code, result.stderr).toBe(0);
+    const secrets = JSON.parse(readFileSync(credentials(), 'utf8')) as Record<string, string>;
+    expect(Object.keys(secrets)).toHaveLength(6);
+    const config = JSON.parse(readFileSync(join(configDir(), 'config.json'), 'utf8'));
+    expect(Object.keys(config.profiles).sort()).toEqual(logins.map((_, i) => `p${i}`));
+    for (const i of [0, 5]) expect((await tokenOf(`p${i}`)).code).toBe(0);
+  });
 });
