@@ -56,3 +56,18 @@ export function parseCount(
   }
   return n;
 }
+
+/**
+ * A plausible id: letters, digits, ".", "_", "-" and ":", starting with a letter or digit, 128 characters at
+ * most, as the OneRoster sourcedIds met in the field are (GUIDs, `org-sch-1`, `ORG_1`). The one definition:
+ * a school value that cannot be checked against the district's list is sent as given only when it is one
+ * (a name such as "Birch Elementary School" never is), and completion offers only such words (a shell
+ * re-reads what it inserts, and none of these characters means anything to bash, zsh, fish or PowerShell).
+ */
+const PLAUSIBLE_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+
+export const isPlausibleId = (value: string): boolean => PLAUSIBLE_ID.test(value);
+
+/** What isPlausibleId accepts, in words for a message. */
+export const PLAUSIBLE_ID_TEXT =
+  'letters, digits, ".", "_", "-" and ":", starting with a letter or digit, no spaces';

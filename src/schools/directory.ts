@@ -2,13 +2,14 @@
 // picker) and, later, campaigns. The list comes from the cache while it is a day old at most, else from
 // OneRoster `schools` (through the pager, like every read). A value not found in a cached list makes one
 // fresh read before it is refused, so a school added today resolves. When the list cannot be read (a
-// client without the OneRoster scope, a server without OneRoster), values are sent as given, with a warning.
+// client without the OneRoster scope, a server without OneRoster), a value that is a plausible id is sent as
+// given, with a warning; any other (a name) is refused, exit 1.
 import type { Context } from '../context.js';
 import { RosterError, UsageError } from '../errors.js';
 import { Pager } from '../oneroster/pager.js';
 import { onerosterService, pageSender } from '../oneroster/service.js';
 import type { Session } from '../session.js';
-import { printable } from '../values.js';
+import { isPlausibleId, PLAUSIBLE_ID_TEXT, printable } from '../values.js';
 import {
   isFresh,
   readSchoolsCache,
@@ -169,7 +170,7 @@ export class SchoolDirectory {
   /** A flag's value as the sourcedId to send; a usage error (nothing sent) when it names no one school. */
   async sourcedIdFor(flag: string, value: string, unknownHint?: string): Promise<string> {
     const resolution = await this.resolve(value);
-    if (resolution.kind === 'unchecked') return value;
+    if (resolution.kind === 'unchecked') return uncheckedId(flag, value);
     if (resolution.kind === 'school') {
       if (resolution.by !== 'sourcedId') {
         this.ctx.log.info(
@@ -217,6 +218,20 @@ export class SchoolDirectory {
     this.ctx.log.debug(`schools: ${schools.length} read from the server, saved in ${this.cachePath}`);
     return schools;
   }
+}
+
+/**
+ * A value no list could check, sent as given only when it is a plausible id (values.ts): a name or anything
+ * else would reach the server as a schoolId no school has (exit 1: the input may be right, the list is
+ * what is missing).
+ */
+function uncheckedId(flag: string, value: string): string {
+  if (isPlausibleId(value.trim())) return value;
+  throw new RosterError(
+    'failure',
+    `${flag} "${printable(value.trim(), 80)}" cannot be resolved: the district's schools could not be read, and it is not a school id (${PLAUSIBLE_ID_TEXT}). Nothing was sent.`,
+    "Give the school's sourcedId instead, or run again once the schools can be read (`roster roster schools` lists them).",
+  );
 }
 
 export function schoolUsageError(

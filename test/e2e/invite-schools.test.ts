@@ -176,6 +176,19 @@ describe('when the schools cannot be read', () => {
     expect(sentSchool('noscope@example.org')).toEqual(['sch-outside-oneroster']);
     expect(existsSync(cacheDir())).toBe(false);
   });
+
+  it('a name that cannot be resolved is refused, exit 1, saying what to do: nothing is sent', async () => {
+    fixture.sandbox.injectFault({ match: (r) => r.path.endsWith('/schools'), status: 403, times: 1 });
+    const result = await send('byname@example.org', 'Birch Elementary School');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /^Warning: could not read the district's schools to check school ids \(.*HTTP 403.*\); values are sent as given\.\n/,
+    );
+    expect(result.stderr).toContain(
+      `Error: --school-id "Birch Elementary School" cannot be resolved: the district's schools could not be read, and it is not a school id (letters, digits, ".", "_", "-" and ":", starting with a letter or digit, no spaces). Nothing was sent. Give the school's sourcedId instead, or run again once the schools can be read (\`roster roster schools\` lists them).`,
+    );
+    expect(invitationPosts()).toEqual([]);
+  });
 });
 
 describe('a hostile schools list', () => {
