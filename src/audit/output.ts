@@ -1,6 +1,6 @@
 // The audit's report in each of its forms: JSON (every record), the terminal's two tables, and one CSV per
 // check for the office that fixes the records in the SIS (cells that could run as formulas are quoted off).
-import { csvLine, formulaSafe } from '../output/csv.js';
+import { csvLine, peopleCell } from '../output/csv.js';
 import {
   type AuditResult,
   type Finding,
@@ -116,7 +116,7 @@ export function findingCsv(finding: Finding): string {
             r.person?.name ?? '',
             r.person?.school ?? '',
             r.detail,
-          ].map(formulaSafe),
+          ].map(peopleCell),
         ),
       )
       .join('')
@@ -132,7 +132,7 @@ export function notCheckedCsv(notChecked: readonly NotChecked[]): string {
       .map((n) =>
         csvLine(
           [n.collection, n.answer, n.required ? 'yes' : 'no', n.checks.join(' '), notCheckedText(n)].map(
-            formulaSafe,
+            peopleCell,
           ),
         ),
       )

@@ -2,7 +2,7 @@
 // informational ones it never sends), the uncovered students for the office, the --json document, and the
 // lines an admin reads on the terminal.
 import { csvLine } from '../invite/csv.js';
-import { csvCell, formulaSafe } from '../output/csv.js';
+import { csvCell, peopleCell } from '../output/csv.js';
 import { type Column, tableText } from '../output/render.js';
 import { displayText } from '../output/safe-text.js';
 import type { CampaignPlan, Named, PlannedInvitation } from './planner.js';
@@ -12,7 +12,7 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 /**
  * The plan as an invitation file: email, schoolId, studentCount[, schoolYearId], guardianNames, studentIds.
  * Office staff open it in a spreadsheet, so no cell is ever a live formula: every value from the server
- * goes through formulaSafe, and `invite send --file` takes the leading ' off again (invite-file.ts), so
+ * goes through peopleCell (no formula, no raw control character), and `invite send --file` takes the leading ' off again (invite-file.ts), so
  * the address sent is the true one.
  */
 export function planCsv(plan: CampaignPlan, schoolYearId: string | undefined): string {
@@ -29,7 +29,7 @@ const LINES_PER_PIECE = 1000;
 export function* planCsvPieces(plan: CampaignPlan, schoolYearId: string | undefined): Generator<string> {
   const header = ['email', 'schoolId', 'studentCount', ...(schoolYearId ? ['schoolYearId'] : [])];
   let lines = [csvLine([...header, 'guardianNames', 'studentIds'])];
-  // Each row as csvLine writes it (cells through formulaSafe, then csvCell, joined by commas, CRLF), cell by
+  // Each row as csvLine writes it (cells through peopleCell, then csvCell, joined by commas, CRLF), cell by
   // cell: the school's cells are made once per school, the count's are its digits, which neither changes.
   const schoolCells = new Map<string, string>();
   const yearCell = schoolYearId ? `,${cell(schoolYearId)}` : '';
@@ -53,7 +53,7 @@ export function* planCsvPieces(plan: CampaignPlan, schoolYearId: string | undefi
 }
 
 /** One cell of the plan's CSV, never a live formula. */
-const cell = (value: string) => csvCell(formulaSafe(value));
+const cell = (value: string) => csvCell(peopleCell(value));
 
 /** `people.map(text).join(separator)`, without the list in between. */
 function joined(people: readonly Named[], separator: string, text: (person: Named) => string): string {
@@ -67,7 +67,7 @@ function joined(people: readonly Named[], separator: string, text: (person: Name
 export function uncoveredCsv(plan: CampaignPlan): string {
   return [
     csvLine(['sourcedId', 'name', 'reason']),
-    ...plan.uncovered.map((u) => csvLine([u.sourcedId, u.name, u.reason].map(formulaSafe))),
+    ...plan.uncovered.map((u) => csvLine([u.sourcedId, u.name, u.reason].map(peopleCell))),
   ].join('');
 }
 

@@ -3,7 +3,7 @@
 // school) flagged. The result is either the complete plan or every problem with its line number.
 
 import type { InvitationBody } from '../api/enrollment.js';
-import { formulaSafe, formulaUnescaped } from '../output/csv.js';
+import { formulaUnescaped, peopleCell } from '../output/csv.js';
 import { printable } from '../values.js';
 import { type CsvRecord, csvLine, DELIMITERS, type Delimiter, readCsvRecords } from './csv.js';
 import {
@@ -85,7 +85,7 @@ const INFO_BY_HEADER = new Map<string, InfoColumn>(INFO_COLUMNS.map((c) => [norm
 export const COLUMNS_TEXT = `${FIELDS.map((f) => f.name).join(', ')} (and, not sent: ${UNLISTED_COLUMN}, ${INFO_COLUMNS.join(', ')})`;
 
 /**
- * The columns a campaign plan (and the failed-rows CSV) writes through formulaSafe, for the office staff who
+ * The columns a campaign plan (and the failed-rows CSV) writes through peopleCell, for the office staff who
  * open them in a spreadsheet: a leading ' before =, +, -, @, a tab or a CR. Read back, that ' is taken off,
  * so `=1+1@example.org` is sent as itself.
  */
@@ -389,7 +389,7 @@ export function inviteCsv(
     return Array.isArray(value) ? value.join(' ') : String(value);
   };
   const safe = (name: FieldName | InfoColumn, value: string) =>
-    ESCAPED.has(name) ? formulaSafe(value) : value;
+    ESCAPED.has(name) ? peopleCell(value) : value;
   const marks = unlisted.some(Boolean);
   return [
     [...names, ...(marks ? [UNLISTED_COLUMN] : []), ...columns],

@@ -1,5 +1,6 @@
 // CSV as RFC 4180 and the OneRoster CSV binding write it: a header row, cells quoted when they hold a
 // comma, a quote or a line break (quotes doubled), several values in one cell joined by commas.
+import { displayLines } from './safe-text.js';
 
 /**
  * Excel opens a CSV by double-click in the machine's ANSI code page unless it starts with a UTF-8 BOM
@@ -40,4 +41,14 @@ export function formulaSafe(value: string): string {
  */
 export function formulaUnescaped(value: string): string {
   return /^'+[=+\-@\t\r]/.test(value) ? value.slice(1) : value;
+}
+
+/**
+ * A cell of a file for people (a plan, the uncovered students, failed rows, an audit's CSV), opened in a
+ * spreadsheet or `cat` in a terminal: never a live formula (formulaSafe), and no control character as itself
+ * (ESC, OSC 52, C1, BEL, bidi: shown as \u001b … by safe-text's displayLines, as on the terminal; line
+ * breaks and tabs kept). Exports to the OneRoster standard do not come here: they stay byte-faithful.
+ */
+export function peopleCell(value: string): string {
+  return formulaSafe(displayLines(value));
 }

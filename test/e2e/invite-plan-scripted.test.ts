@@ -287,3 +287,33 @@ describe('real addresses that start with a quote, a plus or a dash', () => {
     expect(emails.sort()).toEqual([...addresses].sort());
   });
 });
+
+describe('names with terminal escapes', () => {
+  // OSC 52 (write the clipboard), ESC[2J (clear the screen), a C1 CSI, BEL: `cat plan.csv` would obey each.
+  const HOSTILE = '\u001b]52;c;cm0gLXJmIH4K\u0007\u001b[2J\u009b31m';
+  const SHOWN = '\\u001b]52;c;cm0gLXJmIH4K\\u0007\\u001b[2J\\u009b31m';
+  const district = (): District => ({
+    schools: [{ sourcedId: 'sch-1', name: 'Alder' }],
+    students: [
+      student('stu-1', 'sch-1', ['g-1']),
+      student('stu-2', 'sch-1', [], { givenName: `Kid${HOSTILE}`, familyName: 'Doe' }),
+    ],
+    users: [{ ...parent('g-1', 'home@example.org'), givenName: `Mum${HOSTILE}` }],
+  });
+
+  it('reach the plan and uncovered CSV shown escaped, as on the terminal, never as raw controls', async () => {
+    const sb = await serve(district());
+    const home = tempDir();
+    const out = join(home, 'plan.csv');
+    const uncovered = join(home, 'uncovered.csv');
+    const made = await plan(sb, home, ['--school', 'sch-1', '--out', out, '--uncovered-csv', uncovered]);
+    expect(made.code, made.stderr).toBe(0);
+    const planText = readFileSync(out, 'utf8');
+    const uncoveredText = readFileSync(uncovered, 'utf8');
+    expect(planText.split('\r\n')[1]).toBe(`home@example.org,sch-1,1,Mum${SHOWN} Doe,stu-1`);
+    expect(uncoveredText).toBe(`sourcedId,name,reason\r\nstu-2,Kid${SHOWN} Doe,no guardian linked\r\n`);
+    for (const text of [planText, uncoveredText]) {
+      expect(text.replace(/\r\n/g, '')).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+    }
+  });
+});
