@@ -95,6 +95,8 @@ const ESCAPED = new Set<FieldName | InfoColumn>([
   'schoolYearId',
   'guardianNames',
   'studentIds',
+  'schoolName',
+  'studentNames',
 ]);
 
 /**

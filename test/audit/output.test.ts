@@ -74,6 +74,9 @@ describe('audit outputs', () => {
     const csv = findingCsv(result.findings[0] as AuditResult['findings'][number]);
     expect(csv.split('\n')[0]).toBe('check,severity,collection,sourcedId,name,school,detail');
     expect(csv).toContain(`invalid-email,warning,users,"'=HYPERLINK(""http://evil.example"",""x"")",`);
+    // A server's escape sequence is shown escaped, as on the terminal, never written raw.
+    expect(csv).toContain('<script>alert(1)</script>\\u001b[31m');
+    expect(csv).not.toContain('\u001b');
   });
 
   it('the JSON keeps every record and a share per school, without the schools used for --school', () => {

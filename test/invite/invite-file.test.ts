@@ -126,4 +126,26 @@ describe('readInviteFile', () => {
     ]);
     expect(await readInviteFile(text, fill)).toEqual({ ok: true, rows: [{ line: 2, body }] });
   });
+
+  it("inviteCsv (the failed-rows CSV) shows a server's control characters escaped in every name, never raw", () => {
+    const hostile = '\u001b]52;c;eA==\u0007\u001b[2J\u009b31m';
+    const shown = '\\u001b]52;c;eA==\\u0007\\u001b[2J\\u009b31m';
+    const body = {
+      email: 'a@x.org',
+      schoolId: 'sch-1',
+      scopes: ['fillEnrollment'],
+      studentCount: 1,
+      sentByUserId: 'u1',
+    };
+    const info = {
+      guardianNames: `Mum${hostile}`,
+      schoolName: `Alder${hostile}`,
+      studentNames: `Kid${hostile}`,
+    };
+    const text = inviteCsv([body], ['guardianNames', 'schoolName', 'studentNames'], [info]);
+    expect(text.split('\r\n')[1]).toBe(
+      `a@x.org,sch-1,fillEnrollment,,1,,,u1,Mum${shown},Alder${shown},Kid${shown}`,
+    );
+    expect(text).not.toMatch(/[\u0000-\u0009\u000b\u000c\u000e-\u001f\u007f-\u009f]/);
+  });
 });
