@@ -9,6 +9,22 @@ import { versionLine } from './version.js';
 
 type Register = (program: Command, ctx: Context) => void;
 
+/** The OneRoster collections no top-level command is named after (a test holds it to the table). */
+export const ROSTER_ALIASES = [
+  'students',
+  'teachers',
+  'users',
+  'schools',
+  'orgs',
+  'classes',
+  'courses',
+  'enrollments',
+  'academic-sessions',
+  'terms',
+  'grading-periods',
+  'demographics',
+];
+
 /**
  * The top-level commands in the order help lists them (`help` last: it lists after the commands it helps
  * with). Each module loads only when needed: a run of one command loads that command's module and
@@ -29,10 +45,18 @@ const COMMANDS: Record<string, () => Promise<{ register: Register }>> = {
   completion: () => import('./commands/completion.js'),
   help: () => import('./commands/help-topics.js'),
 };
+/** The top-level commands' names. */
+export const TOP_LEVEL_COMMANDS: readonly string[] = Object.keys(COMMANDS);
 /** Commands that need the whole program: help lists it, completion describes it. */
 const WHOLE_PROGRAM = new Set(['help', 'completion']);
-/** Registered by another command's module. */
-const HIDDEN: Record<string, string> = { __complete: 'completion' };
+/**
+ * Registered by another command's module: completion's helper, and the OneRoster collections' top-level
+ * aliases (`roster students` is `roster roster students`: commands/roster/index.ts).
+ */
+const HIDDEN: Record<string, string> = {
+  __complete: 'completion',
+  ...Object.fromEntries(ROSTER_ALIASES.map((name) => [name, 'roster'])),
+};
 
 /** The register functions of the named top-level commands (all of them by default), in help order. */
 export async function loadCommands(names: readonly string[] = Object.keys(COMMANDS)): Promise<Register[]> {
@@ -240,8 +264,27 @@ export async function main(argv: string[], ctx: Context): Promise<number> {
     await program.parseAsync(argv, { from: 'user' });
     return 0;
   } catch (error) {
+    await hintCollection(ctx, error);
     return report(ctx, error);
   }
+}
+
+/**
+ * An unknown command that names a OneRoster collection (`student`, `academicSessions`, `roster invite
+ * students`) is followed by what to type. Only roster's own names are printed, never the word typed.
+ */
+async function hintCollection(ctx: Context, error: unknown): Promise<void> {
+  if (!(error instanceof CommanderError) || error.code !== 'commander.unknownCommand') return;
+  const word = /unknown command '(.*)'/s.exec(error.message)?.[1];
+  if (word === undefined) return;
+  const { collectionNamedBy } = await import('./oneroster/collections.js');
+  const collection = collectionNamedBy(word);
+  if (!collection) return;
+  const { name } = collection;
+  const type = ROSTER_ALIASES.includes(name)
+    ? `roster ${name} (or roster roster ${name})`
+    : `roster roster ${name}`;
+  ctx.io.stderr.write(`That is the OneRoster collection ${name}: type ${type}.\n`);
 }
 
 function report(ctx: Context, error: unknown): number {

@@ -35,14 +35,25 @@ export interface CommandSpec {
 /** Extra words for positional arguments that commander cannot describe (e.g. help topics). */
 export type OperandHints = Record<string, readonly string[]>;
 
+/**
+ * Commands help leaves out but completion offers: the top-level shortcuts of the OneRoster reads
+ * (`roster students`), which would crowd `roster --help` with twelve lines saying what `roster` says.
+ */
+const OFFERED_HIDDEN = new WeakSet<Command>();
+
+export function offerHiddenCommand(command: Command): Command {
+  OFFERED_HIDDEN.add(command);
+  return command;
+}
+
 export function describeProgram(program: Command, hints: OperandHints = {}): CommandSpec {
   return describe(program, [program.name()], hints);
 }
 
 function describe(command: Command, path: string[], hints: OperandHints): CommandSpec {
   const help = command.createHelp();
-  const subcommands = help
-    .visibleCommands(command)
+  const visible = help.visibleCommands(command);
+  const subcommands = [...visible, ...command.commands.filter((sub) => OFFERED_HIDDEN.has(sub))]
     .filter((sub) => sub.name() !== 'help' || command.commands.includes(sub)) // commander's implicit one
     .map((sub) => describe(sub, [...path, sub.name()], hints));
   const operand = operandOf(command.registeredArguments, hints[path.slice(1).join(' ')]);

@@ -319,3 +319,18 @@ export function nestedRead(collection: Collection, given: ParentFlag[]): Nested 
   const key = [...given].sort().join('+');
   return collection.nested.find((n) => [...n.parents].sort().join('+') === key);
 }
+
+/**
+ * The collection a word the user typed names, however it is spelt: the command (`academic-sessions`),
+ * the path (`academicSessions`), the record (`student`, `grading period`), in any case: so an unknown
+ * command that is a collection can say what to type.
+ */
+export function collectionNamedBy(word: string): Collection | undefined {
+  const bare = (text: string) => text.toLowerCase().replace(/[-_\s]/g, '');
+  const typed = bare(word);
+  if (typed === '') return undefined;
+  return COLLECTIONS.find((collection) => {
+    const forms = [collection.name, collection.path, collection.noun, `${collection.noun}s`].map(bare);
+    return forms.includes(typed);
+  });
+}

@@ -87,6 +87,13 @@ describe('bash completion', () => {
     expect(bash('roster __')).toEqual([]);
   });
 
+  it('completes the OneRoster collections at the top level, then their flags and school ids', () => {
+    expect(bash('roster stu')).toEqual(['students']);
+    expect(bash('roster academic')).toEqual(['academic-sessions']);
+    expect(bash('roster students --al')).toEqual(['--all']);
+    expect(bash('roster --profile east classes --school org')).toEqual(['org-east-1', 'org:east:2']);
+  });
+
   it('completes flags, global ones included, after a subcommand', () => {
     expect(bash('roster doctor --o')).toEqual(['--only', '--oneroster']);
     expect(bash('roster attendance check --pro')).toEqual(['--profile']);
@@ -151,6 +158,8 @@ describe.runIf(has('fish'))('fish completion', () => {
   it('is valid fish and completes commands, subcommands, values and profiles', () => {
     expect(spawnSync('fish', ['-n', scripts.fish as string]).status).toBe(0);
     expect(fish('roster inv')).toEqual(['invite']);
+    expect(fish('roster stu')).toEqual(['students']);
+    expect(fish('roster teachers --of')).toEqual(['--offset']);
     expect(fish('roster attendance ')).toEqual(['check']);
     expect(fish('roster --client-auth ')).toEqual(['basic', 'post']);
     expect(fish('roster --profile ')).toEqual(['east', 'west']);
@@ -185,6 +194,9 @@ words=(\${(z)1}); [[ $1 == *' ' ]] && words+=(''); CURRENT=\${#words}; _roster`;
     expect(registered).toBe('_roster\n');
     expect(zsh('roster inv')).toContain(
       'invite:enrollment invitations: send (one or a CSV), list, plan campaigns, forget sent ones',
+    );
+    expect(zsh('roster stu')).toContain(
+      'students:students (users with the student role) (alias of roster roster students)',
     );
     expect(zsh('roster attendance ')).toEqual([
       'check:check that API token authentication works for attendance-daily',

@@ -2,6 +2,7 @@
 // the table in oneroster/collections.ts. A list is streamed page by page to the chosen writer; a single
 // read prints one record.
 import type { Command } from 'commander';
+import { offerHiddenCommand } from '../../completion/model.js';
 import type { Context } from '../../context.js';
 import { ApiError, UsageError } from '../../errors.js';
 import { favourMemory } from '../../heap.js';
@@ -448,12 +449,22 @@ function progressLine(ctx: Context, options: ReadOptions, name: string) {
   };
 }
 
-export function register(group: Command, ctx: Context, collection: Collection): void {
+/**
+ * `roster roster <collection>`, or with `shortcut` the same command at the top level (`roster students`,
+ * the name admins type first): left out of `roster --help`, which says so on its `roster` line, and
+ * offered by completion.
+ */
+export function register(group: Command, ctx: Context, collection: Collection, shortcut = false): void {
+  const read = `List ${collection.summary}, or read one by sourcedId (GET …/${collection.path}[/{sourcedId}]).`;
   const command = group
-    .command(`${collection.name} [sourcedId]`)
-    .summary(collection.summary)
+    .command(`${collection.name} [sourcedId]`, { hidden: shortcut })
+    .summary(
+      shortcut ? `${collection.summary} (alias of roster roster ${collection.name})` : collection.summary,
+    )
     .description(
-      `List ${collection.summary}, or read one by sourcedId (GET …/${collection.path}[/{sourcedId}]).`,
+      shortcut
+        ? `Alias of roster roster ${collection.name}. ${read}`
+        : `${read} Also: roster ${collection.name}.`,
     )
     .option('--limit <n>', 'records in the one page read (server default without it)')
     .option('--offset <n>', 'skip this many records first')
@@ -485,6 +496,7 @@ export function register(group: Command, ctx: Context, collection: Collection): 
     const what = parent === 'school' ? 'this school (sourcedId, name or identifier)' : `this ${parent}`;
     command.option(`--${parent} ${value}`, `read them below ${what}: ${paths.join(', ')}`);
   }
+  if (shortcut) offerHiddenCommand(command);
   command.action(async (id: string | undefined, flags: ReadFlags) => {
     const options = parseReadOptions(collection, id, flags, ctx.io.stdoutIsTTY);
     await showRead(ctx, options, await run(options, ctx));

@@ -1,0 +1,92 @@
+// `roster students`, the name admins type first, is `roster roster students`: every OneRoster collection
+// no top-level command is named after answers at the top level (same flags, same requests, same output),
+// `roster --help` says so on its `roster` line, and an unknown command that names a collection however it
+// is spelt (`student`, `academicSessions`) says what to type.
+import { describe, expect, it } from 'vitest';
+import { TOP_LEVEL_NAMES } from '../../src/commands/roster/index.js';
+import { ROSTER_ALIASES, TOP_LEVEL_COMMANDS } from '../../src/main.js';
+import { COLLECTIONS } from '../../src/oneroster/collections.js';
+import { useSandbox } from '../helpers/sandbox.js';
+
+const tests = useSandbox();
+const paths = () =>
+  tests.sandbox.requests
+    .filter((r) => r.path.includes('/ims/') && !r.path.endsWith('/token'))
+    .map((r) => r.path);
+
+describe('the OneRoster collections at the top level', () => {
+  it('are every collection no top-level command is named after, in both lists roster keeps', () => {
+    const free = COLLECTIONS.map((c) => c.name).filter((name) => !TOP_LEVEL_COMMANDS.includes(name));
+    expect(ROSTER_ALIASES).toEqual(free);
+    expect(TOP_LEVEL_NAMES).toEqual(TOP_LEVEL_COMMANDS);
+  });
+
+  it('roster students prints what roster roster students prints, from the same request', async () => {
+    const long = await tests.roster(['roster', 'students', '--limit', '3', '--json']);
+    const longPaths = paths();
+    tests.sandbox.requests.length = 0;
+    const short = await tests.roster(['students', '--limit', '3', '--json']);
+    expect(long.code).toBe(0);
+    expect(short).toEqual(long);
+    expect(JSON.parse(short.stdout)).toHaveLength(3);
+    expect(paths()).toEqual(longPaths);
+  });
+
+  it('takes a sourcedId, nested-read flags and global flags after it', async () => {
+    const one = await tests.roster(['academic-sessions', '--oneroster', '1.2', '--json']);
+    expect(one.code).toBe(0);
+    expect(paths()).toEqual(['/v1/ims/oneroster/v1p2/academicSessions']);
+    const [first] = JSON.parse(one.stdout) as { sourcedId: string }[];
+    const single = await tests.roster(['academic-sessions', first?.sourcedId ?? '', '--json']);
+    expect(single.code).toBe(0);
+    expect(JSON.parse(single.stdout)).toMatchObject({ sourcedId: first?.sourcedId });
+  });
+
+  it('refuses bad flags as roster roster does, before anything is sent', async () => {
+    const run = await tests.roster(['students', '--limit', '3', '--all']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--limit is the size of the one page read without --all');
+    expect(tests.sandbox.requests).toEqual([]);
+  });
+
+  it('are listed in help as aliases', async () => {
+    const top = await tests.roster(['--help']);
+    expect(top.stdout).toMatch(/roster +OneRoster reads: [^\n]*\n[^\n]*also roster students/);
+    const own = await tests.roster(['students', '--help']);
+    expect(own.code).toBe(0);
+    expect(own.stdout).toContain('Usage: roster students [options] [sourcedId]');
+    expect(own.stdout).toContain('Alias of roster roster students.');
+    const long = await tests.roster(['roster', 'students', '--help']);
+    expect(long.stdout.replace(/\s+/g, ' ')).toContain('Also: roster students.');
+  });
+});
+
+describe('an unknown command that is a OneRoster collection', () => {
+  it.each([
+    [['student'], 'students'],
+    [['Students'], 'students'],
+    [['academicSessions'], 'academic-sessions'],
+    [['grading', 'periods'], undefined], // only the first word is the command
+    [['roster', 'student'], 'students'],
+    [['invite', 'students'], 'students'],
+    [['gradingPeriod'], 'grading-periods'],
+  ])('roster %s says what to type', async (args, name) => {
+    const run = await tests.roster(args);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain(`unknown command '${args.at(name ? -1 : 0)}'`);
+    if (name)
+      expect(run.stderr).toContain(
+        `That is the OneRoster collection ${name}: type roster ${name} (or roster roster ${name}).\n`,
+      );
+    else expect(run.stderr).not.toContain('OneRoster collection');
+    expect(tests.sandbox.requests).toEqual([]);
+  });
+
+  it('never echoes the word typed in its hint, and says nothing for a word that is no collection', async () => {
+    const run = await tests.roster(['studnts\u001b[31m']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).not.toContain('That is');
+    expect(run.stderr).not.toContain('\u001b');
+  });
+});
