@@ -46,7 +46,13 @@ export class CancelledError extends RosterError {
 export type Undone = `nothing was ${string}`;
 
 export class AuthError extends RosterError {
-  constructor(message: string, hint = 'Check the client id and secret, or run `roster login`.') {
+  constructor(
+    message: string,
+    hint = 'Check the client id and secret, or run `roster login`.',
+    /** The token endpoint's answer, when it refused: its HTTP status and what it said. */
+    readonly status?: number,
+    readonly serverMessage?: string,
+  ) {
     super('auth', message, hint);
   }
 }
@@ -58,6 +64,8 @@ export class ApiError extends RosterError {
     readonly status: number,
     message: string,
     hint?: string,
+    /** What the server itself said, when its body had a message (cleaned: api/errors.ts messageOf). */
+    readonly serverMessage?: string,
   ) {
     super(code, message, hint);
   }

@@ -1,8 +1,8 @@
 // GET /attendance/status (spec §4.7, §2.7).
-import { RosterError } from '../errors.js';
+import { ApiError } from '../errors.js';
 import { printable } from '../values.js';
 import type { ApiClient } from './client.js';
-import { isRecord, parseJson, unexpectedResponse } from './errors.js';
+import { isRecord, messageOf, parseJson, unexpectedResponse } from './errors.js';
 
 export interface AttendanceStatus {
   success: boolean;
@@ -18,9 +18,12 @@ export async function attendanceStatus(api: ApiClient): Promise<AttendanceStatus
     throw unexpectedResponse(response, what, 'a JSON body with success and clientLabel');
   }
   if (body.success !== true) {
-    throw new RosterError(
+    throw new ApiError(
       'api',
+      response.status,
       `${what}: the server answered success=${printable(String(body.success), 300)} for "${printable(body.clientLabel, 300)}".`,
+      undefined,
+      messageOf(body),
     );
   }
   return body as AttendanceStatus;

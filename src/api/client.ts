@@ -141,6 +141,7 @@ function finalError(response: HttpResponse, request: ResourceRequest, replayed: 
       401,
       `${error.message} (a fresh token was rejected too)`,
       'Check that this client may use this API, or run `roster login` again.',
+      error instanceof ApiError ? error.serverMessage : undefined,
     );
   }
   if (attempts > 0 && error instanceof ApiError) {
@@ -149,6 +150,7 @@ function finalError(response: HttpResponse, request: ResourceRequest, replayed: 
       response.status,
       `${error.message} (after ${attempts + 1} tries)`,
       error.hint,
+      error.serverMessage,
     );
   }
   return error;

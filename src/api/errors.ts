@@ -12,14 +12,16 @@ export function errorFromResponse(response: HttpResponse, what: string): RosterE
   const detail = serverMessage ?? describeBody(response);
   const message = `${what} failed (HTTP ${status}): ${detail}`;
   if (status === 401)
-    return new ApiError('auth', status, message, 'Run `roster login`, or check the credentials.');
-  if (status === 403) return new ApiError('forbidden', status, message);
-  return new ApiError(
-    'api',
-    status,
-    message,
-    status >= 500 ? 'The server failed; try again later.' : undefined,
-  );
+    return new ApiError(
+      'auth',
+      status,
+      message,
+      'Run `roster login`, or check the credentials.',
+      serverMessage,
+    );
+  if (status === 403) return new ApiError('forbidden', status, message, undefined, serverMessage);
+  const hint = status >= 500 ? 'The server failed; try again later.' : undefined;
+  return new ApiError('api', status, message, hint, serverMessage);
 }
 
 /** An answer that is not what the operation expects (wrong shape, not JSON). */

@@ -138,11 +138,19 @@ function tokenError(
           ? (scopeHint ??
             'Check the scope settings of this profile: `roster config get scope`, `roster config get onerosterScope`.')
           : undefined;
-    return new AuthError(`${where} refused the request (HTTP ${response.status}): ${message}`, hint);
+    return new AuthError(
+      `${where} refused the request (HTTP ${response.status}): ${message}`,
+      hint,
+      response.status,
+      message,
+    );
   }
   if (response.status === 401) {
     return new AuthError(
       `${where} refused the client credentials (HTTP 401)${message ? `: ${message}` : ''}.`,
+      undefined,
+      401,
+      message,
     );
   }
   const what = message ?? (response.body.trim() ? 'an answer that is not an OAuth error' : 'an empty answer');

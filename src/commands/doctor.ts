@@ -7,6 +7,7 @@ import type { DoctorReport } from '../doctor/run.js';
 import { type ErrorCode, RosterError, UsageError } from '../errors.js';
 import { printJson } from '../output/render.js';
 import { examples } from './common.js';
+import { withJsonVerdict } from './verdict.js';
 
 export interface DoctorOptions {
   json?: boolean;
@@ -58,10 +59,11 @@ export function register(program: Command, ctx: Context): void {
     .option('--skip <checks>', 'do not run these checks (comma-separated ids)', checkList('--skip'))
     .action(async (options: DoctorOptions) => {
       const [report, { printReport, summary }] = await Promise.all([
-        run(options, ctx),
+        withJsonVerdict(ctx, Boolean(options.json), () => run(options, ctx)),
         import('../doctor/render.js'),
       ]);
-      if (options.json) printJson(ctx, report);
+      // `success` as attendance check and the audit print it: `jq -r .success` reads every verdict.
+      if (options.json) printJson(ctx, { success: report.ok, ...report });
       else await printReport(ctx, report);
       if (report.exitCode === 0) {
         if (!options.json) ctx.log.info(summary(report));

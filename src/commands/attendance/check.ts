@@ -6,6 +6,7 @@ import { type AttendanceStatus, attendanceStatus } from '../../api/attendance.js
 import type { Context } from '../../context.js';
 import { printDone, printJson } from '../../output/render.js';
 import { examples } from '../common.js';
+import { withJsonVerdict } from '../verdict.js';
 
 /** No options: the check is the same for every run. */
 export type AttendanceCheckOptions = Record<string, never>;
@@ -21,7 +22,8 @@ export function register(program: Command, ctx: Context): void {
     .summary('check that API token authentication works for attendance-daily')
     .option('--json', "print the server's answer as JSON")
     .action(async (options: { json?: boolean }) => {
-      const status = await run({}, ctx);
+      // With --json a failure prints {"success": false, …} too: what a script reads is never empty.
+      const status = await withJsonVerdict(ctx, Boolean(options.json), () => run({}, ctx));
       if (options.json) return printJson(ctx, status);
       printDone(
         ctx,
@@ -33,6 +35,8 @@ export function register(program: Command, ctx: Context): void {
     'roster attendance check',
     '# In a script (exit 3: not enabled for this client, 4: credentials)',
     'roster attendance check --json | jq -r .clientLabel',
+    '# --json prints {"success": false, "status": 403, …} when the check fails, with the same exit code',
+    'set -o pipefail; roster attendance check --json | jq -r .success',
     'roster attendance check --profile east || echo "not ready for go-live"',
   ]);
   examples(attendance, [

@@ -13,6 +13,7 @@ import type { Context } from '../../context.js';
 import { RosterError } from '../../errors.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_PAGE_SIZE, MAX_CONCURRENCY } from '../../oneroster/read-limits.js';
 import { choice, examples, repeatable } from '../common.js';
+import { withJsonVerdict } from '../verdict.js';
 
 export interface AuditOutcome {
   request: AuditRequest;
@@ -88,8 +89,12 @@ async function report({ request, result, meta }: AuditOutcome, json: boolean, ct
     ]);
     await writePrivateFile(request.html, auditHtml(auditJson(result, meta)));
   }
-  const { printJson } = await import('../../output/render.js');
-  if (json) printJson(ctx, auditJson(result, meta));
+  const [{ printJson }, { fails }] = await Promise.all([
+    import('../../output/render.js'),
+    import('../../audit/run.js'),
+  ]);
+  // `success` as attendance check and doctor print it: false when --fail-on fails the run (exit 1).
+  if (json) printJson(ctx, { success: !fails(result, request.failOn), ...auditJson(result, meta) });
   else {
     const { printReport } = await import('../../audit/terminal.js');
     await printReport(ctx, result);
@@ -180,7 +185,7 @@ export function register(group: Command, ctx: Context): void {
     )
     .option('--refresh-schools', "read the district's schools again instead of using the day-old cache")
     .action(async (flags: AuditFlags) => {
-      const outcome = await run(flags, ctx);
+      const outcome = await withJsonVerdict(ctx, Boolean(flags.json), () => run(flags, ctx));
       await report(outcome, Boolean(flags.json), ctx);
       await failOnFindings(outcome);
     });
