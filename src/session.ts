@@ -89,7 +89,13 @@ export class Session implements Authenticator {
     );
     const scope = choice.scope ?? this.settings.scopes[purpose];
     return {
-      key: { baseUrl: this.baseUrl, clientId: this.cacheClientId(), endpoint, scope },
+      key: {
+        profile: this.settings.profileName,
+        baseUrl: this.baseUrl,
+        clientId: this.cacheClientId(),
+        endpoint,
+        scope,
+      },
       fetch: async () => {
         const credentials = await loadCredentials(this.ctx, this.settings);
         const token = await requestToken(this.transport, {

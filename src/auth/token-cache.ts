@@ -1,5 +1,5 @@
 // Access tokens cached between runs, so a command costs one request, not two. One 0600 file per
-// (base URL, client id, token endpoint, scope) under the user's cache directory: concurrent roster
+// (profile, base URL, client id, token endpoint, scope) under the user's cache directory: concurrent roster
 // processes never lose each other's writes, and a corrupt file is simply discarded. Never the secret.
 import { readdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -10,6 +10,11 @@ import { FileError, privateFolder, readPrivateFile, writePrivateFile } from '../
 const MAX_DATE_MS = 8.64e15;
 
 export interface TokenKey {
+  /**
+   * The profile the token was got for: two profiles of one client and base URL each keep their own, so
+   * logging one out (or removing it) stops its commands whatever the other has cached.
+   */
+  profile: string;
   baseUrl: string;
   clientId: string;
   endpoint: string;
@@ -67,8 +72,11 @@ export class TokenCache {
     await rm(this.file(key), { force: true });
   }
 
-  /** Removes every cached token of one client at one base URL; returns how many. */
-  async removeAll(baseUrl: string, clientId: string): Promise<number> {
+  /**
+   * Removes every cached token of a profile, and those cached before tokens were kept per profile (no
+   * profile in their key) for its client at its base URL; returns how many.
+   */
+  async removeProfile(profile: string, client?: { baseUrl: string; clientId: string }): Promise<number> {
     let names: string[];
     try {
       names = await readdir(this.dir);
@@ -79,7 +87,10 @@ export class TokenCache {
     for (const name of names.filter((n) => n.endsWith('.json'))) {
       const path = join(this.dir, name);
       const entry = parseEntry((await readPrivateFile(path).catch(() => '')) ?? '');
-      if (!entry || (entry.key.baseUrl === baseUrl && entry.key.clientId === clientId)) {
+      const { key } = entry ?? {};
+      const legacy =
+        key?.profile === undefined && key?.baseUrl === client?.baseUrl && key?.clientId === client?.clientId;
+      if (!entry || key?.profile === profile || legacy) {
         await rm(path, { force: true });
         if (entry) removed++;
       }
@@ -88,7 +99,8 @@ export class TokenCache {
   }
 }
 
-const keyId = (key: TokenKey) => JSON.stringify([key.baseUrl, key.clientId, key.endpoint, key.scope ?? '']);
+const keyId = (key: TokenKey) =>
+  JSON.stringify([key.profile, key.baseUrl, key.clientId, key.endpoint, key.scope ?? '']);
 
 /** 64-bit FNV-1a as 16 hex digits. */
 function fnv1a(text: string): string {

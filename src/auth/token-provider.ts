@@ -76,4 +76,5 @@ export class TokenProvider {
   }
 }
 
-const keyId = (key: TokenKey) => JSON.stringify([key.baseUrl, key.clientId, key.endpoint, key.scope ?? '']);
+const keyId = (key: TokenKey) =>
+  JSON.stringify([key.profile, key.baseUrl, key.clientId, key.endpoint, key.scope ?? '']);

@@ -7,6 +7,7 @@ import { TokenCache } from '../auth/token-cache.js';
 import { updateConfig } from '../config-file.js';
 import type { Context } from '../context.js';
 import { RosterError, UsageError } from '../errors.js';
+import type { Settings } from '../settings.js';
 import { examples } from './common.js';
 
 export interface LogoutResult {
@@ -28,7 +29,10 @@ export async function run(_options: LogoutOptions, ctx: Context): Promise<Logout
     throw new UsageError(`Profile "${settings.profileName}" is not logged in: nothing to remove.`);
   }
   // The cached tokens go first: a keychain this session cannot reach must not leave them usable.
-  const tokensRemoved = await new TokenCache(`${ctx.paths.cacheDir}/tokens`).removeAll(baseUrl, clientId);
+  const tokensRemoved = await new TokenCache(`${ctx.paths.cacheDir}/tokens`).removeProfile(
+    settings.profileName,
+    { baseUrl, clientId },
+  );
   // Another profile with the same client id and base URL has the same secret: removing it would log that
   // one out too. This profile lets go of it instead: without a client id it is logged out (config.ts).
   const sharing = profilesSharingSecret(settings, account, settings.profile.secretStorage === 'file');
@@ -40,24 +44,35 @@ export async function run(_options: LogoutOptions, ctx: Context): Promise<Logout
     });
     return { profile: profileName, secretKeptFor: sharing, tokensRemoved };
   }
+  const secretRemovedFrom = await deleteSecret(ctx, settings, account, {
+    done: `Removed ${tokensRemoved} cached token(s) of profile "${settings.profileName}"`,
+    retry: 'roster logout',
+  });
+  return { profile: settings.profileName, secretRemovedFrom, tokensRemoved };
+}
+
+/**
+ * Deletes a profile's secret from its store (the keychain or the file); returns where it was, or undefined
+ * when none was found. A keychain out of reach fails with what was `done` already and the command to `retry`.
+ */
+export async function deleteSecret(
+  ctx: Context,
+  settings: Settings,
+  account: string,
+  says: { done: string; retry: string },
+): Promise<string | undefined> {
   const store = await storeFor(ctx, settings);
-  let removed: boolean;
   try {
-    removed = await store.delete(account);
+    return (await store.delete(account)) ? store.description : undefined;
   } catch (error) {
     if (!(error instanceof KeychainUnavailableError)) throw error;
     const { keychainReachHint } = await import('../auth/unreachable-secret.js');
     throw new RosterError(
       'failure',
-      `Removed ${tokensRemoved} cached token(s) of profile "${settings.profileName}", but not its client secret: ${store.description} cannot be reached in this session (${error.why}).`,
-      `${keychainReachHint(process.platform)}, then run \`roster logout\` again.`,
+      `${says.done}, but not its client secret: ${store.description} cannot be reached in this session (${error.why}).`,
+      `${keychainReachHint(process.platform)}, then run \`${says.retry}\` again.`,
     );
   }
-  return {
-    profile: settings.profileName,
-    secretRemovedFrom: removed ? store.description : undefined,
-    tokensRemoved,
-  };
 }
 
 export function register(program: Command, ctx: Context): void {

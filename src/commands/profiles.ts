@@ -129,6 +129,18 @@ export function register(program: Command, ctx: Context): void {
         ctx.log.warn(`ROSTER_PROFILE=${printable(override)} is set and still wins in this shell.`);
       }
     });
+  const remove = profiles
+    .command('remove')
+    .argument('<profile>', 'name of a saved profile')
+    .summary(
+      'delete a saved profile, its cached tokens and its client secret (kept if another profile uses it)',
+    )
+    .action(async (name: string) => {
+      const { removeProfile, removedLine } = await import('./profiles-remove.js');
+      ctx.log.info(removedLine(await removeProfile(name, ctx)));
+    });
+  examples(remove, ['roster profiles remove east', 'roster profiles remove "$DISTRICT" --no-input']);
+
   examples(use, [
     '# On a terminal',
     'roster profiles use east',

@@ -6,6 +6,7 @@ import { TokenCache, type TokenKey } from '../../../src/auth/token-cache.js';
 import { tempDir } from '../../helpers/context.js';
 
 const key = (over: Partial<TokenKey> = {}): TokenKey => ({
+  profile: 'default',
   baseUrl: 'https://api.example/v1',
   clientId: 'district-42',
   endpoint: '/oauth/token',
@@ -74,7 +75,7 @@ describe('TokenCache', () => {
     expect(stored).toEqual({ key: key(), token: token('t1') });
   });
 
-  it('removes one key, or every token of one client at one base URL', async () => {
+  it('removes one key, or every token of one profile', async () => {
     const dir = join(tempDir(), 'tokens');
     const cache = new TokenCache(dir);
     await cache.write(key(), token('a'));
@@ -85,10 +86,36 @@ describe('TokenCache', () => {
     expect(await cache.read(key({ endpoint: '/ims/oneroster/v1p2/token' }))).toBeUndefined();
     await cache.write(key({ endpoint: '/ims/oneroster/v1p2/token' }), token('b'));
 
-    expect(await cache.removeAll('https://api.example/v1', 'district-42')).toBe(2);
+    // Another profile of the same client at the same base URL keeps its own tokens.
+    await cache.write(key({ profile: 'kc' }), token('e'));
+
+    expect(await cache.removeProfile('default')).toBe(4);
     expect(await cache.read(key())).toBeUndefined();
-    expect((await cache.read(key({ clientId: 'other-client' })))?.accessToken).toBe('c');
-    expect((await cache.read(key({ baseUrl: 'https://other.example/v1' })))?.accessToken).toBe('d');
-    expect(await new TokenCache(join(tempDir(), 'none')).removeAll('x', 'y')).toBe(0);
+    expect(await cache.read(key({ clientId: 'other-client' }))).toBeUndefined();
+    expect((await cache.read(key({ profile: 'kc' })))?.accessToken).toBe('e');
+    expect(await new TokenCache(join(tempDir(), 'none')).removeProfile('x')).toBe(0);
+  });
+
+  it('a token of one profile never answers for another of the same client and base URL', async () => {
+    const cache = new TokenCache(join(tempDir(), 'tokens'));
+    await cache.write(key({ profile: 'kc' }), token('kc-token'));
+    expect(await cache.read(key({ profile: 'ks' }))).toBeUndefined();
+  });
+
+  it("removing a profile's tokens takes those cached before tokens were per profile, for its client only", async () => {
+    const dir = join(tempDir(), 'tokens');
+    const cache = new TokenCache(dir);
+    await cache.write(key({ profile: 'ks' }), token('ks-token'));
+    // An entry as roster wrote it before: no profile in its key.
+    const legacy = (clientId: string) => {
+      const { profile: _p, ...old } = key({ clientId });
+      return JSON.stringify({ key: old, token: token(`old-${clientId}`) });
+    };
+    writeFileSync(join(dir, 'legacy1.json'), legacy('district-42'), { mode: 0o600 });
+    writeFileSync(join(dir, 'legacy2.json'), legacy('other-client'), { mode: 0o600 });
+    const client = { baseUrl: 'https://api.example/v1', clientId: 'district-42' };
+    expect(await cache.removeProfile('kc', client)).toBe(1);
+    expect(readdirSync(dir).sort()).toEqual([expect.stringMatching(/^[0-9a-f]{16}\.json$/), 'legacy2.json']);
+    expect((await cache.read(key({ profile: 'ks' })))?.accessToken).toBe('ks-token');
   });
 });

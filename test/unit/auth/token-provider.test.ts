@@ -6,7 +6,12 @@ import { EXPIRY_MARGIN_MS, TokenProvider, type TokenSource } from '../../../src/
 import { tempDir } from '../../helpers/context.js';
 
 const NOW = Date.UTC(2025, 0, 1);
-const KEY: TokenKey = { baseUrl: 'https://api.example/v1', clientId: 'c', endpoint: '/oauth/token' };
+const KEY: TokenKey = {
+  profile: 'default',
+  baseUrl: 'https://api.example/v1',
+  clientId: 'c',
+  endpoint: '/oauth/token',
+};
 
 function source(options: { delayMs?: number; fail?: boolean; lifetimeS?: number } = {}) {
   let fetches = 0;
