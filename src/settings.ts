@@ -154,8 +154,24 @@ export function requireBaseUrl(settings: Settings): string {
   if (settings.baseUrl) return settings.baseUrl;
   throw new AuthError(
     `No base URL for profile "${settings.profileName}".`,
-    'Run `roster login`, or pass --base-url / set ROSTER_BASE_URL.',
+    loginHint(settings, 'pass --base-url / set ROSTER_BASE_URL'),
   );
+}
+
+/**
+ * "Run `roster login --profile east`, or …": the login that saves the profile this run uses, named when it
+ * is not the default one (`roster --profile nosuch status` said `roster login`, which logs in "default"),
+ * and, for a profile never saved, the ones that are (a typo in --profile).
+ */
+export function loginHint(settings: Settings, otherwise: string): string {
+  const name = settings.profileName;
+  const login = name === 'default' ? 'roster login' : `roster login --profile ${printable(name)}`;
+  const saved = Object.keys(settings.config.profiles).sort();
+  const unsaved =
+    Object.hasOwn(settings.config.profiles, name) || saved.length === 0
+      ? ''
+      : ` No profile "${printable(name)}" is saved; saved profiles: ${saved.map((n) => printable(n)).join(', ')}.`;
+  return `Run \`${login}\`, or ${otherwise}.${unsaved}`;
 }
 
 /**

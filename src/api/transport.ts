@@ -2,11 +2,13 @@
 // timeout on every request, our User-Agent, redirects under our own rules, and a redacted --debug trace.
 // The HTTP client loads lazily, on the first request, so commands that never reach the network never pay
 // for it.
+
 import type { IncomingHttpHeaders } from 'node:http';
 import { RosterError } from '../errors.js';
 import type { Logger } from '../output/log.js';
 import type { Redactor } from '../redact.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../settings.js';
+import { certificateHint } from './certificate-hint.js';
 import type { ExchangeError, HttpClient } from './http-client.js';
 import { displayProxy } from './proxy.js';
 
@@ -230,7 +232,7 @@ function toNetworkError(error: unknown, request: HttpRequest, options: Transport
       `The certificate of ${new URL(request.url).host} is not trusted: ${e.message ?? code}.`,
       false,
       code,
-      'If your district uses its own certificate authority, set NODE_EXTRA_CA_CERTS to its PEM file.',
+      certificateHint(code),
       false,
     );
   }

@@ -5,7 +5,7 @@ import { basicCredential, type ClientCredentials } from '../api/oauth.js';
 import { AuthError } from '../errors.js';
 import type { Paths } from '../paths.js';
 import type { Redactor } from '../redact.js';
-import { requireBaseUrl, type Settings } from '../settings.js';
+import { loginHint, requireBaseUrl, type Settings } from '../settings.js';
 import { createSecretFileStore } from './secret-file.js';
 import {
   type KeychainStore,
@@ -69,7 +69,7 @@ export async function loadCredentials(
   const noCredentials = (why: string) =>
     new AuthError(
       `No client credentials for profile "${settings.profileName}": ${why}.`,
-      'Run `roster login`, or set ROSTER_CLIENT_ID and ROSTER_CLIENT_SECRET.',
+      loginHint(settings, 'set ROSTER_CLIENT_ID and ROSTER_CLIENT_SECRET'),
     );
   if (!account || !settings.profile.clientId) throw noCredentials('it has no saved client id');
   const store = await storeFor(ctx, settings);

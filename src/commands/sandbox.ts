@@ -1,7 +1,7 @@
 // `roster sandbox`: the local stand-in for the service, for rehearsals, offline scripts and our tests.
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
-import { UsageError } from '../errors.js';
+import { RosterError, UsageError } from '../errors.js';
 import { isLoopbackHost } from '../sandbox/http.js';
 import type { LinkStyle } from '../sandbox/oneroster/paging.js';
 import type { AgentsSide } from '../sandbox/oneroster/records.js';
@@ -121,8 +121,18 @@ export async function run(options: SandboxCommandOptions, ctx: Context): Promise
   } catch (error) {
     // The sandbox's own check of --without's names: bad input, nothing started.
     if (error instanceof RangeError) throw new UsageError(`Invalid --without: ${error.message}.`);
-    throw error;
+    throw listenError(error, parsed.port ?? 4010) ?? error;
   }
+}
+
+/** A port the sandbox cannot listen on, said with what to pass instead (it was an "unexpected failure"). */
+function listenError(error: unknown, port: number): RosterError | undefined {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  const instead = 'pass --port N, or --port 0 for any free port';
+  if (code === 'EADDRINUSE') return new RosterError('failure', `Port ${port} is in use; ${instead}`);
+  if (code === 'EACCES')
+    return new RosterError('failure', `Port ${port} needs privileges this user lacks; ${instead}`);
+  return undefined;
 }
 
 export function register(program: Command, ctx: Context): void {

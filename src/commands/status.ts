@@ -7,7 +7,7 @@ import type { Context } from '../context.js';
 import { AuthError, RosterError } from '../errors.js';
 import { printFields, printJson } from '../output/render.js';
 import { localTime } from '../output/time.js';
-import type { Settings } from '../settings.js';
+import { loginHint, type Settings } from '../settings.js';
 import { examples } from './common.js';
 
 export interface StatusReport {
@@ -62,7 +62,7 @@ export async function run(_options: StatusOptions, ctx: Context): Promise<Status
     (report.secretSource === 'none'
       ? new AuthError(
           `Profile "${report.profile}" has no credentials.`,
-          'Run `roster login`, or set ROSTER_CLIENT_ID and ROSTER_CLIENT_SECRET.',
+          loginHint(settings, 'set ROSTER_CLIENT_ID and ROSTER_CLIENT_SECRET'),
         )
       : undefined);
   return { report, ...(problem && { problem }) };

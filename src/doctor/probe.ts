@@ -3,6 +3,7 @@
 // down, and the other checks can be skipped instead of each waiting for its own timeout.
 import { isIP, type Socket, connect as tcpConnect } from 'node:net';
 import { checkServerIdentity, type PeerCertificate, type TLSSocket, connect as tlsConnect } from 'node:tls';
+import { certificateHint } from '../api/certificate-hint.js';
 import { bareHost } from '../base-url.js';
 import { RosterError } from '../errors.js';
 
@@ -76,19 +77,23 @@ function describeConnectError(error: NodeJS.ErrnoException, where: string): stri
 
 function judgeCertificate(socket: TLSSocket, host: string, where: string, now: number): ProbeResult {
   const cert = socket.getPeerCertificate();
-  const invalid = (why: string) =>
+  const invalid = (why: string, code = '') =>
     new RosterError(
       'network',
       `The TLS certificate of ${where} is not valid: ${why}.`,
-      'Fix the certificate, or trust its CA with NODE_EXTRA_CA_CERTS.',
+      certificateHint(code),
     );
   if (!cert || Object.keys(cert).length === 0) throw invalid('the server sent none');
   // The name first, saying which names the certificate does cover (node's message may list none).
   if (checkServerIdentity(host, cert)) {
     const covers = cert.subjectaltname || (nameOf(cert.subject) ? `CN=${nameOf(cert.subject)}` : 'no name');
-    throw invalid(`it is for ${covers}, not ${host}`);
+    throw invalid(`it is for ${covers}, not ${host}`, 'ERR_TLS_CERT_ALTNAME_INVALID');
   }
-  if (!socket.authorized) throw invalid(describeAuthorizationError(socket.authorizationError));
+  if (!socket.authorized) {
+    const error = socket.authorizationError as Error | string | undefined;
+    const code = typeof error === 'object' ? String((error as { code?: string }).code) : String(error);
+    throw invalid(describeAuthorizationError(error), code);
+  }
   const validTo = Date.parse(cert.valid_to);
   const daysLeft = Math.floor((validTo - now) / 86_400_000);
   const issuer = nameOf(cert.issuer);

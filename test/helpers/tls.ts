@@ -11,7 +11,8 @@ export interface TestPki {
   cert: string;
 }
 
-export function makeTestPki(): TestPki {
+/** `names`: the server certificate's subjectAltName (another host's, for a name that does not match). */
+export function makeTestPki(names = 'IP:127.0.0.1,IP:::1,DNS:localhost'): TestPki {
   const dir = tempDir('roster-pki-');
   const at = (name: string) => join(dir, name);
   const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
@@ -42,7 +43,7 @@ export function makeTestPki(): TestPki {
     '-subj',
     '/CN=127.0.0.1',
   );
-  writeFileSync(at('ext.cnf'), 'subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost\n');
+  writeFileSync(at('ext.cnf'), `subjectAltName=${names}\n`);
   openssl(
     'x509',
     '-req',

@@ -1,0 +1,90 @@
+// Errors that say what to do: a sandbox port in use names --port, a profile that is not the default is
+// named in the login it needs, and a certificate for another host name is not "fixed" by NODE_EXTRA_CA_CERTS.
+
+import { mkdirSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/context.js';
+import { makeTestPki, type TestPki } from '../helpers/tls.js';
+
+describe('roster sandbox on a port in use', () => {
+  it('says the port is in use and what to pass, exit 1, no stack or "unexpected failure"', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const run = await runCli(['sandbox', '--port', String(port)], tempDir());
+      expect(run.code).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toBe(
+        `Error: Port ${port} is in use; pass --port N, or --port 0 for any free port.\n`,
+      );
+    } finally {
+      taken.close();
+    }
+  });
+});
+
+describe('a profile named by --profile', () => {
+  it('status and a command name --profile nosuch in the login they need, and the profiles saved', async () => {
+    const home = tempDir();
+    const status = await runCli(['--profile', 'nosuch', 'status'], home);
+    expect(status.code).toBe(4);
+    expect(status.stderr).toContain(
+      'Error: Profile "nosuch" has no credentials. Run `roster login --profile nosuch`, or set ROSTER_CLIENT_ID and ROSTER_CLIENT_SECRET.',
+    );
+    const check = await runCli(['attendance', 'check'], home, { env: { ROSTER_PROFILE: 'nosuch' } });
+    expect(check.code).toBe(4);
+    expect(check.stderr).toContain('Run `roster login --profile nosuch`, or pass --base-url');
+    const plain = await runCli(['status'], home);
+    expect(plain.stderr).toContain('Run `roster login`, or set ROSTER_CLIENT_ID');
+  });
+
+  it('a profile never saved (a typo) lists the saved ones', async () => {
+    const home = tempDir();
+    mkdirSync(join(home, '.config', 'roster'), { recursive: true });
+    writeFileSync(
+      join(home, '.config', 'roster', 'config.json'),
+      JSON.stringify({ profiles: { east: { baseUrl: 'https://e.example/v1' }, west: {} } }),
+    );
+    const typo = await runCli(['--profile', 'esat', 'status'], home);
+    expect(typo.code).toBe(4);
+    expect(typo.stderr).toContain(
+      'Run `roster login --profile esat`, or set ROSTER_CLIENT_ID and ROSTER_CLIENT_SECRET. No profile "esat" is saved; saved profiles: east, west.',
+    );
+  });
+});
+
+describe('a certificate for another host name', () => {
+  let pki: TestPki;
+  let sandbox: Sandbox;
+  beforeAll(async () => {
+    pki = makeTestPki('DNS:api.district.example');
+    sandbox = await startSandbox({ tls: { key: pki.key, cert: pki.cert } });
+  });
+  afterAll(() => sandbox.close());
+
+  it('says to use the name it was issued for, never NODE_EXTRA_CA_CERTS, even with the CA trusted', async () => {
+    const env = {
+      ROSTER_BASE_URL: sandbox.baseUrl,
+      ROSTER_CLIENT_ID: 'demo-allowed',
+      ROSTER_CLIENT_SECRET: 'riverside-secret-2024',
+      NODE_EXTRA_CA_CERTS: pki.caFile,
+    };
+    const run = await runCli(['attendance', 'check'], tempDir(), { env });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^Error: The certificate of 127\.0\.0\.1:\d+ is not trusted: /);
+    expect(run.stderr).toContain('The certificate is for another host name: use the name it was issued for');
+    expect(run.stderr).not.toContain('NODE_EXTRA_CA_CERTS');
+    expect(sandbox.requests).toHaveLength(0);
+
+    const doctor = await runCli(['doctor', '--only', 'reachable'], tempDir(), { env });
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout + doctor.stderr).toContain('api.district.example');
+    expect(doctor.stdout + doctor.stderr).not.toContain('NODE_EXTRA_CA_CERTS');
+  });
+});
