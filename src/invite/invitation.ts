@@ -64,8 +64,26 @@ export function emailProblem(raw: string): string | undefined {
   if (hidden?.startsWith('a control'))
     return `"${printable(email, 60)}" contains a control character (a line break?)`;
   if (hidden) return `"${printable(email, 60)}" contains ${hidden}`;
+  const letter = nonAsciiIn(email);
+  if (letter) return `"${printable(email, 60)}" contains ${letter}`;
   if (!isValidEmail(email)) return `"${printable(email, 60)}" is not a valid e-mail address`;
   return undefined;
+}
+
+/**
+ * The first character of an address outside ASCII, said with why it is refused: "zoë@example.org" was only
+ * "not a valid e-mail address", and a user could not see what was wrong with it.
+ */
+function nonAsciiIn(email: string): string | undefined {
+  const found = /[^\x00-\x7f]/u.exec(email)?.[0];
+  if (found === undefined) return undefined;
+  const code = `U+${(found.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+  const where = email.indexOf('@') < email.indexOf(found) ? 'domain' : 'name';
+  const instead =
+    where === 'domain'
+      ? 'write the domain in its ASCII (xn--) form'
+      : 'ask the family for an address in plain letters (a-z, 0-9 . _ + -)';
+  return `"${printable(found)}" (${code}), which is not ASCII: mail systems do not all deliver to international addresses, so the ${where} must be plain ASCII; ${instead}`;
 }
 
 /** Scopes as written: one or more values separated by commas, semicolons or spaces. */

@@ -59,6 +59,34 @@ describe('a profile named by --profile', () => {
   });
 });
 
+describe('an e-mail refused for a letter outside ASCII', () => {
+  it('names the letter, its code point and why, exit 2, nothing sent', async () => {
+    const sandbox = await startSandbox();
+    try {
+      const env = {
+        ROSTER_BASE_URL: sandbox.baseUrl,
+        ROSTER_CLIENT_ID: 'demo-allowed',
+        ROSTER_CLIENT_SECRET: 'riverside-secret-2024',
+      };
+      const send = ['invite', 'send', '--school-id', 'org-sch-1', '--sent-by-user-id', 'adm-001', '--yes'];
+      const name = await runCli([...send, '--email', 'zoë@example.org'], tempDir(), { env });
+      expect(name.code).toBe(2);
+      expect(name.stderr).toContain(
+        'Error: Invalid invitation: --email "zoë@example.org" contains "ë" (U+00EB), which is not ASCII: mail systems do not all deliver to international addresses, so the name must be plain ASCII; ask the family for an address in plain letters (a-z, 0-9 . _ + -). Nothing was sent.',
+      );
+      const domain = await runCli([...send, '--email', 'parent@école.example'], tempDir(), { env });
+      expect(domain.code).toBe(2);
+      expect(domain.stderr).toContain('contains "é" (U+00E9), which is not ASCII');
+      expect(domain.stderr).toContain(
+        'the domain must be plain ASCII; write the domain in its ASCII (xn--) form',
+      );
+      expect(sandbox.requests).toEqual([]);
+    } finally {
+      await sandbox.close();
+    }
+  });
+});
+
 describe('a certificate for another host name', () => {
   let pki: TestPki;
   let sandbox: Sandbox;

@@ -279,7 +279,8 @@ const CASES: Case[] = [
   {
     name: 'e-mail with a Cyrillic а',
     args: [...send, '--email', 'pаrent@example.org'],
-    message: /--email "pаrent@example\.org" is not a valid e-mail address/,
+    // A look-alike letter is named with its code point: the user sees which one is not what it seems.
+    message: /--email "pаrent@example\.org" contains "а" \(U\+0430\), which is not ASCII/,
   },
   {
     name: 'e-mail a@b',
@@ -505,7 +506,7 @@ const CASES: Case[] = [
     name: 'CSV with an e-mail look-alike (Cyrillic)',
     args: sendFile(),
     files: { 'in.csv': 'email,schoolId\npаrent@example.org,sch-1\n' },
-    message: /line 2: email "pаrent@example\.org" is not a valid e-mail address/,
+    message: /line 2: email "pаrent@example\.org" contains "а" \(U\+0430\), which is not ASCII/,
     readsSchools: true,
   },
   {
