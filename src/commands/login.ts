@@ -127,6 +127,8 @@ export async function run(options: LoginOptions, ctx: Context): Promise<LoginRes
     clientSecret,
     generalScope: options.scope === undefined ? settings.scopes.general : scope || undefined,
     onerosterScope,
+  }).catch((error: unknown) => {
+    throw refusedInLogin(error);
   });
   const { token } = verified;
 
@@ -156,7 +158,7 @@ export async function run(options: LoginOptions, ctx: Context): Promise<LoginRes
   }));
   // The fresh token is good for an hour: the next command need not ask for another.
   await new TokenCache(`${ctx.paths.cacheDir}/tokens`)
-    .write({ ...verified.key, clientId }, token)
+    .write({ ...verified.key, clientId, profile: settings.profileName }, token)
     .catch(() => {});
 
   const replaced =
@@ -378,4 +380,18 @@ export function register(program: Command, ctx: Context): void {
     '# In a script (the secret from stdin, never a flag)',
     'printf %s "$SECRET" | roster login --no-input --base-url https://api.district.example/v1 --client-id district-42 --client-secret-stdin',
   ]);
+}
+
+/**
+ * Credentials the token endpoint refused while logging in: the hint must not send the user to
+ * `roster login`, the command they are running. Nothing was saved.
+ */
+function refusedInLogin(error: unknown): unknown {
+  if (!(error instanceof AuthError) || !error.hint?.includes('roster login')) return error;
+  return new AuthError(
+    error.message,
+    'Check the client id and secret with the district (and --client-auth basic|post); nothing was saved.',
+    error.status,
+    error.serverMessage,
+  );
 }
