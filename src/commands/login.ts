@@ -10,7 +10,7 @@ import { TokenCache } from '../auth/token-cache.js';
 import { parseBaseUrl } from '../base-url.js';
 import { type Profile, type TokenPurpose, updateConfig } from '../config-file.js';
 import type { Context } from '../context.js';
-import { ApiError, AuthError, UsageError } from '../errors.js';
+import { ApiError, AuthError, RosterError, UsageError } from '../errors.js';
 import { readAll } from '../io.js';
 import { consent, type Prompter } from '../prompter.js';
 import { notFoundHint, Session, scopeHint } from '../session.js';
@@ -88,6 +88,7 @@ export async function run(options: LoginOptions, ctx: Context): Promise<LoginRes
   const previous =
     saved.baseUrl && saved.clientId ? { baseUrl: saved.baseUrl, clientId: saved.clientId } : undefined;
 
+  let urlAsked = false;
   if (prompter) {
     if (previous) {
       // As gh asks before re-authenticating a host: say what will be replaced, default no.
@@ -99,6 +100,7 @@ export async function run(options: LoginOptions, ctx: Context): Promise<LoginRes
       if (baseUrl === previous.baseUrl) baseUrl = undefined;
       clientId = options.clientId;
     }
+    urlAsked = baseUrl === undefined;
     baseUrl ??= parseBaseUrl(
       // Trimmed as validUrl trims it: a pasted trailing space passed validation, then failed here.
       (
@@ -118,19 +120,36 @@ export async function run(options: LoginOptions, ctx: Context): Promise<LoginRes
   baseUrl = parseBaseUrl(baseUrl);
   registerSecrets(ctx, { clientId, clientSecret });
   const { store } = storage;
-  const account = secretAccount(clientId, baseUrl);
+  // The scope general tokens will be asked with (--scope, else ROSTER_SCOPE or the profile's): the token is
+  // cached under it.
+  const generalScope = options.scope === undefined ? settings.scopes.general : scope || undefined;
 
-  // Prove the credentials before saving anything.
-  const verified = await verify(ctx, settings, {
-    baseUrl,
-    clientId,
-    clientSecret,
-    generalScope: options.scope === undefined ? settings.scopes.general : scope || undefined,
-    onerosterScope,
-  }).catch((error: unknown) => {
-    throw refusedInLogin(error);
-  });
+  // Prove the credentials before saving anything. A base URL typed at the prompt that nothing answers at
+  // (a 404, most often without /v1) is asked again, the client id and secret kept: it ended the login.
+  let verified: Verified;
+  for (;;) {
+    try {
+      verified = await verify(ctx, settings, {
+        baseUrl,
+        clientId,
+        clientSecret,
+        generalScope,
+        onerosterScope,
+      });
+      break;
+    } catch (error) {
+      if (!prompter || !urlAsked || !(error instanceof RosterError) || !/\(HTTP 404\)/.test(error.message))
+        throw refusedInLogin(error);
+      ctx.log.info(`Error: ${error.message}${error.hint ? ` ${error.hint}` : ''}`);
+      const answer = await prompter.input('Base URL of the service (including /v1):', {
+        validate: validUrl,
+        default: baseUrl,
+      });
+      baseUrl = parseBaseUrl(answer.trim(), 'the prompt');
+    }
+  }
   const { token } = verified;
+  const account = secretAccount(clientId, baseUrl);
 
   if (storage.inFile && options.insecureStorage) {
     ctx.log.warn(
