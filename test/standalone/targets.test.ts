@@ -1,7 +1,7 @@
-// The executables for the other targets, as far as this Linux x64 machine can check them: linux-arm64 runs
-// under qemu-user (Debian's qemu-user-static with the arm64 C library, -L); win-x64 and darwin-x64 cannot
-// run here (Node 26 for Windows aborts at start under Wine 8: docs/platforms.md), so their format,
-// processor, injected fuse and embedded bundle are checked, and macOS's NODE_SEA segment.
+// The executables for the other targets, as far as this Linux x64 machine can check them in the suite:
+// linux-arm64 runs under qemu-user (Debian's qemu-user-static with the arm64 C library, -L); every target's
+// format, processor, injected fuse and embedded bundle are checked, and macOS's NODE_SEA segment. win-x64
+// runs end to end under Wine 10 in .ci/run (test/windows/standalone.mjs); darwin-x64 cannot run here.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
