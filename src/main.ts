@@ -10,7 +10,7 @@ import { versionLine } from './version.js';
 type Register = (program: Command, ctx: Context) => void;
 
 /** The OneRoster collections no top-level command is named after (a test holds it to the table). */
-export const ROSTER_ALIASES = [
+export const COLLECTION_ALIASES = [
   'students',
   'teachers',
   'users',
@@ -55,7 +55,7 @@ const WHOLE_PROGRAM = new Set(['help', 'completion']);
  */
 const HIDDEN: Record<string, string> = {
   __complete: 'completion',
-  ...Object.fromEntries(ROSTER_ALIASES.map((name) => [name, 'roster'])),
+  ...Object.fromEntries(COLLECTION_ALIASES.map((name) => [name, 'roster'])),
 };
 
 /** The register functions of the named top-level commands (all of them by default), in help order. */
@@ -281,7 +281,7 @@ async function hintCollection(ctx: Context, error: unknown): Promise<void> {
   const collection = collectionNamedBy(word);
   if (!collection) return;
   const { name } = collection;
-  const type = ROSTER_ALIASES.includes(name)
+  const type = COLLECTION_ALIASES.includes(name)
     ? `roster ${name} (or roster roster ${name})`
     : `roster roster ${name}`;
   ctx.io.stderr.write(`That is the OneRoster collection ${name}: type ${type}.\n`);

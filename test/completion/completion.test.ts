@@ -143,7 +143,7 @@ describe('bash completion', () => {
   });
 
   it('skips flag values when finding the command path', () => {
-    expect(bash('roster --profile east --timeout 5 profiles ')).toEqual(['use']);
+    expect(bash('roster --profile east --timeout 5 profiles ')).toEqual(['use', 'remove']);
     expect(bash('roster --profile=east attendance ')).toEqual(['check']);
   });
 });

@@ -311,7 +311,7 @@ describe('names with terminal escapes', () => {
     const planText = readFileSync(out, 'utf8');
     const uncoveredText = readFileSync(uncovered, 'utf8');
     expect(planText.split('\r\n')[1]).toBe(`home@example.org,sch-1,1,Mum${SHOWN} Doe,stu-1`);
-    expect(uncoveredText).toBe(`sourcedId,name,reason\r\nstu-2,Kid${SHOWN} Doe,no guardian linked\r\n`);
+    expect(uncoveredText).toBe(`\ufeffsourcedId,name,reason\r\nstu-2,Kid${SHOWN} Doe,no guardian linked\r\n`);
     for (const text of [planText, uncoveredText]) {
       expect(text.replace(/\r\n/g, '')).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
     }

@@ -338,7 +338,8 @@ describe('invite send --file: the plan’s informational columns', () => {
       '\ufeffemail,schoolId,scopes,interestFormSubmissionId,studentCount,learningCenterId,schoolYearId,sentByUserId,guardianNames,studentIds,schoolName,studentNames',
     );
     expect(failed[1]).toBe(
-      'fails@example.org,org-sch-1,fillEnrollment,,1,,,usr-1,"O\'Brien, Pat",stu-3,Alder Elementary,=cmd()',
+      // A formula is written quoted off for Excel (and read back as it was, below).
+      'fails@example.org,org-sch-1,fillEnrollment,,1,,,usr-1,"O\'Brien, Pat",stu-3,Alder Elementary,\'=cmd()',
     );
 
     sandbox.clearFaults();

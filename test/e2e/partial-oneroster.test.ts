@@ -99,7 +99,8 @@ describe('roster roster audit on a server without academicSessions', () => {
     // Asked once, never again page after page.
     expect(sb.requests.filter((r) => r.path.endsWith('/academicSessions'))).toHaveLength(1);
     expect(readFileSync(join(csvDir, 'not-checked.csv'), 'utf8')).toBe(
-      'collection,answer,required,checks not run,what it means\n' +
+      // For office staff: a UTF-8 BOM for Excel, as every audit CSV.
+      '\ufeffcollection,answer,required,checks not run,what it means\n' +
         `academicSessions,HTTP 404,no,session-dates no-current-school-year ended-enrollment-active,"${NOT_CHECKED}; not run: session-dates, no-current-school-year, ended-enrollment-active; references to it are not checked"\n`,
     );
     const page = readFileSync(html, 'utf8');
@@ -183,7 +184,9 @@ it('a 400 about something else (a page size it refuses) is an error, not a colle
     timeoutMs: 60_000,
   });
   expect(result.code).toBe(1);
-  expect(result.stdout).toBe('');
+  // The verdict for a script: failed, with the server's words (the error itself on stderr too).
+  expect(JSON.parse(result.stdout)).toMatchObject({ success: false, status: 400 });
+  expect(result.stdout).toContain('limit is not supported above 100');
   expect(result.stderr).toContain('limit is not supported above 100');
   expect(result.stderr).not.toContain('not checked');
 });

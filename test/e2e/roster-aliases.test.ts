@@ -4,7 +4,7 @@
 // is spelt (`student`, `academicSessions`) says what to type.
 import { describe, expect, it } from 'vitest';
 import { TOP_LEVEL_NAMES } from '../../src/commands/roster/index.js';
-import { ROSTER_ALIASES, TOP_LEVEL_COMMANDS } from '../../src/main.js';
+import { COLLECTION_ALIASES, TOP_LEVEL_COMMANDS } from '../../src/main.js';
 import { COLLECTIONS } from '../../src/oneroster/collections.js';
 import { useSandbox } from '../helpers/sandbox.js';
 
@@ -17,7 +17,7 @@ const paths = () =>
 describe('the OneRoster collections at the top level', () => {
   it('are every collection no top-level command is named after, in both lists roster keeps', () => {
     const free = COLLECTIONS.map((c) => c.name).filter((name) => !TOP_LEVEL_COMMANDS.includes(name));
-    expect(ROSTER_ALIASES).toEqual(free);
+    expect(COLLECTION_ALIASES).toEqual(free);
     expect(TOP_LEVEL_NAMES).toEqual(TOP_LEVEL_COMMANDS);
   });
 

@@ -204,13 +204,12 @@ export function register(invite: Command, ctx: Context): void {
         'enrollment form without logging in. An e-mail cannot be taken back: everything is checked before ' +
         'anything is sent, a terminal asks for confirmation (--yes skips it; scripts are not asked), and a ' +
         'request that may have reached the server is never sent again.\n\n' +
-        'With --file, every row of a CSV (header: the spec field names) is sent, and a journal lets an ' +
-        'interrupted run be resumed by running the same command again: rows already sent are skipped, ' +
-        'failed rows are retried, and rows whose outcome is unknown ("in doubt") are listed, not re-sent. ' +
-        'Rows are matched by e-mail and school, so failed rows can be fixed and rows added in the same file ' +
-        'between runs; the journal belongs to the file and the destination (base URL and client), however ' +
-        'either is spelled. Ctrl-C, SIGTERM or SIGHUP stops taking rows, lets those in flight finish and ' +
-        'exits 130 after the summary; a second one leaves at once.\n\n' +
+        'With --file, every row of a CSV (header: the spec field names) is sent; run the same command again ' +
+        'to resume: sent rows are skipped, failed ones retried, and one whose outcome is unknown ("in ' +
+        'doubt") is looked up in the server\'s invitation list: sent if listed, else listed for you, never ' +
+        're-sent. Rows are matched by e-mail and school, so rows can be fixed or added between runs; the ' +
+        'journal belongs to the file and the destination. Ctrl-C, SIGTERM or SIGHUP stops taking rows, lets ' +
+        'those in flight finish and exits 130 after the summary; a second one leaves at once.\n\n' +
         `CSV columns (header names in any case, e.g. school_id): ${COLUMNS_TEXT}; email is required, the ` +
         'others may come from the flags. As Excel saves it: comma, semicolon or tab delimited (the header ' +
         'decides; --delimiter forces one), UTF-8 with or without a BOM or UTF-16 ("Unicode Text"), CRLF or ' +
