@@ -3,35 +3,15 @@
 // flag is refused with the flag that reads it.
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Command } from 'commander';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createProgram, loadCommands } from '../../src/main.js';
 import { runCli } from '../helpers/cli.js';
-import { fakeContext, tempDir } from '../helpers/context.js';
+import { tempDir } from '../helpers/context.js';
+import { everyCommandsHelp } from '../helpers/help.js';
 
 const home = tempDir();
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
 const GLOBAL = ['--profile', '--base-url', '--timeout', '--debug', '--no-input'];
-
-/** Every command a user can run or ask help for, with the help it prints, as `roster … --help` prints it. */
-async function everyCommandsHelp(): Promise<{ path: string; help: string }[]> {
-  const { ctx, stdout } = fakeContext();
-  const program = createProgram(ctx, await loadCommands());
-  const found: { path: string; help: string }[] = [];
-  const walk = (command: Command, path: string[]) => {
-    const from = stdout().length;
-    command.outputHelp();
-    found.push({ path: path.join(' '), help: stdout().slice(from) });
-    for (const sub of program.createHelp().visibleCommands(command)) {
-      // commander's own `help` below a command group only shows the group's help.
-      if (sub.name() === 'help' && command !== program) continue;
-      walk(sub, [...path, sub.name()]);
-    }
-  };
-  walk(program, ['roster']);
-  return found;
-}
 
 describe('the help of every command', () => {
   it('has a description, its options, an example, and (below the program) the global options', async () => {

@@ -6,30 +6,10 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { createProgram, loadCommands } from '../../src/main.js';
 import { cliEnv, ROSTER_BIN, runCli } from '../helpers/cli.js';
-import { fakeContext } from '../helpers/context.js';
+import { everyCommandsHelp } from '../helpers/help.js';
 import { insecureLogin, useSandbox } from '../helpers/sandbox.js';
-
-/** Every command's help, as `roster … --help` prints it. */
-async function everyCommandsHelp(): Promise<{ path: string; help: string }[]> {
-  const { ctx, stdout } = fakeContext();
-  const program = createProgram(ctx, await loadCommands());
-  const found: { path: string; help: string }[] = [];
-  const walk = (command: Command, path: string[]) => {
-    const from = stdout().length;
-    command.outputHelp();
-    found.push({ path: path.join(' '), help: stdout().slice(from) });
-    for (const sub of program.createHelp().visibleCommands(command)) {
-      if (sub.name() === 'help' && command !== program) continue;
-      walk(sub, [...path, sub.name()]);
-    }
-  };
-  walk(program, ['roster']);
-  return found;
-}
 
 /** The `roster …` lines of a help's "Examples:" section (comments and prose left out). */
 function examplesOf(help: string): string[] {
