@@ -26,6 +26,7 @@ import {
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { startBundledSandbox } from './sandbox.mjs';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..', '..');
@@ -267,17 +268,7 @@ async function main() {
   let step = performance.now();
   const place = await setUp();
   step = performance.now();
-  const { build } = await import('esbuild');
-  await build({
-    entryPoints: [join(root, 'src', 'sandbox', 'server.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    outfile: join(work, 'sandbox.mjs'),
-    logLevel: 'error',
-  });
-  const { startSandbox } = await import(join(work, 'sandbox.mjs'));
-  const sandbox = await startSandbox();
+  const sandbox = await startBundledSandbox(work);
   log(`sandbox at ${sandbox.baseUrl} (${seconds(step)})\n`);
 
   const secretOf = (clientId) => sandbox.clients.find((c) => c.clientId === clientId).clientSecret;

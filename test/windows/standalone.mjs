@@ -18,6 +18,7 @@ import {
 } from 'node:fs';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
+import { startBundledSandbox } from './sandbox.mjs';
 
 const execFileAsync = promisify(execFile);
 const repo = join(import.meta.dirname, '..', '..');
@@ -76,17 +77,7 @@ async function linux(args, env) {
 }
 
 async function main() {
-  const { build } = await import('esbuild');
-  await build({
-    entryPoints: [join(repo, 'src', 'sandbox', 'server.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    outfile: join(work, 'sandbox.mjs'),
-    logLevel: 'error',
-  });
-  const { startSandbox } = await import(join(work, 'sandbox.mjs'));
-  const sandbox = await startSandbox();
+  const sandbox = await startBundledSandbox(work);
   const secret = sandbox.clients.find((c) => c.clientId === 'demo-allowed').clientSecret;
   const envCredentials = {
     ROSTER_BASE_URL: sandbox.baseUrl,
