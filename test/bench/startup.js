@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { NODE_VERSION } from '../../.ci/release/targets.mjs';
 import { demoEnv, interleavedTimes, ROSTER, startSandbox } from './lib.js';
 
 const rounds = Number(process.argv[2] ?? 20);
@@ -139,14 +140,14 @@ function standaloneExecutables() {
 function sameNodeAsStandalone() {
   const cache = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
   const release = process.env.ROSTER_RELEASE_CACHE || join(cache, 'roster-release');
-  const node = join(release, `node-linux-${process.arch}_26.10.0`, 'package', 'bin', 'node');
+  const node = join(release, `node-linux-${process.arch}_${NODE_VERSION}`, 'package', 'bin', 'node');
   return existsSync(node) ? node : undefined;
 }
 
-/** Each executable against the npm install on the same Node (26.10.0): median ms and the per-round ratio. */
+/** Each executable against the npm install on the same Node: median ms and the per-round ratio. */
 function printStandalone(times, executables, quantile) {
   console.log(
-    '\nThe standalone executable against the npm install on the same Node (26.10.0), goal ≤ 1.00×:',
+    `\nThe standalone executable against the npm install on the same Node (${NODE_VERSION}), goal ≤ 1.00×:`,
   );
   for (const key of ['version', 'token', 'attendance']) {
     const npm = times[`npm ${key}`];
