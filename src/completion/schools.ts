@@ -1,13 +1,12 @@
 // What `roster __complete schools -- WORDS…` prints at TAB time: "sourcedId<TAB>name" for each school in
 // the cached list of the profile the command line names (--profile, --base-url, --oneroster, or the
 // environment), from the cache alone: TAB never waits for the network. No list, no completions. Only ids
-// completion may offer (offerable.ts) are printed: the list came from a server.
+// completion may offer (a plausible id, values.ts) are printed: the list came from a server.
 import type { Context } from '../context.js';
 import { readSchoolsCache, schoolsKey } from '../schools/cache.js';
 import { isActive } from '../schools/match.js';
 import { type GlobalFlags, resolveSettings } from '../settings.js';
-import { printable } from '../values.js';
-import { isOfferable } from './offerable.js';
+import { isPlausibleId, printable } from '../values.js';
 
 const FLAGS: Record<string, keyof GlobalFlags> = {
   '--profile': 'profile',
@@ -25,7 +24,7 @@ export async function schoolCompletions(ctx: Context, words: readonly string[]):
   if (!settings.baseUrl) return [];
   const cached = await readSchoolsCache(ctx.paths.cacheDir, schoolsKey(settings, settings.baseUrl));
   return (cached?.schools ?? [])
-    .filter((s) => isActive(s) && isOfferable(s.sourcedId))
+    .filter((s) => isActive(s) && isPlausibleId(s.sourcedId))
     .map((s) => `${s.sourcedId}\t${printable(s.name.replace(/\s+/g, ' '), 80)}`);
 }
 
