@@ -1,0 +1,2 @@
+export function formatOf(bytes: Buffer): string;
+export function checkExecutable(path: string, target: string): void;
