@@ -35,7 +35,13 @@ const entry = (email: string, i = 0, schoolYearId?: string) => ({
 
 async function reopened(state: string): Promise<SentRecord> {
   const record = await SentRecord.open(state, destination);
-  record.load();
+  try {
+    record.load();
+  } catch (error) {
+    // Closed here: Node 26 fails the run on a file handle left to the garbage collector.
+    await record.close();
+    throw error;
+  }
   return record;
 }
 

@@ -89,7 +89,9 @@ describe("a row taken over another run's doubt, the run killed before the row's 
     );
     const journalPath = store.view.path;
     const began = store.view.header!.createdAt;
-    const recordPath = (await SentRecord.open(state, destination)).path;
+    const opened = await SentRecord.open(state, destination);
+    const recordPath = opened.path;
+    await opened.close();
     await store.close();
     // ... as a --resend-in-doubt run of A killed (kill -9) right after it took X over C's doubt, before X's
     // in-flight entry reached its journal: what that run left in the claims file.
