@@ -29,6 +29,7 @@ const EXPECTED = {
   'linux-arm64': 'elf-arm64',
   'win-x64': 'pe-x64',
   'darwin-x64': 'macho-x64',
+  'darwin-arm64': 'macho-arm64',
 };
 
 /** Throws unless `path` is a single executable of roster for `target`. */

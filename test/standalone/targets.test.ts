@@ -1,12 +1,13 @@
 // The executables for the other targets, as far as this Linux x64 machine can check them in the suite:
 // linux-arm64 runs under qemu-user (Debian's qemu-user-static with the arm64 C library, -L); every target's
 // format, processor, injected fuse and embedded bundle are checked, and macOS's NODE_SEA segment. win-x64
-// runs end to end under Wine 10 in .ci/run (test/windows/standalone.mjs); darwin-x64 cannot run here.
+// runs end to end under Wine 10 in .ci/run (test/windows/standalone.mjs); the macOS ones cannot run here.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkExecutable, formatOf } from '../../.ci/release/check.mjs';
+import { TARGETS } from '../../.ci/release/targets.mjs';
 import { tempDir } from '../helpers/context.js';
 import {
   STANDALONE,
@@ -23,7 +24,7 @@ const required = process.env.CI === 'true';
 const ARM64_LIBS = '/usr/aarch64-linux-gnu';
 const qemu = spawnSync('qemu-aarch64-static', ['--version']).status === 0 && existsSync(ARM64_LIBS);
 
-describe.each(['linux-x64', 'linux-arm64', 'win-x64', 'darwin-x64'])('the %s executable', (target) => {
+describe.each(Object.keys(TARGETS))('the %s executable', (target) => {
   it.runIf(required || built(target))('is a single executable of roster for its platform', () => {
     expect(() => checkExecutable(executable(target), target)).not.toThrow();
   });
