@@ -1,11 +1,12 @@
-// `roster profiles remove NAME`: the profile leaves the config file with its cached tokens and its client
-// secret, unless another profile still uses that secret (the same client id and base URL in the same store,
+// `roster profiles remove NAME`: the profile leaves the config file with its cached tokens, its cached
+// lists of schools (which shell completion offers) and its client secret, unless another profile still uses that secret (the same client id and base URL in the same store,
 // as `roster logout` decides), which keeps it.
 import { profileAccount, profilesSharingSecret } from '../auth/credentials.js';
 import { TokenCache } from '../auth/token-cache.js';
 import { loadConfig, updateConfig } from '../config-file.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import { removeSchoolsCaches } from '../schools/cache.js';
 import { resolveSettings } from '../settings.js';
 import { printable } from '../values.js';
 import { deleteSecret } from './logout.js';
@@ -13,6 +14,8 @@ import { deleteSecret } from './logout.js';
 export interface RemoveProfileResult {
   profile: string;
   tokensRemoved: number;
+  /** The lists of schools cached for it (one per base URL, client and OneRoster version it used). */
+  schoolListsRemoved: number;
   /** Where its secret was deleted from; undefined when it had none stored (or shares it). */
   secretRemovedFrom?: string;
   /** The profiles that use the same secret: it is kept for them. */
@@ -35,6 +38,7 @@ export async function removeProfile(name: string, ctx: Context): Promise<RemoveP
   const { clientId, baseUrl } = settings.profile;
   const client = clientId && baseUrl ? { clientId, baseUrl } : undefined;
   const tokensRemoved = await new TokenCache(`${ctx.paths.cacheDir}/tokens`).removeProfile(name, client);
+  const schoolListsRemoved = await removeSchoolsCaches(ctx.paths.cacheDir, name);
   const account = profileAccount(settings);
   const sharing = account
     ? profilesSharingSecret(settings, account, settings.profile.secretStorage === 'file')
@@ -56,6 +60,7 @@ export async function removeProfile(name: string, ctx: Context): Promise<RemoveP
   return {
     profile: name,
     tokensRemoved,
+    schoolListsRemoved,
     ...(secretRemovedFrom && { secretRemovedFrom }),
     ...(sharing.length > 0 && { secretKeptFor: sharing }),
     wasDefault,
@@ -70,7 +75,7 @@ export function removedLine(result: RemoveProfileResult): string {
       ? `its client secret was removed from ${result.secretRemovedFrom}`
       : 'it had no stored client secret';
   const lines = [
-    `Removed profile "${result.profile}" and ${result.tokensRemoved} cached token(s); ${secret}.`,
+    `Removed profile "${result.profile}", ${result.tokensRemoved} cached token(s) and ${result.schoolListsRemoved} cached list(s) of schools; ${secret}.`,
     'Tokens already issued stay valid until they expire (at most one hour).',
   ];
   if (result.wasDefault)

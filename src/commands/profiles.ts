@@ -133,7 +133,7 @@ export function register(program: Command, ctx: Context): void {
     .command('remove')
     .argument('<profile>', 'name of a saved profile')
     .summary(
-      'delete a saved profile, its cached tokens and its client secret (kept if another profile uses it)',
+      'delete a saved profile, its cached tokens and schools, and its client secret (kept if another profile uses it)',
     )
     .action(async (name: string) => {
       const { removeProfile, removedLine } = await import('./profiles-remove.js');

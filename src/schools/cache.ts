@@ -3,6 +3,7 @@
 // spares `invite send` a read per run and lets shell completion offer school ids without the network.
 // A file that is not what roster writes is ignored, never trusted.
 import { createHash } from 'node:crypto';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readPrivateFile, writePrivateFile } from '../files.js';
 import type { Settings } from '../settings.js';
@@ -71,6 +72,33 @@ export async function writeSchoolsCache(
 ): Promise<void> {
   const entry = { key: JSON.parse(keyText(key)), readAt: value.readAt, schools: value.schools };
   await writePrivateFile(schoolsCachePath(cacheDir, key), `${JSON.stringify(entry)}\n`);
+}
+
+/**
+ * Deletes every list cached for `profile` (any base URL, client or OneRoster version) and returns how many
+ * there were. Only the user's own files that parse as a list are read; one that is not is left alone.
+ */
+export async function removeSchoolsCaches(cacheDir: string, profile: string): Promise<number> {
+  const dir = join(cacheDir, 'schools');
+  const names = await readdir(dir).catch(() => [] as string[]);
+  let removed = 0;
+  for (const name of names.filter((n) => n.endsWith('.json'))) {
+    const path = join(dir, name);
+    const text = await readPrivateFile(path, { own: true, followLinks: false }).catch(() => undefined);
+    if (text !== undefined && profileOf(text) === profile) {
+      await rm(path, { force: true });
+      removed++;
+    }
+  }
+  return removed;
+}
+
+function profileOf(text: string): unknown {
+  try {
+    return (JSON.parse(text) as { key?: { profile?: unknown } }).key?.profile;
+  } catch {
+    return undefined;
+  }
 }
 
 export const isFresh = (cached: CachedSchools, now: number): boolean =>

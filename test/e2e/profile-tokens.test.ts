@@ -18,11 +18,13 @@ const configOf = (home: string) =>
   };
 const storedSecrets = (home: string) =>
   Object.keys(JSON.parse(readFileSync(join(home, '.config', 'roster', 'credentials.json'), 'utf8')));
-const cachedTokens = (home: string) => {
+/** The profile of each file roster cached in <cache>/roster/<folder> (tokens, schools). */
+const cachedFor = (home: string, folder: string): string[] => {
+  const dir = join(home, '.cache', 'roster', folder);
   try {
-    return readdirSync(join(home, '.cache', 'roster', 'tokens')).length;
+    return readdirSync(dir).map((name) => JSON.parse(readFileSync(join(dir, name), 'utf8')).key.profile);
   } catch {
-    return 0;
+    return [];
   }
 };
 /** An SSH shell: no keychain to reach, so a keychain profile without a secret stays without one. */
@@ -68,23 +70,42 @@ describe('tokens cached per profile', () => {
 });
 
 describe('roster profiles remove NAME', () => {
-  it('deletes the profile, its cached tokens and its secret', async () => {
+  it('deletes the profile, its cached tokens, its cached schools (completion offers them) and its secret', async () => {
     const home = tempDir();
     await login(home, 'east');
+    await login(home, 'west');
     expect((await runCli(['profiles', 'use', 'east'], home)).code).toBe(0);
-    expect(cachedTokens(home)).toBe(1);
+    // A school by name reads and caches the district's schools, for each profile.
+    for (const profile of ['east', 'west']) {
+      const listed = await runCli(
+        ['--profile', profile, 'invite', 'list', '--school-id', 'Dogwood Middle School'],
+        home,
+      );
+      expect(listed.code, listed.stderr).toBe(0);
+    }
+    expect(cachedFor(home, 'schools').sort()).toEqual(['east', 'west']);
+    expect(cachedFor(home, 'tokens').sort()).toEqual(['east', 'east', 'west', 'west']);
     const removed = await runCli(['profiles', 'remove', 'east'], home);
     expect(removed.code, removed.stderr).toBe(0);
     expect(removed.stdout).toBe('');
     expect(removed.stderr).toContain(
-      'Removed profile "east" and 1 cached token(s); its client secret was removed from',
+      'Removed profile "east", 2 cached token(s) and 1 cached list(s) of schools; its client secret is kept for profile "west"',
     );
+    expect(cachedFor(home, 'tokens')).toEqual(['west', 'west']);
+    expect(cachedFor(home, 'schools')).toEqual(['west']);
     expect(removed.stderr).toContain('It was the default profile');
-    expect(configOf(home)).toEqual({ profiles: {} });
-    expect(storedSecrets(home)).toEqual([]);
-    expect(cachedTokens(home)).toBe(0);
+    expect(Object.keys(configOf(home).profiles)).toEqual(['west']);
+    expect(configOf(home).defaultProfile).toBeUndefined();
+    expect(storedSecrets(home)).toHaveLength(1);
     const gone = await runCli(['--profile', 'east', 'attendance', 'check'], home);
     expect(gone.code).toBe(4);
+    // The last profile of that client takes its secret with it.
+    const last = await runCli(['profiles', 'remove', 'west'], home);
+    expect(last.stderr).toContain(
+      'Removed profile "west", 2 cached token(s) and 1 cached list(s) of schools; its client secret was removed from',
+    );
+    expect(storedSecrets(home)).toEqual([]);
+    expect([...cachedFor(home, 'tokens'), ...cachedFor(home, 'schools')]).toEqual([]);
   });
 
   it('keeps a secret another profile still uses, and that profile keeps working', async () => {
