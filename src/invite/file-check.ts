@@ -181,7 +181,7 @@ async function withSchools(
   read?: FirstRead,
 ): Promise<{ file: InviteFile; unknownSchool: boolean; schoolName: SchoolName }> {
   const { fill, delimiter, unlisted } = options;
-  const { SchoolDirectory } = await import('../schools/directory.js');
+  const { SchoolDirectory, uncheckedRefusal } = await import('../schools/directory.js');
   const { refusal } = await import('../schools/match.js');
   const schools = new SchoolDirectory(ctx, session, options.refreshSchools);
   // The names the admin reads in the preview and the summary, from the list the rows were checked against.
@@ -198,18 +198,21 @@ async function withSchools(
     unknownSchool = false;
     return readInviteFile(content, fill, {
       delimiter,
-      schoolOf:
-        lookup &&
-        ((value, allowUnlisted) => {
-          const match = lookup(value);
-          if (match.kind === 'school') return { sourcedId: match.school.sourcedId };
-          missed = true;
-          // Only a value naming no school at all may be an unlisted one; an ambiguous name never is.
-          if (match.kind === 'unknown' && (allowUnlisted || unlisted.has(value.trim())))
-            return { sourcedId: value.trim(), unlisted: true };
-          if (match.kind === 'unknown') unknownSchool = true;
-          return { problem: `"${printable(value, 80)}" ${refusal(match)}` };
-        }),
+      schoolOf: (value, allowUnlisted) => {
+        if (!lookup) {
+          // No list to check against: an id goes as given (the warning said so), a name is refused.
+          const refused = uncheckedRefusal(value);
+          return refused ? { problem: `"${printable(value, 80)}" ${refused}` } : { sourcedId: value.trim() };
+        }
+        const match = lookup(value);
+        if (match.kind === 'school') return { sourcedId: match.school.sourcedId };
+        missed = true;
+        // Only a value naming no school at all may be an unlisted one; an ambiguous name never is.
+        if (match.kind === 'unknown' && (allowUnlisted || unlisted.has(value.trim())))
+          return { sourcedId: value.trim(), unlisted: true };
+        if (match.kind === 'unknown') unknownSchool = true;
+        return { problem: `"${printable(value, 80)}" ${refusal(match)}` };
+      },
     });
   };
   if (read && (await confirmedAsRead(read, schools, fill.schoolId)))

@@ -3,7 +3,7 @@
 // OneRoster `schools` (through the pager, like every read). A value not found in a cached list makes one
 // fresh read before it is refused, so a school added today resolves. When the list cannot be read (a
 // client without the OneRoster scope, a server without OneRoster), a value that is a plausible id is sent as
-// given, with a warning; any other (a name) is refused, exit 1.
+// given, with a warning; any other (a name) is refused: a flag's exit 1, a CSV row's problem (uncheckedRefusal).
 import type { Context } from '../context.js';
 import { RosterError, UsageError } from '../errors.js';
 import { Pager } from '../oneroster/pager.js';
@@ -226,12 +226,19 @@ export class SchoolDirectory {
  * what is missing).
  */
 function uncheckedId(flag: string, value: string): string {
-  if (isPlausibleId(value.trim())) return value;
+  const refused = uncheckedRefusal(value);
+  if (refused === undefined) return value;
   throw new RosterError(
     'failure',
-    `${flag} "${printable(value.trim(), 80)}" cannot be resolved: the district's schools could not be read, and it is not a school id (${PLAUSIBLE_ID_TEXT}). Nothing was sent.`,
+    `${flag} "${printable(value.trim(), 80)}" ${refused}. Nothing was sent.`,
     "Give the school's sourcedId instead, or run again once the schools can be read (`roster roster schools` lists them).",
   );
+}
+
+/** Why a value no list could check is not sent as given (a CSV row's school, a flag); undefined: it may be. */
+export function uncheckedRefusal(value: string): string | undefined {
+  if (isPlausibleId(value.trim())) return undefined;
+  return `cannot be resolved: the district's schools could not be read, and it is not a school id (${PLAUSIBLE_ID_TEXT})`;
 }
 
 export function schoolUsageError(

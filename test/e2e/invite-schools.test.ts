@@ -189,6 +189,22 @@ describe('when the schools cannot be read', () => {
     );
     expect(invitationPosts()).toEqual([]);
   });
+
+  it('in a CSV, a row naming its school by name is refused by line (an id would go as given): nothing is sent', async () => {
+    fixture.sandbox.injectFault({ match: (r) => r.path.endsWith('/schools'), status: 403, times: 1 });
+    const file = join(tempDir(), 'names.csv');
+    writeFileSync(
+      file,
+      'email,schoolId\nbyid@example.org,org-sch-1\nbyname@example.org,Birch Elementary School\n',
+    );
+    const result = await roster(['invite', 'send', '--file', file, ...sender]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      `  line 3: schoolId "Birch Elementary School" cannot be resolved: the district's schools could not be read, and it is not a school id (letters, digits, ".", "_", "-" and ":", starting with a letter or digit, no spaces)`,
+    );
+    expect(result.stderr).not.toContain('line 2');
+    expect(invitationPosts()).toEqual([]);
+  });
 });
 
 describe('a hostile schools list', () => {
