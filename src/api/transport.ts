@@ -1,4 +1,4 @@
-// The one place that puts bytes on the wire, on node:http (api/http-client.ts): keep-alive agents, a
+// The one place that puts bytes on the wire, on undici (api/http-client.ts): keep-alive connections, a
 // timeout on every request, our User-Agent, redirects under our own rules, and a redacted --debug trace.
 // The HTTP client loads lazily, on the first request, so commands that never reach the network never pay
 // for it.
@@ -74,29 +74,27 @@ const TLS_TRUST_CODES = new Set([
 ]);
 
 export function createHttpTransport(options: TransportOptions): Transport {
-  let client: Promise<typeof import('./http-client.js') & { http: HttpClient }> | undefined;
+  let client: Promise<{ http: HttpClient }> | undefined;
   const load = () => {
     client ??= import('./http-client.js').then((m) => ({
-      ...m,
       http: m.createHttpClient(options.env, options.timeoutMs),
     }));
     return client;
   };
 
   async function once(request: HttpRequest): Promise<HttpResponse> {
-    const { http, fetchBody } = await load();
+    const { http } = await load();
     const headers = { 'user-agent': options.userAgent, ...request.headers };
     const url = new URL(request.url);
-    const { agent, proxy } = await http.agentFor(url);
+    const proxy = http.proxyFor(url);
     // Not performance.now(): the global `performance` loads node:perf_hooks (nine modules) on first use.
     const started = process.hrtime.bigint();
     trace(options, request, headers, proxy);
     try {
-      const result = await fetchBody(url, {
+      const result = await http.fetchBody(url, {
         method: request.method,
         headers,
         ...(request.body === undefined ? {} : { body: request.body }),
-        agent,
         timeoutMs: options.timeoutMs,
         limit: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
       });

@@ -1,5 +1,5 @@
 // docs/development.md names every package of the original design that roster replaced, each with its reason:
-// the count and the list stay true to package.json (got was replaced by node:http and left out of the list).
+// the count and the list stay true to package.json.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ const { dependencies } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'ut
 const REPLACED = [
   ['keytar', '@napi-rs/keyring'],
   ['cli-table3', 'string-width'],
-  ['got', 'node:http'],
+  ['got', 'undici'],
 ] as const;
 
 describe("development.md's replaced packages", () => {

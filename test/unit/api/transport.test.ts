@@ -397,7 +397,8 @@ const settled = <T>(promise: Promise<T>) =>
 /**
  * A kept-alive connection the server ends, or writes into, while it sits in the pool and roster is busy:
  * the next request must neither be written into a closed connection (it would be in doubt though the server
- * never saw it) nor take bytes it never asked for as its answer.
+ * never saw it) nor take bytes it never asked for as its answer. undici finds the connection dead before
+ * writing and sends the request over a new one.
  */
 describe('a kept-alive connection, idle in the pool', () => {
   it.each([
@@ -408,31 +409,62 @@ describe('a kept-alive connection, idle in the pool', () => {
         setTimeout(() => socket.write('HTTP/1.1 201 Created\r\ncontent-length: 13\r\n\r\n{"fake":true}'), 30),
     ],
   ])(
-    '%s while roster was busy: the next POST goes unsent (retried), neither in doubt nor answered by it',
+    '%s while roster was busy: the next POST goes over a new connection, neither in doubt nor answered by it',
     async (_, afterAnswer) => {
       const seen: string[] = [];
-      const raw = await rawServer((socket) =>
+      let connections = 0;
+      const raw = await rawServer((socket) => {
+        connections++;
         onRequests(socket, (line) => {
           seen.push(line);
           socket.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}');
           afterAnswer(socket);
-        }),
-      );
+        });
+      });
       try {
         const { t } = transport();
         const url = (path: string) => `http://127.0.0.1:${raw.port}${path}`;
         await t.send({ method: 'POST', url: url('/first'), body: '{}' });
         busy(1200); // what the server did meanwhile waits, unread
-        const error = await settled(t.send({ method: 'POST', url: url('/second'), body: '{}' }));
+        const second = await settled(t.send({ method: 'POST', url: url('/second'), body: '{}' }));
         await new Promise((resolve) => setTimeout(resolve, 100));
-        expect(error).toBeInstanceOf(NetworkError);
-        expect((error as NetworkError).sent).toBe(false);
-        expect(seen).toEqual(['POST /first HTTP/1.1']);
+        expect(second).toMatchObject({ status: 200, body: '{}' });
+        expect(seen).toEqual(['POST /first HTTP/1.1', 'POST /second HTTP/1.1']);
+        expect(connections).toBe(2);
       } finally {
         raw.close();
       }
     },
   );
+
+  it('closed by the server while roster was busy with another connection: the next POST goes over a new one', async () => {
+    // The long step runs where a district's send runs it, after the answer on another connection, whose
+    // socket alone the loop has read: undici's own look at the idle connection, a turn later, came before
+    // the loop read this one's close, and the POST was written into it (ECONNRESET, in doubt).
+    const seen: string[] = [];
+    let connections = 0;
+    const raw = await rawServer((socket) => {
+      connections++;
+      onRequests(socket, (line) => {
+        seen.push(line);
+        socket.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}');
+        setTimeout(() => socket.destroy(), 50);
+      });
+    });
+    try {
+      const { t } = transport();
+      const url = (path: string) => `http://127.0.0.1:${raw.port}${path}`;
+      await t.send({ method: 'POST', url: url('/first'), body: '{}' });
+      await t.send({ method: 'GET', url: here('/ok') });
+      busy(1200);
+      const second = await settled(t.send({ method: 'POST', url: url('/second'), body: '{}' }));
+      expect(second).toMatchObject({ status: 200, body: '{}' });
+      expect(seen).toEqual(['POST /first HTTP/1.1', 'POST /second HTTP/1.1']);
+      expect(connections).toBe(2);
+    } finally {
+      raw.close();
+    }
+  });
 
   it('is closed by roster before the idle timeout the server announced (Keep-Alive: timeout=2)', async () => {
     let closedByRoster = false;
