@@ -189,22 +189,6 @@ describe('commands that need no network load no HTTP library', () => {
     }
   });
 
-  it('the hot bundle copies no built-in module for an ES importer (only lazy ones, on first use)', () => {
-    // esbuild turns a CommonJS module imported by an ES module into an ES one by copying every export onto
-    // a new object: for node:fs ~100 properties, per importing file (~1 ms of every run). The build gives
-    // our ES modules wrappers exporting just the names they import (esbuild.config.mjs, namedImports).
-    const hot = readFileSync(new URL('../../dist/cli.js', import.meta.url), 'utf8');
-    const converted = [...hot.matchAll(/__toESM\((require_\w+)\(\)/g)].map(([, name = '']) => {
-      const source = new RegExp(`${name}=__commonJS\\(\\{"([^"]+)"`).exec(hot)?.[1] ?? name;
-      return source.replace(/\|.*/, '');
-    });
-    // None at all: a built-in imported with import() (node:crypto in files.ts) is left to Node itself.
-    expect(converted.filter((source) => source.startsWith('builtin:'))).toEqual([]);
-    expect(converted.filter((source) => !source.startsWith('builtin:'))).toEqual([
-      'node_modules/commander/index.js',
-    ]);
-  });
-
   it('the hot bundle holds no Unicode-property regular expression literal', () => {
     // V8 checks every regular expression literal when it parses a file, and each \p{…} costs ICU work
     // there (~1% of a cached `roster token`): dist/cli.js builds such patterns on first use instead
