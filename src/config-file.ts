@@ -95,7 +95,7 @@ export async function updateConfig(
  */
 export async function underConfigLock<T>(configDir: string, work: () => Promise<T>): Promise<T> {
   await privateFolder(configDir);
-  // Loaded here: node:crypto (its tokens) stays off the start-up path of every command (module-loading.test).
+  // Loaded here: node:crypto (its tokens) stays off the start-up path of every command (test/bench/startup.js's budget).
   const { releaseLock, waitForLock } = await import('./lock.js');
   const path = configPath(configDir);
   const lock = `${path}.lock`;

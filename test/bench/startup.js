@@ -4,8 +4,11 @@
 // after it is the 25th–75th percentile of the per-round ratios.
 // Nodes: the one running this script, plus ROSTER_BENCH_NODES (Node binaries, separated by ':') or, without
 // it, the Node 22 and 24 that .ci/run installs (under ROSTER_CI_NODES or <cache>/roster-ci).
+// Then the start-up budget: what each command loads of Node's own modules (the HTTP stack, node:crypto,
+// node:child_process …) on the Node running this script, against what it may load, so that a module
+// pulled onto a start-up path shows here, beside the ratios, and not as a test that asserts chunk names.
 // Run: npm run build && node test/bench/startup.js [rounds]
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -20,6 +23,23 @@ const LABELS = {
   help: 'roster --help',
   token: 'roster token (cached)',
   attendance: 'roster attendance check (cached token)',
+};
+
+/** A preload that writes, at exit and on file descriptor 3, the Node built-ins the process loaded. */
+const BUILTINS_PRELOAD = `data:text/javascript,${encodeURIComponent(
+  "import{writeSync}from'node:fs';process.on('exit',()=>{try{writeSync(3,JSON.stringify(process.moduleLoadList.filter((m)=>m.startsWith('NativeModule ')).map((m)=>m.slice(13))))}catch{}});",
+)}`;
+
+/**
+ * What each command may load at start-up, by the built-ins that give it away: a cached token or the help
+ * reach no network, so no HTTP stack and no node:crypto (its OpenSSL costs ~3 ms); none of these runs a
+ * child process. A request loads undici, whose HTTP/2 client brings node:http2, node:tls and node:crypto
+ * with it, but node:https never.
+ */
+const LOAD_BUDGET = {
+  help: { args: ['--help'], never: ['http', 'https', 'http2', 'tls', 'crypto', 'child_process'] },
+  token: { args: ['token'], never: ['http', 'https', 'http2', 'tls', 'crypto', 'child_process'] },
+  attendance: { args: ['attendance', 'check'], never: ['https', 'child_process'] },
 };
 
 function otherNodes() {
@@ -109,6 +129,7 @@ try {
   );
   console.log(`${'curl, the same attendance request'.padEnd(40)}${curl.join('')}`);
   if (missed.length > 0) console.log(`Goals not met: ${missed.join('; ')}`);
+  printLoadBudget(env);
   if (npm26) printStandalone(times, executables, quantile);
   if (nodes.size === 1) {
     console.log(
@@ -117,6 +138,26 @@ try {
   }
 } finally {
   sandbox.stop();
+}
+
+/** Runs each command of LOAD_BUDGET once on this Node and prints what it loaded against its budget. */
+function printLoadBudget(env) {
+  console.log(
+    `\nStart-up budget on ${process.version}: Node built-ins loaded, and those a command must not load`,
+  );
+  const over = [];
+  for (const [key, { args, never }] of Object.entries(LOAD_BUDGET)) {
+    const run = spawnSync(process.execPath, ['--import', BUILTINS_PRELOAD, ROSTER, ...args], {
+      env,
+      stdio: ['ignore', 'ignore', 'ignore', 'pipe'],
+    });
+    const loaded = new Set(JSON.parse(run.output[3]?.toString() || '[]'));
+    const breaking = never.filter((name) => loaded.has(name));
+    if (breaking.length > 0) over.push(`${LABELS[key]} loads ${breaking.join(', ')}`);
+    const verdict = breaking.length > 0 ? `OVER: ${breaking.join(', ')}` : 'within';
+    console.log(`  ${LABELS[key].padEnd(40)}${String(loaded.size).padStart(4)} built-ins   ${verdict}`);
+  }
+  console.log(over.length > 0 ? `Start-up budget not kept: ${over.join('; ')}` : 'Start-up budget kept.');
 }
 
 /**

@@ -1,6 +1,8 @@
 // Request economy, counted on the sandbox: with a cached token a single-resource command makes exactly one
 // HTTP request; concurrent work (a bulk send, parallel pages) shares one token request; keep-alive
-// sockets are reused, so the connections are no more than the requests in flight.
+// sockets are reused, so the connections are no more than the requests in flight; what needs no request
+// (a cached token, completion from cached schools) makes none. What each command loads at start-up is the
+// start-up benchmark's to print (test/bench/startup.js), against its budget.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -73,6 +75,27 @@ describe('with a cached token, a single-resource command makes exactly one reque
     expect(fixture.sandbox.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
       `GET /v1/ims/oneroster/v1p1/students/${id}`,
     ]);
+  });
+});
+
+describe('what needs no request makes none', () => {
+  it('roster token with a cached token: the same token, no request', async () => {
+    await cacheTokens();
+    const first = await roster(['token']);
+    const again = await roster(['token']);
+    expect(again.stdout).toBe(first.stdout);
+    expect(fixture.sandbox.requests).toEqual([]);
+  });
+
+  it("school id completion at TAB time: from the district's schools as cached, no request", async () => {
+    await cacheTokens();
+    // Caches the district's schools, as a send does once a day.
+    const send = ['invite', 'send', '--email', 'tab@example.org', '--school-id', 'org-sch-1'];
+    await roster([...send, '--sent-by-user-id', 'u1', '--dry-run'], false);
+    fixture.sandbox.requests.length = 0;
+    const tab = await roster(['__complete', 'schools', '--', 'invite', 'send', '--school-id']);
+    expect(tab.stdout.split('\n')[0]).toMatch(/^org-sch-1\t/);
+    expect(fixture.sandbox.requests).toEqual([]);
   });
 });
 
