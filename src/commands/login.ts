@@ -49,9 +49,63 @@ export async function run(options: LoginOptions, ctx: Context): Promise<LoginRes
       'To save credentials in the keychain instead, unset them and run `roster login` again.',
     );
   }
+  const scopes = checkedScopes(options);
+  const prompter = ctx.interactive ? await ctx.prompter('nothing was saved') : undefined;
+  const given = await givenCredentials(options, ctx, settings, prompter);
+  // Where the secret will go is settled before any question or request: a session with no keychain
+  // (Linux over SSH) learns it first, not after typing everything.
+  const storage = await chooseStorage(options, ctx, prompter);
   const saved = settings.profile;
-  // Checked before any prompt or request, by the validators `roster config set` uses for the same keys.
-  // An empty --scope or --oneroster-scope clears the saved one.
+  const previous =
+    saved.baseUrl && saved.clientId ? { baseUrl: saved.baseUrl, clientId: saved.clientId } : undefined;
+  const typed = prompter
+    ? await askCredentials(ctx, prompter, given, previous, { ...options, profileName: settings.profileName })
+    : { ...given, urlAsked: false };
+  const credentials = completeCredentials(ctx, typed);
+  // The scope general tokens will be asked with (--scope, else ROSTER_SCOPE or the profile's): the token is
+  // cached under it.
+  const generalScope = options.scope === undefined ? settings.scopes.general : scopes.scope || undefined;
+  const verified = await proveCredentials(
+    ctx,
+    settings,
+    { ...credentials, generalScope, onerosterScope: scopes.onerosterScope },
+    typed.urlAsked ? prompter : undefined,
+  );
+  // The base URL the credentials were proven at: asked again if the typed one answered 404.
+  const login = { ...credentials, baseUrl: verified.key.baseUrl };
+  const account = secretAccount(login.clientId, login.baseUrl);
+  await saveLogin(ctx, settings, { ...login, account, verified, storage, options, scopes });
+
+  const replaced =
+    previous && (previous.baseUrl !== login.baseUrl || previous.clientId !== login.clientId)
+      ? previous
+      : undefined;
+  if (previous) await forgetReplacedSecret(ctx, settings, { account, inFile: storage.inFile });
+  return {
+    profile: settings.profileName,
+    baseUrl: login.baseUrl,
+    clientId: login.clientId,
+    storedIn: storage.store.description,
+    configFile: settings.configFile,
+    ...(replaced && { replaced }),
+    ...(verified.fallback && { verifiedAt: verified.fallback }),
+  };
+}
+
+interface Credentials {
+  baseUrl: string;
+  clientId: string;
+  clientSecret: string;
+}
+type Draft = { [Key in keyof Credentials]: Credentials[Key] | undefined };
+/** --scope and --oneroster-scope as given: undefined when absent, '' to clear the saved one. */
+type Scopes = { scope: string | undefined; onerosterScope: string | undefined };
+
+/**
+ * --scope, --oneroster-scope and --sent-by-user-id, checked before any prompt or request by the validators
+ * `roster config set` uses for the same keys. An empty --scope or --oneroster-scope clears the saved one.
+ */
+function checkedScopes(options: LoginOptions): Scopes {
   const scope =
     options.scope === undefined ? undefined : options.scope && checkScope(options.scope, '--scope');
   const onerosterScope =
@@ -59,12 +113,23 @@ export async function run(options: LoginOptions, ctx: Context): Promise<LoginRes
       ? undefined
       : options.onerosterScope && checkScope(options.onerosterScope, '--oneroster-scope');
   if (options.sentByUserId !== undefined) checkUserId(options.sentByUserId, '--sent-by-user-id');
-  const prompter = ctx.interactive ? await ctx.prompter('nothing was saved') : undefined;
+  return { scope, onerosterScope };
+}
 
+/**
+ * The base URL, client id and secret from the flags, stdin, the environment and the profile. Without a
+ * terminal to ask on, all three must be there. Flags are checked before the keychain is asked: bad input is
+ * a usage error first.
+ */
+async function givenCredentials(
+  options: LoginOptions,
+  ctx: Context,
+  settings: Settings,
+  prompter: Prompter | undefined,
+): Promise<Draft> {
   let baseUrl = options.baseUrl ?? settings.baseUrl;
-  let clientId = options.clientId ?? saved.clientId;
-  let clientSecret = options.clientSecretStdin ? await secretFromStdin(ctx) : undefined;
-
+  const clientId = options.clientId ?? settings.profile.clientId;
+  const clientSecret = options.clientSecretStdin ? await secretFromStdin(ctx) : undefined;
   if (!prompter) {
     const missing = [
       !baseUrl && '--base-url',
@@ -78,120 +143,126 @@ export async function run(options: LoginOptions, ctx: Context): Promise<LoginRes
       );
     }
   }
-  // Flags are checked before the keychain is asked: bad input is a usage error first.
   if (clientId) checkClientId(clientId);
   if (baseUrl) baseUrl = parseBaseUrl(baseUrl);
+  return { baseUrl, clientId, clientSecret };
+}
 
-  // Where the secret will go is settled before any question or request: a session with no keychain
-  // (Linux over SSH) learns it first, not after typing everything.
-  const storage = await chooseStorage(options, ctx, prompter);
-  const previous =
-    saved.baseUrl && saved.clientId ? { baseUrl: saved.baseUrl, clientId: saved.clientId } : undefined;
-
-  let urlAsked = false;
-  if (prompter) {
-    if (previous) {
-      // As gh asks before re-authenticating a host: say what will be replaced, default no.
-      ctx.log.info(
-        `Profile "${settings.profileName}" is logged in to ${previous.baseUrl} as ${previous.clientId}.`,
-      );
-      await consent(ctx, 'Log in again and replace its base URL, client id and secret?', 'nothing was saved');
-      // Asked again with the saved values as defaults (Enter keeps them); a flag or variable still wins.
-      if (baseUrl === previous.baseUrl) baseUrl = undefined;
-      clientId = options.clientId;
-    }
-    urlAsked = baseUrl === undefined;
-    baseUrl ??= parseBaseUrl(
-      // Trimmed as validUrl trims it: a pasted trailing space passed validation, then failed here.
-      (
-        await prompter.input('Base URL of the service (including /v1):', {
-          validate: validUrl,
-          default: previous?.baseUrl,
-        })
-      ).trim(),
-      'the prompt',
+/**
+ * On a terminal: what is missing, asked. A profile logged in already is replaced only with consent, and
+ * then asked again with its values as defaults (Enter keeps them); a flag or variable still wins.
+ */
+async function askCredentials(
+  ctx: Context,
+  prompter: Prompter,
+  given: Draft,
+  previous: { baseUrl: string; clientId: string } | undefined,
+  options: { clientId?: string; profileName: string },
+): Promise<Draft & { urlAsked: boolean }> {
+  let { baseUrl, clientId, clientSecret } = given;
+  if (previous) {
+    // As gh asks before re-authenticating a host: say what will be replaced, default no.
+    ctx.log.info(
+      `Profile "${options.profileName}" is logged in to ${previous.baseUrl} as ${previous.clientId}.`,
     );
-    clientId ??= (await prompter.input('Client ID:', { default: previous?.clientId })).trim();
-    clientSecret ??= await prompter.password('Client secret:');
+    await consent(ctx, 'Log in again and replace its base URL, client id and secret?', 'nothing was saved');
+    if (baseUrl === previous.baseUrl) baseUrl = undefined;
+    clientId = options.clientId;
   }
+  const urlAsked = baseUrl === undefined;
+  baseUrl ??= await askBaseUrl(prompter, previous?.baseUrl);
+  clientId ??= (await prompter.input('Client ID:', { default: previous?.clientId })).trim();
+  clientSecret ??= await prompter.password('Client secret:');
+  return { baseUrl, clientId, clientSecret, urlAsked };
+}
+
+async function askBaseUrl(prompter: Prompter, suggested: string | undefined): Promise<string> {
+  const answer = await prompter.input('Base URL of the service (including /v1):', {
+    validate: validUrl,
+    default: suggested,
+  });
+  // Trimmed as validUrl trims it: a pasted trailing space passed validation, then failed here.
+  return parseBaseUrl(answer.trim(), 'the prompt');
+}
+
+/** All three credentials, checked, and the secrets registered so that no line of output shows them. */
+function completeCredentials(ctx: Context, draft: Draft): Credentials {
+  const { baseUrl, clientId, clientSecret } = draft;
   if (!baseUrl || !clientId || !clientSecret)
     throw new UsageError('Base URL, client id and secret are all required.');
   checkClientId(clientId);
-  baseUrl = parseBaseUrl(baseUrl);
+  const credentials = { baseUrl: parseBaseUrl(baseUrl), clientId, clientSecret };
   registerSecrets(ctx, { clientId, clientSecret });
-  const { store } = storage;
-  // The scope general tokens will be asked with (--scope, else ROSTER_SCOPE or the profile's): the token is
-  // cached under it.
-  const generalScope = options.scope === undefined ? settings.scopes.general : scope || undefined;
+  return credentials;
+}
 
-  // Prove the credentials before saving anything. A base URL typed at the prompt that nothing answers at
-  // (a 404, most often without /v1) is asked again, the client id and secret kept: it ended the login.
-  let verified: Verified;
+type LoginToProve = Credentials & { generalScope: string | undefined; onerosterScope: string | undefined };
+
+/**
+ * The credentials proven before anything is saved. A base URL typed at the prompt (`reask`) that nothing
+ * answers at (a 404, most often without /v1) is asked again, the client id and secret kept: it ended the login.
+ */
+async function proveCredentials(
+  ctx: Context,
+  settings: Settings,
+  login: LoginToProve,
+  reask: Prompter | undefined,
+): Promise<Verified> {
+  let attempt = login;
   for (;;) {
     try {
-      verified = await verify(ctx, settings, {
-        baseUrl,
-        clientId,
-        clientSecret,
-        generalScope,
-        onerosterScope,
-      });
-      break;
+      return await verify(ctx, settings, attempt);
     } catch (error) {
-      if (!prompter || !urlAsked || !(error instanceof RosterError) || !/\(HTTP 404\)/.test(error.message))
+      if (!reask || !(error instanceof RosterError) || !/\(HTTP 404\)/.test(error.message))
         throw refusedInLogin(error);
       ctx.log.info(`Error: ${error.message}${error.hint ? ` ${error.hint}` : ''}`);
-      const answer = await prompter.input('Base URL of the service (including /v1):', {
-        validate: validUrl,
-        default: baseUrl,
-      });
-      baseUrl = parseBaseUrl(answer.trim(), 'the prompt');
+      attempt = { ...attempt, baseUrl: await askBaseUrl(reask, attempt.baseUrl) };
     }
   }
-  const { token } = verified;
-  const account = secretAccount(clientId, baseUrl);
+}
 
+/**
+ * The secret to its store, the rest to the profile, over the profile as it is now (another roster may have
+ * changed it, or another profile, meanwhile), and the fresh token to the cache: it is good for an hour, the
+ * next command need not ask for another.
+ */
+async function saveLogin(
+  ctx: Context,
+  settings: Settings,
+  login: Credentials & {
+    account: string;
+    verified: Verified;
+    storage: { store: SecretStore; inFile: boolean };
+    options: LoginOptions;
+    scopes: Scopes;
+  },
+): Promise<void> {
+  const { storage, options, scopes } = login;
   if (storage.inFile && options.insecureStorage) {
     ctx.log.warn(
       `storing the client secret in a plain file readable only by you (${secretFilePath(ctx.paths.configDir)}), not in the system keychain.`,
     );
   }
-  await store.set(account, clientSecret);
-
-  const login: Profile = {
-    baseUrl,
-    clientId,
+  await storage.store.set(login.account, login.clientSecret);
+  const profile: Profile = {
+    baseUrl: login.baseUrl,
+    clientId: login.clientId,
     clientAuth: settings.clientAuth,
     oneroster: settings.oneroster,
     secretStorage: storage.inFile ? 'file' : 'keychain',
-    ...(scope !== undefined && { scope: scope || undefined }),
-    ...(onerosterScope !== undefined && { onerosterScope: onerosterScope || undefined }),
+    ...(scopes.scope !== undefined && { scope: scopes.scope || undefined }),
+    ...(scopes.onerosterScope !== undefined && { onerosterScope: scopes.onerosterScope || undefined }),
     ...(options.sentByUserId !== undefined && { sentByUserId: options.sentByUserId }),
   };
-  // Over the profile as it is now: another roster may have changed it (or another profile) meanwhile.
   const { profileName } = settings;
   await updateConfig(ctx.paths.configDir, (latest) => ({
     ...latest,
     defaultProfile: latest.defaultProfile ?? profileName,
-    profiles: { ...latest.profiles, [profileName]: { ...latest.profiles[profileName], ...login } },
+    profiles: { ...latest.profiles, [profileName]: { ...latest.profiles[profileName], ...profile } },
   }));
-  // The fresh token is good for an hour: the next command need not ask for another.
   await new TokenCache(`${ctx.paths.cacheDir}/tokens`)
-    .write({ ...verified.key, clientId, profile: settings.profileName }, token)
+    .write({ ...login.verified.key, clientId: login.clientId, profile: profileName }, login.verified.token)
     .catch(() => {});
-
-  const replaced =
-    previous && (previous.baseUrl !== baseUrl || previous.clientId !== clientId) ? previous : undefined;
-  if (previous) await forgetReplacedSecret(ctx, settings, { account, inFile: storage.inFile });
-  return {
-    profile: settings.profileName,
-    baseUrl,
-    clientId,
-    storedIn: store.description,
-    configFile: settings.configFile,
-    ...(replaced && { replaced }),
-    ...(verified.fallback && { verifiedAt: verified.fallback }),
-  };
 }
 
 const USE_OF: Partial<Record<TokenPurpose, string>> = {
