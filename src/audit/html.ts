@@ -51,10 +51,11 @@ var h=new URLSearchParams(location.hash.slice(1));if(h.get('check'))check.value=
 function apply(){var t=q.value.toLowerCase(),n=0;rows.forEach(function(r){var ok=(!check.value||r.dataset.check===check.value)&&(!sev.value||r.dataset.severity===sev.value)&&(!t||r.textContent.toLowerCase().indexOf(t)>=0);r.hidden=!ok;if(ok)n++;});shown.textContent=n+' of '+rows.length+' records shown';}
 [check,sev,q].forEach(function(e){e.addEventListener('input',apply);});apply();})();`;
 
-export function auditHtml(report: AuditJson): string {
-  const { summary, findings } = report;
-  const title = `OneRoster ${summary.version} go-live audit, ${summary.date}`;
-  const meaning = new Map<string, string>(AUDIT_CHECKS.map((c) => [c.id, c.meaning]));
+type Summary = AuditJson['summary'];
+type Findings = AuditJson['findings'];
+
+/** The two charts: guardian-e-mail coverage per school, and records by severity. */
+function charts(summary: Summary): string {
   const coverage = barChart(
     'coverage-chart',
     'Students with a guardian e-mail, per school',
@@ -78,27 +79,19 @@ export function auditHtml(report: AuditJson): string {
       colour: COLOUR[s],
     })),
   );
-  const summaryRows = findings
+  return `${coverage}${severity}`;
+}
+
+/** The checks table's rows: each check run with its count and meaning, then each one not run and why. */
+function checkRows(summary: Summary, findings: Findings): string {
+  const meaning = new Map<string, string>(AUDIT_CHECKS.map((c) => [c.id, c.meaning]));
+  const run = findings
     .map(
       (f) =>
         `<tr data-check="${esc(f.check)}"><td>${esc(f.check)}</td><td class="sev ${f.severity}">${f.severity}</td><td class="n">${f.count}</td><td>${esc(meaning.get(f.check) ?? '')}</td></tr>`,
     )
     .join('');
-  const schoolRows = summary.perSchool
-    .map(
-      (s) =>
-        `<tr><td>${esc(s.name)}</td><td>${esc(s.sourcedId)}</td><td class="n">${s.students}</td><td class="n">${percent(s.guardianEmailShare)}</td><td class="n">${s.classesWithTeacher}/${s.classes}</td></tr>`,
-    )
-    .join('');
-  const recordRows = findings
-    .flatMap((f) =>
-      f.records.map(
-        (r) =>
-          `<tr data-check="${esc(f.check)}" data-severity="${f.severity}"><td>${esc(f.check)}</td><td class="sev ${f.severity}">${f.severity}</td><td>${esc(r.collection)}</td><td>${esc(r.sourcedId)}</td><td>${esc(r.name ?? '')}</td><td>${esc(r.school ?? '')}</td><td>${esc(r.detail)}</td></tr>`,
-      ),
-    )
-    .join('\n');
-  const notRunRows = summary.notChecked
+  const notRun = summary.notChecked
     .flatMap((n) =>
       n.checks.map(
         (check) =>
@@ -106,36 +99,76 @@ export function auditHtml(report: AuditJson): string {
       ),
     )
     .join('');
-  const notChecked = summary.notChecked.length
+  return `${run}${notRun}`;
+}
+
+function schoolRows(summary: Summary): string {
+  return summary.perSchool
+    .map(
+      (s) =>
+        `<tr><td>${esc(s.name)}</td><td>${esc(s.sourcedId)}</td><td class="n">${s.students}</td><td class="n">${percent(s.guardianEmailShare)}</td><td class="n">${s.classesWithTeacher}/${s.classes}</td></tr>`,
+    )
+    .join('');
+}
+
+function recordRows(findings: Findings): string {
+  return findings
+    .flatMap((f) =>
+      f.records.map(
+        (r) =>
+          `<tr data-check="${esc(f.check)}" data-severity="${f.severity}"><td>${esc(f.check)}</td><td class="sev ${f.severity}">${f.severity}</td><td>${esc(r.collection)}</td><td>${esc(r.sourcedId)}</td><td>${esc(r.name ?? '')}</td><td>${esc(r.school ?? '')}</td><td>${esc(r.detail)}</td></tr>`,
+      ),
+    )
+    .join('\n');
+}
+
+/** The collections the server did not serve, as a section of their own (none: no section). */
+function notCheckedSection(summary: Summary): string {
+  return summary.notChecked.length
     ? `<h2>Not checked</h2>\n<ul id="not-checked">${summary.notChecked.map((n) => `<li class="${n.required ? 'error' : 'warning'}">${esc(n.text)}.</li>`).join('')}</ul>\n`
     : '';
+}
+
+/** The first paragraph: how many records to look at, which schools, what was read. */
+function totals(summary: Summary, findings: Findings): string {
+  const total = findings.reduce((n, f) => n + f.count, 0);
+  const { counts } = summary;
+  const found =
+    total === 0
+      ? 'No finding.'
+      : `${total} records to look at: ${counts.error} errors, ${counts.warning} warnings, ${counts.info} notes.`;
+  const schools = summary.schools ? `Schools: ${esc(summary.schools.join(', '))}.` : 'Every school.';
+  const read = Object.entries(summary.read)
+    .map(([name, n]) => `${n} ${esc(name)}`)
+    .join(', ');
+  return `${found} ${schools} Read: ${read}.`;
+}
+
+export function auditHtml(report: AuditJson): string {
+  const { summary, findings } = report;
+  const title = `OneRoster ${summary.version} go-live audit, ${summary.date}`;
   const options = findings
     .filter((f) => f.count > 0)
     .map((f) => `<option value="${esc(f.check)}">${esc(f.check)} (${f.count})</option>`)
     .join('');
-  const total = findings.reduce((n, f) => n + f.count, 0);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(title)}</title><style>${STYLE}</style></head><body>
 <h1>${esc(title)}</h1>
-<p id="totals">${total === 0 ? 'No finding.' : `${total} records to look at: ${summary.counts.error} errors, ${summary.counts.warning} warnings, ${summary.counts.info} notes.`} ${summary.schools ? `Schools: ${esc(summary.schools.join(', '))}.` : 'Every school.'} Read: ${Object.entries(
-    summary.read,
-  )
-    .map(([name, n]) => `${n} ${esc(name)}`)
-    .join(', ')}.</p>
-<div class="charts">${coverage}${severity}</div>
+<p id="totals">${totals(summary, findings)}</p>
+<div class="charts">${charts(summary)}</div>
 <h2>Checks</h2>
-<table id="checks"><thead><tr><th>check</th><th>severity</th><th>count</th><th>meaning</th></tr></thead><tbody>${summaryRows}${notRunRows}</tbody></table>
-${notChecked}<h2>Schools</h2>
-<table id="schools"><thead><tr><th>school</th><th>sourcedId</th><th>students</th><th>with guardian e-mail</th><th>classes with teacher</th></tr></thead><tbody>${schoolRows}</tbody></table>
+<table id="checks"><thead><tr><th>check</th><th>severity</th><th>count</th><th>meaning</th></tr></thead><tbody>${checkRows(summary, findings)}</tbody></table>
+${notCheckedSection(summary)}<h2>Schools</h2>
+<table id="schools"><thead><tr><th>school</th><th>sourcedId</th><th>students</th><th>with guardian e-mail</th><th>classes with teacher</th></tr></thead><tbody>${schoolRows(summary)}</tbody></table>
 <h2>Records to fix</h2>
 <div class="filters"><label>Check <select id="f-check"><option value="">every check</option>${options}</select></label>
 <label>Severity <select id="f-severity"><option value="">every severity</option><option>error</option><option>warning</option><option>info</option></select></label>
 <label>Text <input id="f-text" type="search" placeholder="sourcedId, name, detail…"></label><span id="shown"></span></div>
 <table id="records"><thead><tr><th>check</th><th>severity</th><th>collection</th><th>sourcedId</th><th>name</th><th>school</th><th>detail</th></tr></thead><tbody>
-${recordRows}
+${recordRows(findings)}
 </tbody></table>
 <script>${SCRIPT}</script>
 </body></html>
