@@ -110,25 +110,8 @@ function overriddenBy(ctx: Context, key: ProfileKey): string | undefined {
 
 const profileFlag = (cmd: Command): ConfigOptions => ({ profile: globalFlags(cmd).profile });
 
-export function register(program: Command, ctx: Context): void {
-  const config = program
-    .command('config')
-    .summary("read and change a saved profile's settings (scopes, endpoints, base URL…)")
-    .description(
-      'Read and change the settings of a saved profile (the active one, or --profile NAME) without editing the config file. Each value is checked as `roster login` checks it; the file is written atomically and never holds a secret.',
-    )
-    .addHelpText(
-      'after',
-      `\nKeys (default in brackets):\n${PROFILE_KEYS.map((k) => `  ${k.name.padEnd(30)}${k.what}${k.fallback ? ` [${k.fallback}]` : ''}`).join('\n')}`,
-    );
-  examples(config, [
-    'roster config set scope attendance',
-    'roster config set --profile east onerosterScope https://purl.imsglobal.org/spec/or/v1p2/scope/roster.readonly',
-    'roster config get tokenEndpoints.invitations',
-    'roster config unset sentByUserId',
-    'roster config list --json',
-  ]);
-
+/** `roster config get KEY`. */
+function registerGet(config: Command, ctx: Context): void {
   const get = config
     .command('get')
     .argument('<key>', 'a config key (roster config --help lists them)')
@@ -142,7 +125,10 @@ export function register(program: Command, ctx: Context): void {
       if (env) ctx.log.warn(`${env} is set and wins over this value in this shell.`);
     });
   examples(get, ['roster config get scope', 'roster config get --profile east oneroster --json']);
+}
 
+/** `roster config set KEY VALUE`. */
+function registerSet(config: Command, ctx: Context): void {
   const set = config
     .command('set')
     .argument('<key>', 'a config key (roster config --help lists them)')
@@ -169,7 +155,10 @@ export function register(program: Command, ctx: Context): void {
     'roster config set scopes.oneroster-1.2 https://purl.imsglobal.org/spec/or/v1p2/scope/roster.readonly',
     'roster config set tokenEndpoints.invitations /custom/token',
   ]);
+}
 
+/** `roster config unset KEY`. */
+function registerUnset(config: Command, ctx: Context): void {
   const unset = config
     .command('unset')
     .argument('<key>', 'a config key (roster config --help lists them)')
@@ -183,7 +172,10 @@ export function register(program: Command, ctx: Context): void {
       );
     });
   examples(unset, ['roster config unset scope']);
+}
 
+/** `roster config list`. */
+function registerList(config: Command, ctx: Context): void {
   const list = config
     .command('list')
     .summary('print every setting of a profile as key=value')
@@ -194,4 +186,28 @@ export function register(program: Command, ctx: Context): void {
       ctx.io.stdout.write(values.map((v) => `${v.key}=${line(v.value)}`).join(''));
     });
   examples(list, ['roster config list', "roster config list --json | jq -r '.[] | select(.saved) | .key'"]);
+}
+
+export function register(program: Command, ctx: Context): void {
+  const config = program
+    .command('config')
+    .summary("read and change a saved profile's settings (scopes, endpoints, base URL…)")
+    .description(
+      'Read and change the settings of a saved profile (the active one, or --profile NAME) without editing the config file. Each value is checked as `roster login` checks it; the file is written atomically and never holds a secret.',
+    )
+    .addHelpText(
+      'after',
+      `\nKeys (default in brackets):\n${PROFILE_KEYS.map((k) => `  ${k.name.padEnd(30)}${k.what}${k.fallback ? ` [${k.fallback}]` : ''}`).join('\n')}`,
+    );
+  examples(config, [
+    'roster config set scope attendance',
+    'roster config set --profile east onerosterScope https://purl.imsglobal.org/spec/or/v1p2/scope/roster.readonly',
+    'roster config get tokenEndpoints.invitations',
+    'roster config unset sentByUserId',
+    'roster config list --json',
+  ]);
+  registerGet(config, ctx);
+  registerSet(config, ctx);
+  registerUnset(config, ctx);
+  registerList(config, ctx);
 }

@@ -135,16 +135,9 @@ function listenError(error: unknown, port: number): RosterError | undefined {
   return undefined;
 }
 
-export function register(program: Command, ctx: Context): void {
-  const command = program
-    .command('sandbox')
-    .summary('run a local stand-in for the service with demo data (loopback only)')
-    .description(
-      'Run a local stand-in for the service with demo data, on loopback only. Its OneRoster district is clean ' +
-        '(roster roster audit finds nothing, roster doctor passes) unless --family-traps or --defects say ' +
-        "otherwise; its academic sessions are the school year containing today by the sandbox's clock " +
-        '(July 1 to June 30, e.g. as-2026-27, its terms and grading periods inside it).',
-    )
+/** The flags that shape the server and its district: where it listens, how big, which links, its tokens. */
+function addDistrictOptions(command: Command): void {
+  command
     .option('--port <n>', 'port to listen on', '4010')
     .option('--host <address>', 'loopback address to listen on', '127.0.0.1')
     .option('--students <n>', 'students in the demo district (default 1200, up to 200000)')
@@ -158,7 +151,12 @@ export function register(program: Command, ctx: Context): void {
       '--refuse <what>',
       'OneRoster 1.2: answer 400 to these query parameters, as some servers do: fields',
     )
-    .option('--token-ttl <seconds>', 'access token lifetime', undefined)
+    .option('--token-ttl <seconds>', 'access token lifetime', undefined);
+}
+
+/** The flags that make it behave as real deployments, networks and districts do: slow, failing, changing. */
+function addBehaviourOptions(command: Command): void {
+  command
     .option('--latency <ms>', 'delay every response')
     .option('--jitter <ms>', 'random extra delay up to this much')
     .option('--fail-rate <p>', 'answer this fraction of resource requests with --fail-status')
@@ -192,30 +190,48 @@ export function register(program: Command, ctx: Context): void {
       '--without <collections>',
       'OneRoster: answer 404 (unknown endpoint) for these collections, as a server that serves part of OneRoster does (comma-separated, e.g. academicSessions)',
     )
-    .option('--quiet', 'do not log requests')
-    .action(async (options: SandboxCommandOptions) => {
-      const sandbox = await run(options, ctx);
-      const lines = [
-        `Sandbox listening on ${sandbox.baseUrl}`,
-        '',
-        'Demo clients (client id / secret / what it shows):',
-        ...sandbox.clients.map((c) => `  ${c.clientId}  ${JSON.stringify(c.clientSecret)}  ${c.label}`),
-        '',
-        'Try:',
-        `  export ROSTER_BASE_URL=${sandbox.baseUrl}`,
-        `  export ROSTER_CLIENT_ID=${sandbox.clients[0]?.clientId}`,
-        `  export ROSTER_CLIENT_SECRET=${JSON.stringify(sandbox.clients[0]?.clientSecret)}`,
-        '  roster attendance check',
-        '',
-        'Press Ctrl-C to stop.',
-      ];
-      ctx.io.stdout.write(`${lines.join('\n')}\n`);
-      const interrupted = ctx.trapInterrupt();
-      await new Promise<void>((resolve) =>
-        interrupted.addEventListener('abort', () => resolve(), { once: true }),
-      );
-      await sandbox.close();
-    });
+    .option('--quiet', 'do not log requests');
+}
+
+/** Prints the sandbox's address, clients and a first command, and serves until Ctrl-C. */
+async function serveUntilInterrupted(sandbox: Sandbox, ctx: Context): Promise<void> {
+  const lines = [
+    `Sandbox listening on ${sandbox.baseUrl}`,
+    '',
+    'Demo clients (client id / secret / what it shows):',
+    ...sandbox.clients.map((c) => `  ${c.clientId}  ${JSON.stringify(c.clientSecret)}  ${c.label}`),
+    '',
+    'Try:',
+    `  export ROSTER_BASE_URL=${sandbox.baseUrl}`,
+    `  export ROSTER_CLIENT_ID=${sandbox.clients[0]?.clientId}`,
+    `  export ROSTER_CLIENT_SECRET=${JSON.stringify(sandbox.clients[0]?.clientSecret)}`,
+    '  roster attendance check',
+    '',
+    'Press Ctrl-C to stop.',
+  ];
+  ctx.io.stdout.write(`${lines.join('\n')}\n`);
+  const interrupted = ctx.trapInterrupt();
+  await new Promise<void>((resolve) =>
+    interrupted.addEventListener('abort', () => resolve(), { once: true }),
+  );
+  await sandbox.close();
+}
+
+export function register(program: Command, ctx: Context): void {
+  const command = program
+    .command('sandbox')
+    .summary('run a local stand-in for the service with demo data (loopback only)')
+    .description(
+      'Run a local stand-in for the service with demo data, on loopback only. Its OneRoster district is clean ' +
+        '(roster roster audit finds nothing, roster doctor passes) unless --family-traps or --defects say ' +
+        "otherwise; its academic sessions are the school year containing today by the sandbox's clock " +
+        '(July 1 to June 30, e.g. as-2026-27, its terms and grading periods inside it).',
+    );
+  addDistrictOptions(command);
+  addBehaviourOptions(command);
+  command.action(async (options: SandboxCommandOptions) =>
+    serveUntilInterrupted(await run(options, ctx), ctx),
+  );
   examples(command, [
     '# On a terminal',
     'roster sandbox',
