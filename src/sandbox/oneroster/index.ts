@@ -9,10 +9,10 @@ import { Defects } from './defects.js';
 import { buildDistrict, DEFAULT_SCHOOLS, type District, MAX_SCHOOLS } from './district.js';
 import { errorResponse, OneRosterError, statusInfo } from './errors.js';
 import { fieldsOf, isKnownPath } from './fields.js';
-import { checkFilterFields, matches, parseFilter, valuesAt } from './filter.js';
-import { COLLECTIONS, type IndexList, Indices, resolve, WRAPPER } from './lists.js';
+import { checkFilterFields, type Filter, matches, parseFilter, valuesAt } from './filter.js';
+import { COLLECTIONS, type IndexList, Indices, resolve, type Target, WRAPPER } from './lists.js';
 import { type LinkStyle, linkHeader, pageOffsets } from './paging.js';
-import { decodeQuery, parseReadQuery } from './query.js';
+import { decodeQuery, parseReadQuery, type ReadQuery } from './query.js';
 import {
   AGENTS_SIDES,
   type AgentsSide,
@@ -192,109 +192,108 @@ class OneRosterServer {
   }
 
   private read(req: SandboxRequest, version: Version, rest: string): SandboxResponse {
-    const segments = rest
-      .split('/')
-      .slice(1)
-      .map((s) => {
-        try {
-          return decodeURIComponent(s);
-        } catch {
-          throw new OneRosterError(`Malformed percent-encoding in the path: "${s}"`, 'invaliddata');
-        }
-      });
+    const segments = pathSegments(rest);
+    const target = this.target(req, segments);
+    const query = parseReadQuery(decodeQuery(req.rawQuery, this.options.plusAsSpace ?? false));
+    const ctx = this.renderContext(req, version);
+    const warnings: Record<string, unknown>[] = [];
+    const select = this.selection(version, target.kind, query.fields, warnings);
+    if (target.type === 'single') {
+      const rec = select(this.record(ctx, target.kind, target.index));
+      const key = this.quirks.pathWrappers ? COLLECTIONS[segments[0] ?? '']!.one : WRAPPER[target.kind].one;
+      const headers = { 'Content-Type': 'application/json' };
+      return { status: 200, headers, body: this.body(version, key, rec, warnings) };
+    }
+    const filter = checkedFilter(query.filter, version, target.kind);
+    const sort = sortField(query.sort, version, target.kind, warnings);
+    const at = (i: number) => this.record(ctx, target.kind, i);
+    const list = this.listOf(target, { version, query, filter, sort }, at);
+    if (this.quirks.endlessPages && list.length > 0)
+      return this.endless(req, version, query, list, at, select, WRAPPER[target.kind].many);
+    // The `wrappers` quirk: the list named after the path (…/schools/{id}/students: students).
+    const key = this.quirks.pathWrappers ? (segments.at(-1) ?? '') : WRAPPER[target.kind].many;
+    return this.page({ req, version, query, list, rows: (i) => select(at(i)), key, warnings });
+  }
+
+  /** What a path names: a record or a list, of the district or added by its churn; unknown or left out: 404. */
+  private target(req: SandboxRequest, segments: string[]): Target {
     if (this.options.without?.includes(segments[0] ?? ''))
       throw new OneRosterError(`Unknown OneRoster endpoint: ${req.path}`, 'unknownobject', 404);
     const added = segments.length === 2 ? this.churn.find(segments[0] ?? '', segments[1] ?? '') : undefined;
     const target = added ? ({ type: 'single', ...added } as const) : resolve(this.d, segments);
     if (!target) throw new OneRosterError(`Unknown OneRoster endpoint: ${req.path}`, 'unknownobject', 404);
-    const params = decodeQuery(req.rawQuery, this.options.plusAsSpace ?? false);
-    const query = parseReadQuery(params);
-    const serviceBase = this.serviceBase(req);
-    const ctx: RenderContext = {
+    return target;
+  }
+
+  private renderContext(req: SandboxRequest, version: Version): RenderContext {
+    return {
       d: this.d,
       version,
-      base: `${serviceBase}/ims/oneroster/${version === '1.1' ? 'v1p1' : 'v1p2'}`,
+      base: `${this.serviceBase(req)}/ims/oneroster/${version === '1.1' ? 'v1p1' : 'v1p2'}`,
       enabledUser11: this.options.enabledUser11 ?? 'mixed',
       nulls: this.options.nulls ?? false,
       agents: this.options.agents ?? 'both',
     };
-    const warnings: Record<string, unknown>[] = [];
-    const select = this.selection(version, target.kind, query.fields, warnings);
-    const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+  }
 
-    if (target.type === 'single') {
-      const rec = select(this.record(ctx, target.kind, target.index));
-      const key = this.quirks.pathWrappers ? COLLECTIONS[segments[0] ?? '']!.one : WRAPPER[target.kind].one;
-      return { status: 200, headers, body: this.body(version, key, rec, warnings) };
-    }
-
-    const filter = query.filter === undefined ? undefined : parseFilter(query.filter);
-    if (filter) checkFilterFields(filter, version, target.kind);
-    // Several 1.2 servers cannot filter on the roles array; the sandbox refuses it the same way.
-    const roles = filter?.clauses.find((c) => c.field === 'roles' || c.field.startsWith('roles.'));
-    if (version === '1.2' && roles) {
-      throw new OneRosterError(`Filtering on '${roles.field}' is not supported`, 'invalid_filter_field');
-    }
-    let sort = query.sort;
-    if (sort !== undefined && !isKnownPath(version, target.kind, sort)) {
-      // The standard: an unknown sort field sorts by sourcedId (1.1 adds a warning).
-      if (version === '1.1') {
-        warnings.push(
-          statusInfo(`Unknown sort field '${sort}': sorted by sourcedId`, 'invalid_sort_field', 'warning'),
-        );
-      }
-      sort = 'sourcedId';
-    }
-
-    // Lists are cached per churn generation: a change makes every earlier list stale.
+  /**
+   * A list's records in serving order: the district's (with its changes and defects), filtered and sorted.
+   * Cached per churn generation: a change makes every earlier list stale.
+   */
+  private listOf(
+    target: Extract<Target, { type: 'list' }>,
+    asked: { version: Version; query: ReadQuery; filter: Filter | undefined; sort: string | undefined },
+    at: (i: number) => Rec,
+  ): IndexList {
+    const { version, query, filter, sort } = asked;
     const generation = this.churn.generation;
-    const at = (i: number) => this.record(ctx, target.kind, i);
     const base = this.cached(`base|${generation}|${target.key}`, () => {
       const list = this.churn.extend(target.key, target.list());
       return this.defects ? this.defects.list(target.key, target.kind, list) : list;
     });
-    const list =
-      filter || sort
-        ? this.cached(
-            `${version}|${generation}|${target.key}|${query.filter ?? ''}|${sort ?? ''}|${query.orderBy}`,
-            () => {
-              let indices = Array.from({ length: base.length }, (_, i) => base.at(i));
-              if (filter) indices = indices.filter((i) => matches(filter, at(i)));
-              if (sort) {
-                // Seeded ids are cheap to compute (edits never change them); other fields need the record.
-                const seeded = countOf(this.d, target.kind);
-                const key =
-                  sort === 'sourcedId'
-                    ? (i: number) =>
-                        i < seeded ? sourcedIdOf(this.d, target.kind, i) : String(at(i).sourcedId)
-                    : (i: number) => valuesAt(at(i), sort)[0];
-                indices = sortIndices(key, indices, query.orderBy);
-              }
-              return new Indices(Int32Array.from(indices));
-            },
-          )
-        : base;
+    if (!filter && !sort) return base;
+    return this.cached(
+      `${version}|${generation}|${target.key}|${query.filter ?? ''}|${sort ?? ''}|${query.orderBy}`,
+      () => {
+        let indices = Array.from({ length: base.length }, (_, i) => base.at(i));
+        if (filter) indices = indices.filter((i) => matches(filter, at(i)));
+        if (sort) indices = sortIndices(this.sortKey(target.kind, sort, at), indices, query.orderBy);
+        return new Indices(Int32Array.from(indices));
+      },
+    );
+  }
 
+  /** Seeded ids are cheap to compute (edits never change them); other fields need the record. */
+  private sortKey(kind: Kind, sort: string, at: (i: number) => Rec): (i: number) => string | undefined {
+    if (sort !== 'sourcedId') return (i) => valuesAt(at(i), sort)[0];
+    const seeded = countOf(this.d, kind);
+    return (i) => (i < seeded ? sourcedIdOf(this.d, kind, i) : String(at(i).sourcedId));
+  }
+
+  /** One page of a list, with its X-Total-Count and Link headers (204 when empty, if asked to). */
+  private page(listing: {
+    req: SandboxRequest;
+    version: Version;
+    query: ReadQuery;
+    list: IndexList;
+    rows: (i: number) => Rec;
+    key: string;
+    warnings: Record<string, unknown>[];
+  }): SandboxResponse {
+    const { req, query, list } = listing;
     const total = list.length;
-    if (this.quirks.endlessPages && total > 0)
-      return this.endless(req, version, query, list, at, select, WRAPPER[target.kind].many);
     const pageSize = Math.min(query.limit, this.options.pageCap ?? Number.POSITIVE_INFINITY);
     const end = Math.min(total, query.offset + pageSize);
     const rows: Rec[] = [];
-    for (let i = query.offset; i < end; i++) rows.push(select(at(list.at(i))));
+    for (let i = query.offset; i < end; i++) rows.push(listing.rows(list.at(i)));
 
+    const headers: Record<string, string> = { 'Content-Type': 'application/json' };
     if (this.options.totalCount !== false) headers['X-Total-Count'] = String(total);
-    const link = linkHeader(
-      `${serviceBase}${req.path}`,
-      req.rawQuery,
-      pageOffsets(query.offset, pageSize, total),
-      this.link,
-    );
+    const offsets = pageOffsets(query.offset, pageSize, total);
+    const link = linkHeader(`${this.serviceBase(req)}${req.path}`, req.rawQuery, offsets, this.link);
     if (link) headers.Link = link;
     if (rows.length === 0 && this.options.emptyStatus === 204) return { status: 204, headers };
-    // The `wrappers` quirk: the list named after the path (…/schools/{id}/students: students).
-    const key = this.quirks.pathWrappers ? (segments.at(-1) ?? '') : WRAPPER[target.kind].many;
-    return { status: 200, headers, body: this.body(version, key, rows, warnings) };
+    return { status: 200, headers, body: this.body(listing.version, listing.key, rows, listing.warnings) };
   }
 
   /** An endless list (the `endless-pages` quirk: every page full, linking to the next, no total): record i is the district's i modulo its size, renamed past it. */
@@ -398,4 +397,48 @@ function sortIndices(keyOf: (i: number) => string | undefined, indices: number[]
     return (ka < kb ? -1 : 1) * dir;
   });
   return order.map((k) => indices[k]!);
+}
+
+/** A path's segments after the version, percent-decoded (malformed: 400). */
+function pathSegments(rest: string): string[] {
+  return rest
+    .split('/')
+    .slice(1)
+    .map((s) => {
+      try {
+        return decodeURIComponent(s);
+      } catch {
+        throw new OneRosterError(`Malformed percent-encoding in the path: "${s}"`, 'invaliddata');
+      }
+    });
+}
+
+/**
+ * The `filter` parameter, parsed and checked. Several 1.2 servers cannot filter on the roles array; the
+ * sandbox refuses it the same way.
+ */
+function checkedFilter(text: string | undefined, version: Version, kind: Kind): Filter | undefined {
+  const filter = text === undefined ? undefined : parseFilter(text);
+  if (filter) checkFilterFields(filter, version, kind);
+  const roles = filter?.clauses.find((c) => c.field === 'roles' || c.field.startsWith('roles.'));
+  if (version === '1.2' && roles) {
+    throw new OneRosterError(`Filtering on '${roles.field}' is not supported`, 'invalid_filter_field');
+  }
+  return filter;
+}
+
+/** The field to sort by: the standard sorts by sourcedId on an unknown field (1.1 adds a warning). */
+function sortField(
+  sort: string | undefined,
+  version: Version,
+  kind: Kind,
+  warnings: Record<string, unknown>[],
+): string | undefined {
+  if (sort === undefined || isKnownPath(version, kind, sort)) return sort;
+  if (version === '1.1') {
+    warnings.push(
+      statusInfo(`Unknown sort field '${sort}': sorted by sourcedId`, 'invalid_sort_field', 'warning'),
+    );
+  }
+  return 'sourcedId';
 }
