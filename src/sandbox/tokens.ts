@@ -83,6 +83,10 @@ function oauthError(status: number, error: string, description: string, basicCha
   return { response: { status, headers, body: { error, error_description: description } } };
 }
 
+type Credentials = { clientId: string; clientSecret: string };
+/** A step of the grant either yields what it read or the answer that ends the request. */
+const isAnswer = (step: object): step is TokenResult => 'response' in step;
+
 /** POST to one of TOKEN_ENDPOINTS: the client credentials grant. */
 export function handleTokenRequest(req: SandboxRequest, endpoint: string, ctx: TokenContext): TokenResult {
   if (req.method !== 'POST') {
@@ -90,48 +94,68 @@ export function handleTokenRequest(req: SandboxRequest, endpoint: string, ctx: T
       response: { status: 405, headers: { Allow: 'POST' }, body: { message: `Use POST for ${endpoint}` } },
     };
   }
+  const form = readForm(req);
+  if (isAnswer(form)) return form;
+  const basic = basicCredentials(req);
+  if (basic && isAnswer(basic)) return basic;
+  const refusal = checkCredentialForms(form, basic) ?? checkGrantType(form);
+  if (refusal) return refusal;
+  const client = authenticateClient(form, basic, ctx);
+  if (isAnswer(client)) return client;
+  const requested = (form.get('scope') ?? '').split(' ').filter((s) => s !== '');
+  const scopeRefusal = checkScope(requested, client, ctx);
+  if (scopeRefusal) return { ...scopeRefusal, clientId: client.clientId };
+  return issueToken(requested, client, endpoint, ctx);
+}
 
-  // The body is optional as a whole (§4.1); when present it must be a form.
+/** The body, optional as a whole (§4.1), and a form when present. */
+function readForm(req: SandboxRequest): Map<string, string> | TokenResult {
   const contentType = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   if (req.body.length > 0 && contentType !== 'application/x-www-form-urlencoded') {
     return oauthError(400, 'invalid_request', 'The request body must be application/x-www-form-urlencoded');
   }
-  let form: Map<string, string>;
   try {
-    form = parseForm(req.body.toString('utf8'));
+    return parseForm(req.body.toString('utf8'));
   } catch (err) {
     const why = err instanceof FormDecodeError ? err.message : 'unreadable form';
     return oauthError(400, 'invalid_request', `The request body is not a valid form: ${why}`);
   }
+}
 
-  let basic: { clientId: string; clientSecret: string } | undefined;
+/** The client's id and secret from HTTP Basic, if it sent an Authorization header. */
+function basicCredentials(req: SandboxRequest): Credentials | TokenResult | undefined {
   const auth = splitAuthorization(req.headers.authorization);
-  if (auth) {
-    if (auth.scheme !== 'basic') {
-      return oauthError(400, 'invalid_request', 'Authenticate the client with HTTP Basic or form fields');
-    }
-    try {
-      basic = decodeBasicCredentials(auth.value);
-    } catch (err) {
-      const why = err instanceof FormDecodeError ? err.message : 'unreadable';
-      return oauthError(
-        400,
-        'invalid_request',
-        `Malformed HTTP Basic credentials (${why}); encode client id and secret as application/x-www-form-urlencoded before base64 (RFC 6749 section 2.3.1)`,
-      );
-    }
+  if (!auth) return undefined;
+  if (auth.scheme !== 'basic') {
+    return oauthError(400, 'invalid_request', 'Authenticate the client with HTTP Basic or form fields');
   }
-  const formId = form.get('client_id');
-  const formSecret = form.get('client_secret');
-  if (basic && (formId !== undefined || formSecret !== undefined)) {
-    // RFC 6749 §2.3: a client must not use more than one authentication method per request.
+  try {
+    return decodeBasicCredentials(auth.value);
+  } catch (err) {
+    const why = err instanceof FormDecodeError ? err.message : 'unreadable';
     return oauthError(
       400,
       'invalid_request',
-      'Send client credentials either with HTTP Basic or as form fields, not both',
+      `Malformed HTTP Basic credentials (${why}); encode client id and secret as application/x-www-form-urlencoded before base64 (RFC 6749 section 2.3.1)`,
     );
   }
+}
 
+/** RFC 6749 §2.3: a client must not use more than one authentication method per request. */
+function checkCredentialForms(
+  form: Map<string, string>,
+  basic: Credentials | undefined,
+): TokenResult | undefined {
+  if (!basic || (form.get('client_id') === undefined && form.get('client_secret') === undefined))
+    return undefined;
+  return oauthError(
+    400,
+    'invalid_request',
+    'Send client credentials either with HTTP Basic or as form fields, not both',
+  );
+}
+
+function checkGrantType(form: Map<string, string>): TokenResult | undefined {
   const grantType = form.get('grant_type');
   if (grantType === undefined || grantType === '') {
     return oauthError(400, 'invalid_request', 'The grant_type parameter is missing');
@@ -139,7 +163,17 @@ export function handleTokenRequest(req: SandboxRequest, endpoint: string, ctx: T
   if (grantType !== 'client_credentials') {
     return oauthError(400, 'unsupported_grant_type', 'Only grant_type=client_credentials is supported');
   }
+  return undefined;
+}
 
+/** The demo client these credentials (Basic, else the form's) belong to, if it may have a token. */
+function authenticateClient(
+  form: Map<string, string>,
+  basic: Credentials | undefined,
+  ctx: TokenContext,
+): DemoClient | TokenResult {
+  const formId = form.get('client_id');
+  const formSecret = form.get('client_secret');
   const credentials =
     basic ?? (formId !== undefined ? { clientId: formId, clientSecret: formSecret } : undefined);
   if (!credentials || credentials.clientSecret === undefined) {
@@ -166,21 +200,31 @@ export function handleTokenRequest(req: SandboxRequest, endpoint: string, ctx: T
       clientId: client.clientId,
     };
   }
+  return client;
+}
 
-  const requested = (form.get('scope') ?? '').split(' ').filter((s) => s !== '');
+/** The scopes asked for against the client's own and those the endpoint requires (the `scope-required` quirk). */
+function checkScope(requested: string[], client: DemoClient, ctx: TokenContext): TokenResult | undefined {
   const required = ctx.requiredScope?.split(' ') ?? [];
   if (required.length > 0 && requested.length === 0) {
-    return { ...oauthError(400, 'invalid_request', 'scope is required'), clientId: client.clientId };
+    return oauthError(400, 'invalid_request', 'scope is required');
   }
   const missing = required.filter((s) => !requested.includes(s));
   const refused = requested.filter((s) => !client.scopes.includes(s) && !required.includes(s));
-  if (refused.length > 0 || missing.length > 0) {
-    const why =
-      refused.length > 0
-        ? `Scope not allowed for this client: ${refused.join(' ')}`
-        : `This token endpoint requires the scope ${missing.join(' ')}`;
-    return { ...oauthError(400, 'invalid_scope', why), clientId: client.clientId };
-  }
+  if (refused.length === 0 && missing.length === 0) return undefined;
+  const why =
+    refused.length > 0
+      ? `Scope not allowed for this client: ${refused.join(' ')}`
+      : `This token endpoint requires the scope ${missing.join(' ')}`;
+  return oauthError(400, 'invalid_scope', why);
+}
+
+function issueToken(
+  requested: string[],
+  client: DemoClient,
+  endpoint: string,
+  ctx: TokenContext,
+): TokenResult {
   const scope = requested.length > 0 ? requested.join(' ') : undefined;
   const caller: Caller = { clientId: client.clientId, label: client.label, tokenEndpoint: endpoint };
   if (scope !== undefined) caller.scope = scope;
