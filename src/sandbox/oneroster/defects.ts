@@ -49,6 +49,12 @@ const ref = (ctx: RenderContext, collection: string, type: string, sourcedId: st
 /** The same day a year earlier (YYYY-MM-DD; the sandbox's session dates are never February 29). */
 const yearBack = (day: string): string => `${Number(day.slice(0, 4)) - 1}${day.slice(4)}`;
 
+/** The users index of the first guardian of student s's family. */
+function firstGuardian(d: RenderContext['d'], s: number): number {
+  const fam = d.families;
+  return guardianBase(d) + fam.familyGuardianStart[fam.studentFamily[s]!]!;
+}
+
 export class Defects {
   /** Users index → the overlay to apply. */
   private readonly users = new Map<number, (ctx: RenderContext, rec: Rec) => Rec>();
@@ -58,9 +64,25 @@ export class Defects {
   readonly manyChildren: string[];
 
   constructor(private readonly d: RenderContext['d']) {
+    this.plantEnrollments(d);
+    this.plantTeachersAndStudents(d);
+    this.plantGuardians(d);
+    // The first guardian of the family after the fixed ones, with 13 students of Elm High (org-sch-5).
+    this.manyGuardian = firstGuardian(d, 40);
+    const school = Math.min(4, d.teachingSchools - 1);
+    const children: string[] = [];
+    for (let s = 100; s < d.studentCount && children.length < MANY_CHILDREN; s++)
+      if (d.studentSchool[s] === school) children.push(studentId(s));
+    this.manyChildren = children;
+    this.users.set(this.manyGuardian, (ctx, rec) => ({
+      ...rec,
+      agents: [...(rec.agents as Rec[]), ...children.map((id) => ref(ctx, 'users', 'user', id))],
+    }));
+  }
+
+  private plantEnrollments(d: RenderContext['d']): void {
     const S = DEFECT_STUDENTS;
     const studentEnrollments = d.studentCount * SUBJECTS_PER_STUDENT;
-    const teacher = (t: number) => d.studentCount + t;
     const tobedeleted = (rec: Rec): Rec => ({ ...rec, status: 'tobedeleted' });
     this.enrollments.set(S.missingClass * SUBJECTS_PER_STUDENT, (rec) => ({
       ...rec,
@@ -80,7 +102,11 @@ export class Defects {
     }));
     // The teacher enrollment of class 3: the class has no active teacher.
     this.enrollments.set(studentEnrollments + 3, tobedeleted);
+  }
 
+  private plantTeachersAndStudents(d: RenderContext['d']): void {
+    const S = DEFECT_STUDENTS;
+    const teacher = (t: number) => d.studentCount + t;
     // tch-00001: an org that does not exist.
     this.users.set(teacher(0), (ctx, rec) =>
       ctx.version === '1.1'
@@ -111,33 +137,25 @@ export class Defects {
       ...rec,
       agents: [...(rec.agents as Rec[]), ref(ctx, 'users', 'user', teacherId(3))],
     }));
+  }
+
+  private plantGuardians(d: RenderContext['d']): void {
+    const S = DEFECT_STUDENTS;
     const fam = d.families;
-    const firstGuardian = (s: number) => guardianBase(d) + fam.familyGuardianStart[fam.studentFamily[s]!]!;
     // Ended the day before the school year began.
     const ended = `${d.sessions[0]!.startDate.slice(0, 4)}-06-30`;
-    this.users.set(firstGuardian(S.endedGuardian), (ctx, rec) =>
+    this.users.set(firstGuardian(d, S.endedGuardian), (ctx, rec) =>
       ctx.version === '1.1'
         ? { ...rec, role: 'aide' }
         : { ...rec, roles: (rec.roles as Rec[]).map((r) => ({ ...r, endDate: ended })) },
     );
-    this.users.set(firstGuardian(S.oneSided), (_ctx, rec) => ({
+    this.users.set(firstGuardian(d, S.oneSided), (_ctx, rec) => ({
       ...rec,
       agents: (rec.agents as Rec[]).filter((a) => a.sourcedId !== studentId(S.oneSided)),
     }));
     const family = fam.studentFamily[S.noGuardianEmail]!;
     for (let g = fam.familyGuardianStart[family]!; g < fam.familyGuardianStart[family + 1]!; g++)
       this.users.set(guardianBase(d) + g, (_ctx, { email: _, ...rest }) => rest);
-    // The first guardian of the family after the fixed ones, with 13 students of Elm High (org-sch-5).
-    this.manyGuardian = firstGuardian(40);
-    const school = Math.min(4, d.teachingSchools - 1);
-    const children: string[] = [];
-    for (let s = 100; s < d.studentCount && children.length < MANY_CHILDREN; s++)
-      if (d.studentSchool[s] === school) children.push(studentId(s));
-    this.manyChildren = children;
-    this.users.set(this.manyGuardian, (ctx, rec) => ({
-      ...rec,
-      agents: [...(rec.agents as Rec[]), ...children.map((id) => ref(ctx, 'users', 'user', id))],
-    }));
   }
 
   /** The record with its defect, if it carries one. */

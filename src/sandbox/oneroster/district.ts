@@ -289,6 +289,35 @@ export function buildDistrict(
   const traps = shape.traps ?? false;
   const sessions = schoolYearSessions(shape.today ?? isoDay(Date.now()));
   const schools = schoolLayout(schoolCount);
+  const { groupCount, ...students } = placeStudents(seed, studentCount, schools);
+  const teaching = buildTeaching(schools, groupCount);
+  const { courses, classes, teacherSchool } = teaching;
+  return {
+    seed,
+    schools,
+    teachingSchools: schoolCount,
+    studentCount,
+    teacherCount: teacherSchool.length,
+    ...students,
+    courses,
+    courseIndex: teaching.courseIndex,
+    classes,
+    classById: new Map(classes.map((c, i) => [c.sourcedId, i])),
+    courseById: new Map(courses.map((c, i) => [c.sourcedId, i])),
+    teacherSchool: Uint8Array.from(teacherSchool),
+    teacherClassStart: Uint32Array.from(teaching.teacherClassStart),
+    teacherClassEnd: Uint32Array.from(teaching.teacherClassEnd),
+    schoolTeacherStart: teaching.schoolTeacherStart,
+    schoolClassStart: teaching.schoolClassStart,
+    families: buildFamilies(seed, studentCount, traps),
+    traps,
+    sessions,
+    schoolYear: sessions[0]!.endDate.slice(0, 4),
+  };
+}
+
+/** Each student's school, grade and rank in its (school, grade) group, and each group's members. */
+function placeStudents(seed: number, studentCount: number, schools: readonly SchoolInfo[]) {
   const byGrade = schoolsByGrade(schools);
   const groups = schools.length * GRADES.length;
   const studentSchool = new Uint8Array(studentCount);
@@ -310,85 +339,86 @@ export function buildDistrict(
     const g = groupOf(studentSchool[i]!, studentGrade[i]!);
     groupMembers[groupStart[g]! + studentRank[i]!] = i;
   }
+  return { studentSchool, studentGrade, studentRank, groupCount, groupStart, groupMembers };
+}
 
-  const courses: CourseInfo[] = [];
-  const classes: ClassInfo[] = [];
-  const courseIndex = new Int32Array(groups * SUBJECT_COUNT).fill(-1);
-  const schoolClassStart = new Uint32Array(schools.length + 1);
-  const schoolTeacherStart = new Uint32Array(schools.length + 1);
-  const teacherSchool: number[] = [];
-  const teacherClassStart: number[] = [];
-  const teacherClassEnd: number[] = [];
+/** The courses, classes and teachers of the district, school by school, as they are being built. */
+interface Teaching {
+  courses: CourseInfo[];
+  classes: ClassInfo[];
+  courseIndex: Int32Array;
+  schoolClassStart: Uint32Array;
+  schoolTeacherStart: Uint32Array;
+  teacherSchool: number[];
+  teacherClassStart: number[];
+  teacherClassEnd: number[];
+}
+
+function buildTeaching(schools: readonly SchoolInfo[], groupCount: Uint32Array): Teaching {
+  const teaching: Teaching = {
+    courses: [],
+    classes: [],
+    courseIndex: new Int32Array(schools.length * GRADES.length * SUBJECT_COUNT).fill(-1),
+    schoolClassStart: new Uint32Array(schools.length + 1),
+    schoolTeacherStart: new Uint32Array(schools.length + 1),
+    teacherSchool: [],
+    teacherClassStart: [],
+    teacherClassEnd: [],
+  };
   schools.forEach((school, s) => {
-    schoolClassStart[s] = classes.length;
-    schoolTeacherStart[s] = teacherSchool.length;
-    for (const grade of school.grades) {
-      const g = groupOf(s, grade);
-      const sections = Math.ceil(groupCount[g]! / CLASS_SIZE);
-      SUBJECTS.forEach((subject, k) => {
-        const course = courses.length;
-        courseIndex[g * SUBJECT_COUNT + k] = course;
-        courses.push({
-          sourcedId: `crs-${s + 1}-${GRADES[grade]}-${subject.code}`,
-          school: s,
-          grade,
-          subject: k,
-          classStart: classes.length,
-          sections,
-        });
-        for (let section = 0; section < sections; section++) {
-          const terms = SEMESTER_SUBJECTS.has(k) ? [section % 2 === 0 ? 1 : 2] : [1, 2];
-          const first = schoolClassStart[s]!;
-          classes.push({
-            sourcedId: `cls-${s + 1}-${GRADES[grade]}-${subject.code}-${pad(section + 1, 2)}`,
-            course,
-            section,
-            teacher: schoolTeacherStart[s]! + Math.floor((classes.length - first) / CLASSES_PER_TEACHER),
-            terms,
-          });
-        }
+    teaching.schoolClassStart[s] = teaching.classes.length;
+    teaching.schoolTeacherStart[s] = teaching.teacherSchool.length;
+    for (const grade of school.grades) addCourses(teaching, s, grade, groupCount[groupOf(s, grade)]!);
+    addTeachers(teaching, s, school);
+  });
+  teaching.schoolClassStart[schools.length] = teaching.classes.length;
+  teaching.schoolTeacherStart[schools.length] = teaching.teacherSchool.length;
+  return teaching;
+}
+
+/** A course per subject for a grade of school s, and a class per section of CLASS_SIZE students. */
+function addCourses(teaching: Teaching, s: number, grade: number, students: number): void {
+  const { courses, classes } = teaching;
+  const g = groupOf(s, grade);
+  const sections = Math.ceil(students / CLASS_SIZE);
+  SUBJECTS.forEach((subject, k) => {
+    const course = courses.length;
+    teaching.courseIndex[g * SUBJECT_COUNT + k] = course;
+    courses.push({
+      sourcedId: `crs-${s + 1}-${GRADES[grade]}-${subject.code}`,
+      school: s,
+      grade,
+      subject: k,
+      classStart: classes.length,
+      sections,
+    });
+    for (let section = 0; section < sections; section++) {
+      const terms = SEMESTER_SUBJECTS.has(k) ? [section % 2 === 0 ? 1 : 2] : [1, 2];
+      const first = teaching.schoolClassStart[s]!;
+      classes.push({
+        sourcedId: `cls-${s + 1}-${GRADES[grade]}-${subject.code}-${pad(section + 1, 2)}`,
+        course,
+        section,
+        teacher: teaching.schoolTeacherStart[s]! + Math.floor((classes.length - first) / CLASSES_PER_TEACHER),
+        terms,
       });
     }
-    // Every school with grades has at least one teacher, even in a tiny district with no classes.
-    const schoolClasses = classes.length - schoolClassStart[s]!;
-    const teachers =
-      school.grades.length === 0 ? 0 : Math.max(1, Math.ceil(schoolClasses / CLASSES_PER_TEACHER));
-    for (let t = 0; t < teachers; t++) {
-      teacherSchool.push(s);
-      const start = schoolClassStart[s]! + t * CLASSES_PER_TEACHER;
-      teacherClassStart.push(Math.min(start, classes.length));
-      teacherClassEnd.push(Math.min(start + CLASSES_PER_TEACHER, classes.length));
-    }
   });
-  schoolClassStart[schools.length] = classes.length;
-  schoolTeacherStart[schools.length] = teacherSchool.length;
+}
 
-  return {
-    seed,
-    schools,
-    teachingSchools: schoolCount,
-    studentCount,
-    teacherCount: teacherSchool.length,
-    studentSchool,
-    studentGrade,
-    studentRank,
-    groupStart,
-    groupMembers,
-    courses,
-    courseIndex,
-    classes,
-    classById: new Map(classes.map((c, i) => [c.sourcedId, i])),
-    courseById: new Map(courses.map((c, i) => [c.sourcedId, i])),
-    teacherSchool: Uint8Array.from(teacherSchool),
-    teacherClassStart: Uint32Array.from(teacherClassStart),
-    teacherClassEnd: Uint32Array.from(teacherClassEnd),
-    schoolTeacherStart,
-    schoolClassStart,
-    families: buildFamilies(seed, studentCount, traps),
-    traps,
-    sessions,
-    schoolYear: sessions[0]!.endDate.slice(0, 4),
-  };
+/** School s's teachers, each of CLASSES_PER_TEACHER consecutive classes. */
+function addTeachers(teaching: Teaching, s: number, school: SchoolInfo): void {
+  const { classes } = teaching;
+  // Every school with grades has at least one teacher, even in a tiny district with no classes.
+  const schoolClasses = classes.length - teaching.schoolClassStart[s]!;
+  const teachers =
+    school.grades.length === 0 ? 0 : Math.max(1, Math.ceil(schoolClasses / CLASSES_PER_TEACHER));
+  for (let t = 0; t < teachers; t++) {
+    teaching.teacherSchool.push(s);
+    const start = teaching.schoolClassStart[s]! + t * CLASSES_PER_TEACHER;
+    teaching.teacherClassStart.push(Math.min(start, classes.length));
+    teaching.teacherClassEnd.push(Math.min(start + CLASSES_PER_TEACHER, classes.length));
+  }
 }
 
 /** Class index of student i's class in subject k. */
