@@ -65,18 +65,7 @@ export function createKeychainStore(options: KeychainOptions = {}): KeychainStor
         new keyring.AsyncEntry(KEYCHAIN_SERVICE, account, { linux: { store: 'secret-service' } });
       return await Promise.race([run(entry, controller.signal), timeout]);
     } catch (error) {
-      if (error instanceof RosterError) throw error;
-      const detail = `${what} failed: ${(error as Error).message}`;
-      // No session bus, or no Secret Service on it: the SSH case. Its D-Bus wording helps no one.
-      if (NO_SERVICE.test((error as Error).message)) {
-        throw unavailable(
-          `No system keychain can be reached in this session (${NO_SERVICE_WHY}).`,
-          NO_SERVICE_WHY,
-          detail,
-        );
-      }
-      const said = firstLine((error as Error).message);
-      throw unavailable(`${name} failed ${what}: ${said}.`, `${what} failed: ${said}`, detail);
+      throw error instanceof RosterError ? error : unavailable(...failureWords(error as Error, what, name));
     } finally {
       clearTimeout(timer);
     }
@@ -97,6 +86,21 @@ export function createKeychainStore(options: KeychainOptions = {}): KeychainStor
     delete: (account) =>
       call('removing the secret', (entry, signal) => entry(account).deletePassword(signal)),
   };
+}
+
+/** A keychain call that failed, in roster's words: what to say, why, and the keychain's own (--debug). */
+function failureWords(
+  error: Error,
+  what: string,
+  name: string,
+): [message: string, why: string, detail: string] {
+  const detail = `${what} failed: ${error.message}`;
+  // No session bus, or no Secret Service on it: the SSH case. Its D-Bus wording helps no one.
+  if (NO_SERVICE.test(error.message)) {
+    return [`No system keychain can be reached in this session (${NO_SERVICE_WHY}).`, NO_SERVICE_WHY, detail];
+  }
+  const said = firstLine(error.message);
+  return [`${name} failed ${what}: ${said}.`, `${what} failed: ${said}`, detail];
 }
 
 type KeyringEntry = (account: string) => InstanceType<Keyring['AsyncEntry']>;
