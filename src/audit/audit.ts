@@ -325,36 +325,40 @@ export class Audit {
         this.classes.set(sourcedId, { active, school, teacher: false });
         return;
       }
-      case 'users': {
-        const person = personOf(record, this.options.date);
-        if (!person) return;
-        const spelled = this.roles(sourcedId, record, person.roles[0]?.role);
-        const orgs = [...new Set(person.roles.flatMap((r) => (r.org ? [r.org] : [])))];
-        // Tens of thousands of users are kept: no name (the report names records by sourcedId), and one
-        // shared empty list for every list that is empty.
-        const owned = (list: string[]) => (list.length ? list.map(own) : NONE);
-        const user: User = {
-          sourcedId,
-          // Kept for the records to fix, which name the person (about 6 MB for 130,000 users).
-          name: own(person.name),
-          email: own(person.email),
-          active: person.active,
-          roles: person.roles.map((r) => ({ role: own(r.role), ...(r.org && { org: own(r.org) }) })),
-          endedRoles: owned(person.endedRoles),
-          grades: owned(person.grades),
-          agents: owned(person.agents),
-          orgs: owned(orgs),
-          ...(spelled !== undefined && { roleSpelling: spelled }),
-        };
-        const from = { collection, sourcedId, active, schools: orgs };
-        for (const org of orgs) this.reference(from, 'orgs', 'orgs', org, this.orgs);
-        this.users.set(sourcedId, user);
+      case 'users':
+        this.addUser(sourcedId, active, record);
         return;
-      }
       case 'enrollments':
         this.enrollment(sourcedId, active, record);
         return;
     }
+  }
+
+  /** A user as the checks need it, and its orgs checked as references. */
+  private addUser(sourcedId: string, active: boolean, record: Record<string, unknown>): void {
+    const person = personOf(record, this.options.date);
+    if (!person) return;
+    const spelled = this.roles(sourcedId, record, person.roles[0]?.role);
+    const orgs = [...new Set(person.roles.flatMap((r) => (r.org ? [r.org] : [])))];
+    // Tens of thousands of users are kept: no name (the report names records by sourcedId), and one
+    // shared empty list for every list that is empty.
+    const owned = (list: string[]) => (list.length ? list.map(own) : NONE);
+    const user: User = {
+      sourcedId,
+      // Kept for the records to fix, which name the person (about 6 MB for 130,000 users).
+      name: own(person.name),
+      email: own(person.email),
+      active: person.active,
+      roles: person.roles.map((r) => ({ role: own(r.role), ...(r.org && { org: own(r.org) }) })),
+      endedRoles: owned(person.endedRoles),
+      grades: owned(person.grades),
+      agents: owned(person.agents),
+      orgs: owned(orgs),
+      ...(spelled !== undefined && { roleSpelling: spelled }),
+    };
+    const from = { collection: 'users' as const, sourcedId, active, schools: orgs };
+    for (const org of orgs) this.reference(from, 'orgs', 'orgs', org, this.orgs);
+    this.users.set(sourcedId, user);
   }
 
   /** A dateLastModified that is not ISO 8601: `changes --since` compares it as a date and never finds it. */
@@ -607,68 +611,19 @@ export class Audit {
   }
 
   private people(): void {
-    const { users } = this;
     const namedBy = this.namedBy();
-    // Whether a user's agents name an id: a guardian may name a hundred thousand students, each naming it
-    // back, so a long list is looked up in a set built once, not scanned once per student.
-    const agentSets = new Map<string, Set<string>>();
-    const names = (other: User, id: string): boolean => {
-      if (other.agents.length <= 16) return other.agents.includes(id);
-      let set = agentSets.get(other.sourcedId);
-      if (!set) {
-        set = new Set(other.agents);
-        agentSets.set(other.sourcedId, set);
-      }
-      return set.has(id);
-    };
-    for (const user of users.values()) {
+    const names = agentNamer();
+    for (const user of this.users.values()) {
       const from = {
         collection: 'users' as const,
         sourcedId: user.sourcedId,
         active: user.active,
         schools: user.orgs,
       };
-      for (const agent of user.agents) {
-        this.reference(from, 'agents', 'users', agent, users);
-        const other = users.get(agent);
-        if (other && !names(other, user.sourcedId))
-          this.report('one-sided-link', {
-            ...from,
-            detail: `agents names ${agent}, whose record does not name ${user.sourcedId}`,
-          });
-      }
+      this.agentLinks(user, from, names);
       if (!user.active) continue;
-      if (user.agents.includes(user.sourcedId))
-        this.report('self-agent', { ...from, detail: 'its agents name the user itself' });
-      if (user.roles.length === 0 && user.endedRoles.length > 0)
-        this.report('all-roles-ended', {
-          ...from,
-          detail: `every role has ended (${user.endedRoles.join(', ')}): in no student or guardian check`,
-        });
-      const problem = user.email === '' ? undefined : emailProblem(user.email);
-      if (problem !== undefined)
-        this.report('invalid-email', { ...from, detail: `"${user.email}": ${problem}` });
-      const schools = orgsAs(user, 'student');
-      if (!user.roles.some((r) => r.role === 'student')) continue;
-      for (const grade of user.grades)
-        if (!isKnownGrade(grade))
-          this.report('invalid-grade', { ...from, schools, detail: `grade "${grade}"` });
-      if (!this.enrolled.has(user.sourcedId))
-        this.report('student-without-enrollment', { ...from, schools, detail: 'in no active class' });
-      const linked = new Set([...user.agents, ...(namedBy.get(user.sourcedId) ?? [])]);
-      linked.delete(user.sourcedId); // itself as its agent: self-agent says so
-      for (const id of linked) {
-        const agent = users.get(id);
-        if (!agent?.active || agent.roles.some((r) => AGENT_ROLES.has(r.role))) continue;
-        const role = agent.roleSpelling ?? agent.roles[0]?.role;
-        this.report('agent-not-guardian', {
-          ...from,
-          schools,
-          detail: role
-            ? `agent ${id} is a ${role}`
-            : `agent ${id} holds no role now${agent.endedRoles.length ? ` (${agent.endedRoles.join(', ')} ended)` : ''}`,
-        });
-      }
+      this.personChecks(user, from);
+      if (user.roles.some((r) => r.role === 'student')) this.studentChecks(user, from, namedBy);
     }
     for (const [sourcedId, cls] of this.classes)
       if (cls.active && !cls.teacher)
@@ -680,6 +635,57 @@ export class Audit {
         });
   }
 
+  /** Each user an agent names: one that exists, and whose record names this user back. */
+  private agentLinks(user: User, from: UserFrom, names: (other: User, id: string) => boolean): void {
+    for (const agent of user.agents) {
+      this.reference(from, 'agents', 'users', agent, this.users);
+      const other = this.users.get(agent);
+      if (other && !names(other, user.sourcedId))
+        this.report('one-sided-link', {
+          ...from,
+          detail: `agents names ${agent}, whose record does not name ${user.sourcedId}`,
+        });
+    }
+  }
+
+  /** An active user's own record: not its own agent, a role now, an e-mail invite send takes. */
+  private personChecks(user: User, from: UserFrom): void {
+    if (user.agents.includes(user.sourcedId))
+      this.report('self-agent', { ...from, detail: 'its agents name the user itself' });
+    if (user.roles.length === 0 && user.endedRoles.length > 0)
+      this.report('all-roles-ended', {
+        ...from,
+        detail: `every role has ended (${user.endedRoles.join(', ')}): in no student or guardian check`,
+      });
+    const problem = user.email === '' ? undefined : emailProblem(user.email);
+    if (problem !== undefined)
+      this.report('invalid-email', { ...from, detail: `"${user.email}": ${problem}` });
+  }
+
+  /** An active student: known grades, in a class, and linked (either side) only to guardians. */
+  private studentChecks(user: User, from: UserFrom, namedBy: Map<string, string[]>): void {
+    const schools = orgsAs(user, 'student');
+    for (const grade of user.grades)
+      if (!isKnownGrade(grade))
+        this.report('invalid-grade', { ...from, schools, detail: `grade "${grade}"` });
+    if (!this.enrolled.has(user.sourcedId))
+      this.report('student-without-enrollment', { ...from, schools, detail: 'in no active class' });
+    const linked = new Set([...user.agents, ...(namedBy.get(user.sourcedId) ?? [])]);
+    linked.delete(user.sourcedId); // itself as its agent: self-agent says so
+    for (const id of linked) {
+      const agent = this.users.get(id);
+      if (!agent?.active || agent.roles.some((r) => AGENT_ROLES.has(r.role))) continue;
+      const role = agent.roleSpelling ?? agent.roles[0]?.role;
+      this.report('agent-not-guardian', {
+        ...from,
+        schools,
+        detail: role
+          ? `agent ${id} is a ${role}`
+          : `agent ${id} holds no role now${agent.endedRoles.length ? ` (${agent.endedRoles.join(', ')} ended)` : ''}`,
+      });
+    }
+  }
+
   /**
    * One e-mail (trimmed, any case) on active users of different families: two users are one family when
    * one links the other, or both link a common student (through agents, on either side). Linear in the
@@ -688,7 +694,25 @@ export class Audit {
    */
   private emailsShared(): void {
     if (!this.checks.has('shared-email')) return;
-    // First the e-mails on two users or more (few), so no list is built for the many held by one.
+    const byEmail = this.sharedEmails();
+    const namedBy = this.namedBy();
+    for (const [email, ids] of byEmail) {
+      const family = this.familiesAmong(ids, namedBy);
+      const members = familyMembers(ids, family);
+      if (members.size < 2) continue;
+      for (const [i, id] of ids.entries()) {
+        this.report('shared-email', {
+          collection: 'users',
+          sourcedId: id,
+          detail: sharedEmailDetail(email, ids.length, members, family.of(i)),
+          schools: this.users.get(id)?.orgs ?? [],
+        });
+      }
+    }
+  }
+
+  /** The e-mails (lower case) on two active users or more (few): no list is built for the many held by one. */
+  private sharedEmails(): Map<string, string[]> {
     const first = new Map<string, string>();
     const byEmail = new Map<string, string[]>();
     for (const user of this.users.values()) {
@@ -702,52 +726,24 @@ export class Audit {
         else byEmail.set(key, [one, user.sourcedId]);
       }
     }
-    first.clear();
-    const namedBy = this.namedBy();
-    for (const [email, ids] of byEmail) {
-      const at = new Map(ids.map((id, i) => [id, i]));
-      const family = new Families(ids.length);
-      const linkedBy = new Map<string, number>(); // a linked user → the first of these that links it
-      for (const [i, id] of ids.entries())
-        for (const list of [this.users.get(id)?.agents ?? NONE, namedBy.get(id) ?? NONE])
-          for (const linked of list) {
-            const j = at.get(linked);
-            if (j !== undefined) family.join(i, j);
-            const k = linkedBy.get(linked);
-            if (k === undefined) linkedBy.set(linked, i);
-            else family.join(i, k);
-          }
-      // Each family's size and first few members, families in the order they first appear.
-      const members = new Map<number, { size: number; first: string[] }>();
-      for (const [i, id] of ids.entries()) {
-        const root = family.of(i);
-        const entry = members.get(root);
-        if (!entry) members.set(root, { size: 1, first: [id] });
-        else {
-          entry.size++;
-          if (entry.first.length < OTHERS_SHOWN) entry.first.push(id);
+    return byEmail;
+  }
+
+  /** The users sharing one e-mail, joined into families: by a link between them or a student both link. */
+  private familiesAmong(ids: string[], namedBy: Map<string, string[]>): Families {
+    const at = new Map(ids.map((id, i) => [id, i]));
+    const family = new Families(ids.length);
+    const linkedBy = new Map<string, number>(); // a linked user → the first of these that links it
+    for (const [i, id] of ids.entries())
+      for (const list of [this.users.get(id)?.agents ?? NONE, namedBy.get(id) ?? NONE])
+        for (const linked of list) {
+          const j = at.get(linked);
+          if (j !== undefined) family.join(i, j);
+          const k = linkedBy.get(linked);
+          if (k === undefined) linkedBy.set(linked, i);
+          else family.join(i, k);
         }
-      }
-      if (members.size < 2) continue;
-      for (const [i, id] of ids.entries()) {
-        const own = family.of(i);
-        const others = ids.length - (members.get(own)?.size ?? 0);
-        const shown: string[] = [];
-        for (const [root, { first }] of members) {
-          if (shown.length >= OTHERS_SHOWN) break;
-          if (root !== own) shown.push(...first.slice(0, OTHERS_SHOWN - shown.length));
-        }
-        this.report('shared-email', {
-          collection: 'users',
-          sourcedId: id,
-          detail:
-            others <= shown.length
-              ? `${email} is also on ${shown.join(', ')} (another family)`
-              : `${email} is also on ${others} users of ${members.size - 1} other families: ${shown.join(', ')}, …`,
-          schools: this.users.get(id)?.orgs ?? [],
-        });
-      }
-    }
+    return family;
   }
 
   /** The campaign planner over every active school: its uncovered students and its over-full e-mails. */
@@ -823,6 +819,55 @@ export class Audit {
 }
 
 /** Disjoint sets of 0…n-1 (union-find with path halving): no recursion, nearly constant time each. */
+type UserFrom = { collection: 'users'; sourcedId: string; active: boolean; schools: string[] };
+
+/**
+ * Whether a user's agents name an id: a guardian may name a hundred thousand students, each naming it
+ * back, so a long list is looked up in a set built once, not scanned once per student.
+ */
+function agentNamer(): (other: User, id: string) => boolean {
+  const agentSets = new Map<string, Set<string>>();
+  return (other, id) => {
+    if (other.agents.length <= 16) return other.agents.includes(id);
+    let set = agentSets.get(other.sourcedId);
+    if (!set) {
+      set = new Set(other.agents);
+      agentSets.set(other.sourcedId, set);
+    }
+    return set.has(id);
+  };
+}
+
+type FamilyMembers = Map<number, { size: number; first: string[] }>;
+
+/** Each family's size and first few members, families in the order they first appear. */
+function familyMembers(ids: string[], family: Families): FamilyMembers {
+  const members: FamilyMembers = new Map();
+  for (const [i, id] of ids.entries()) {
+    const root = family.of(i);
+    const entry = members.get(root);
+    if (!entry) members.set(root, { size: 1, first: [id] });
+    else {
+      entry.size++;
+      if (entry.first.length < OTHERS_SHOWN) entry.first.push(id);
+    }
+  }
+  return members;
+}
+
+/** Names a few users of the other families and their number, not every one. */
+function sharedEmailDetail(email: string, users: number, members: FamilyMembers, own: number): string {
+  const others = users - (members.get(own)?.size ?? 0);
+  const shown: string[] = [];
+  for (const [root, { first }] of members) {
+    if (shown.length >= OTHERS_SHOWN) break;
+    if (root !== own) shown.push(...first.slice(0, OTHERS_SHOWN - shown.length));
+  }
+  return others <= shown.length
+    ? `${email} is also on ${shown.join(', ')} (another family)`
+    : `${email} is also on ${others} users of ${members.size - 1} other families: ${shown.join(', ')}, …`;
+}
+
 class Families {
   private readonly parent: Int32Array;
   constructor(n: number) {
