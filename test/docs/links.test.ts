@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 const ROOT = join(import.meta.dirname, '..', '..');
 const pages = [
   join(ROOT, 'README.md'),
+  join(ROOT, 'CHANGELOG.md'),
   ...readdirSync(join(ROOT, 'docs'))
     .filter((name) => name.endsWith('.md'))
     .map((name) => join(ROOT, 'docs', name)),

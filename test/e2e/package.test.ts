@@ -92,7 +92,7 @@ describe('the npm package', () => {
     }
   });
 
-  it('holds only what runs, and the docs its README links to: bin, dist (no demo, no source maps), docs, README, LICENSE and package.json', () => {
+  it('holds only what runs, and the docs its README links to: bin, dist (no demo, no source maps), docs, README, CHANGELOG, LICENSE and package.json', () => {
     const files = packed.files.map((f) => f.path).sort();
     expect(files).toContain('bin/roster.js');
     expect(files).toContain('dist/cli.js');
@@ -102,6 +102,7 @@ describe('the npm package', () => {
     const chunks = readdirSync(join(ROOT, 'dist', 'chunks')).map((name) => `dist/chunks/${name}`);
     expect(files).toEqual(
       [
+        'CHANGELOG.md',
         'LICENSE',
         'README.md',
         'bin/roster.js',
