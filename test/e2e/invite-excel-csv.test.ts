@@ -13,10 +13,12 @@ const sender = ['--sent-by-user-id', 'usr-42'];
 const { roster } = fixture;
 const sendFile = (file: string, ...more: string[]) =>
   roster(['invite', 'send', '--file', file, ...sender, ...more]);
+/** The invitations that reached the server, by e-mail: a bulk send runs several at once, in any order. */
 const posts = () =>
   fixture.sandbox.requests
     .filter((r) => r.method === 'POST' && r.path === '/v1/enrollment/invitations')
-    .map((r) => JSON.parse(r.body) as { email: string; schoolId: string; studentCount: number });
+    .map((r) => JSON.parse(r.body) as { email: string; schoolId: string; studentCount: number })
+    .sort((a, b) => a.email.localeCompare(b.email));
 
 const write = (name: string, bytes: Buffer | string) => {
   const file = join(tempDir(), name);
@@ -73,9 +75,9 @@ describe('CSVs as Excel writes them', () => {
         [4, `li.${tag}@example.org`, 'org-sch-3', '李, 小龍'],
       ]);
       expect(posts().map((b) => [b.email, b.schoolId, b.studentCount])).toEqual([
-        [`zoe.${tag}@example.org`, 'org-sch-1', 2],
         [`jose.${tag}@example.org`, 'org-sch-2', 1],
         [`li.${tag}@example.org`, 'org-sch-3', 3],
+        [`zoe.${tag}@example.org`, 'org-sch-1', 2],
       ]);
     }
   });
@@ -246,9 +248,9 @@ describe('a school id the district does not list', () => {
     const sent = await sendFile(fixed, '--allow-unlisted-school', 'sch-2028', '--json');
     expect(sent.code).toBe(0);
     expect(posts().map((b) => [b.email, b.schoolId])).toEqual([
+      ['flagged@example.org', 'sch-2028'],
       ['listed@example.org', 'org-sch-1'],
       ['marked@example.org', 'sch-2027'],
-      ['flagged@example.org', 'sch-2028'],
       ['unmarked@example.org', 'sch-2029'],
     ]);
     const report = JSON.parse(sent.stdout) as { rows: { line: number; unlistedSchool?: boolean }[] };

