@@ -1,5 +1,5 @@
 // Rows a run left in doubt are settled by the server's list on the next run, and by `roster invite settle
-// --file` on demand; an older invitation to the same family settles nothing. The built CLI against the
+// [--file]` on demand; an older invitation to the same family settles nothing. The built CLI against the
 // sandbox; e-mails counted at its outbox, POSTs and list reads where they arrived.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -31,6 +31,8 @@ const isList = (r: { method: string; path: string }) =>
   r.method === 'GET' && r.path === '/enrollment/invitations';
 const posts = () =>
   sandbox.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/enrollment/invitations'));
+const listReads = () =>
+  sandbox.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/enrollment/invitations'));
 const emailsTo = (email: string) => sandbox.outbox.filter((m) => m.to === email).length;
 /** The gateway's 503 text/plain after the API created the invitation, on every POST. */
 const gatewayAfterCreating = () =>
@@ -147,11 +149,109 @@ describe('rows a run left in doubt', () => {
     expect(sandbox.requests.filter((r) => r.path.endsWith('/enrollment/invitations'))).toHaveLength(0);
   });
 
-  it('`invite settle` without --file is a usage error (exit 2), nothing sent', async () => {
-    const settle = await runCli(['invite', 'settle'], home, { env: demoEnv(sandbox) });
+  it('`invite settle --file ""` is a usage error (exit 2), nothing asked', async () => {
+    const settle = await runCli(['invite', 'settle', '--file', ''], home, { env: demoEnv(sandbox) });
     expect(settle.code).toBe(2);
     expect(settle.stderr).toMatch(/Give --file FILE/);
     expect(sandbox.requests).toHaveLength(0);
+  });
+});
+
+describe('`roster invite settle` without --file: the record of sent invitations', () => {
+  const sendOne = (email: string) =>
+    runCli(
+      ['invite', 'send', '--email', email, '--school-id', 'org-sch-4', '--sent-by-user-id', 'usr-1'],
+      home,
+      { env: demoEnv(sandbox) },
+    );
+  /** A single send left in doubt: the gateway answered after creating, the list out of use. */
+  async function singleLeftInDoubt(email: string) {
+    gatewayAfterCreating();
+    listOutOfUse();
+    const one = await sendOne(email);
+    expect(one.code).toBe(5);
+    sandbox.clearFaults();
+    sandbox.requests.length = 0;
+  }
+  const settleRecord = (...more: string[]) =>
+    runCli(['invite', 'settle', ...more], home, { env: demoEnv(sandbox) });
+
+  it("settles a single send in doubt and a file run's rows: sent, recorded, and no later run posts them", async () => {
+    const single = 'single-in-doubt@example.org';
+    await singleLeftInDoubt(single);
+    const { file, emails, send } = await runLeftInDoubt('settle-record');
+    const settle = await settleRecord('--json');
+    expect(settle.code).toBe(0);
+    const report = JSON.parse(settle.stdout) as {
+      record: string;
+      counts: Record<string, number>;
+      rows: { email: string; run: string; was: string; now: string; createdAt?: string }[];
+    };
+    expect(report.counts).toEqual({ sent: 4, inDoubt: 0 });
+    expect(report.rows.map((r) => [r.email, r.now]).sort()).toEqual(
+      [single, ...emails].map((e) => [e, 'sent']).sort(),
+    );
+    expect(report.rows.find((r) => r.email === single)?.run).toBe('`roster invite send --email`');
+    expect(report.rows.find((r) => r.email === emails[0])?.run).toBe(file);
+    for (const row of report.rows)
+      expect(row.createdAt).toBe(sandbox.invitations().find((i) => i.email === row.email)?.createdAt);
+    // Asked the list once each, and posted nothing.
+    expect(listReads()).toHaveLength(4);
+    expect(posts()).toHaveLength(0);
+    expect(settle.stderr).toBe('Settled as sent: 4; still in doubt: 0.\n');
+
+    // Settled for every run: the file's run skips them as sent (even told to resend doubt), and a file
+    // holding the single send's family skips it too.
+    sandbox.requests.length = 0;
+    expect((await runCli([...send, '--resend-in-doubt'], home, { env: demoEnv(sandbox) })).code).toBe(0);
+    const other = join(tempDir(), 'other.csv');
+    writeFileSync(other, `email,schoolId\n${single},org-sch-4\n`);
+    const otherRun = await runCli(['invite', 'send', '--file', other, '--sent-by-user-id', 'usr-1'], home, {
+      env: demoEnv(sandbox),
+    });
+    expect(otherRun.code).toBe(0);
+    expect(posts()).toHaveLength(0);
+    for (const email of [single, ...emails]) expect(emailsTo(email), email).toBe(1);
+    // Nothing is left to settle.
+    sandbox.requests.length = 0;
+    const again = await settleRecord();
+    expect(again.code).toBe(0);
+    expect(again.stdout).toBe('');
+    expect(again.stderr).toMatch(
+      /^Nothing to settle: roster's record of sent invitations holds none in doubt/,
+    );
+    expect(listReads()).toHaveLength(0);
+  });
+
+  it('what the list cannot settle stays in doubt: the table names the run that left it, exit 5', async () => {
+    const email = 'unsettled-single@example.org';
+    await singleLeftInDoubt(email);
+    listOutOfUse();
+    const settle = await settleRecord();
+    expect(settle.code).toBe(5);
+    const lines = settle.stdout.trim().split('\n');
+    expect(lines[0]).toBe('EMAIL\tSCHOOL\tLEFT BY\tNOW\tWHY');
+    expect(lines[1]?.split('\t').slice(0, 4)).toEqual([
+      email,
+      'org-sch-4',
+      '`roster invite send --email`',
+      'in-doubt',
+    ]);
+    expect(lines[1]).toMatch(/the server's list cannot tell \(its list could not be read: .*HTTP 404/);
+    expect(settle.stderr).toMatch(/Error: 1 invitation is still in doubt/);
+    expect(settle.stderr).toMatch(/roster invite send --email … --school-id … --resend-in-doubt/);
+    expect(posts()).toHaveLength(0);
+    // Still in doubt for a file run.
+    sandbox.clearFaults();
+    listOutOfUse();
+    const file = join(tempDir(), 'still.csv');
+    writeFileSync(file, `email,schoolId\n${email},org-sch-4\n`);
+    const run = await runCli(['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1'], home, {
+      env: demoEnv(sandbox),
+    });
+    expect(run.code).toBe(5);
+    expect(posts()).toHaveLength(0);
+    expect(emailsTo(email)).toBe(1);
   });
 });
 

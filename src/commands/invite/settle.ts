@@ -1,14 +1,16 @@
 // `roster invite settle --file F`: the rows a run of that file left in doubt (or failed after an answer from
 // the server) asked of the server's own invitation list, on demand: those it lists as created since their
 // request are noted sent and never sent again (invite/settle-file.ts, which every `invite send --file` run
-// also asks first). Prints what it settled: a table on a terminal, --json for scripts; exit 5 while any row
-// stays in doubt.
+// also asks first). Without --file: the invitations roster's record of sent invitations holds in doubt (a
+// single send cut off, any run's doubt; invite/settle-record.ts). Prints what it settled: a table on a
+// terminal, --json for scripts; exit 5 while any stays in doubt.
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { RosterError, UsageError } from '../../errors.js';
 import { readInput } from '../../invite/file-check.js';
 import { readInviteFile } from '../../invite/invite-file.js';
 import { type SettledRow, settleFileRows } from '../../invite/settle-file.js';
+import { type SettledInvitation, settleRecord } from '../../invite/settle-record.js';
 import { contentHash, peekRun, type RunOf } from '../../invite/store/index.js';
 import { printJson, printTable } from '../../output/render.js';
 import { examples } from '../common.js';
@@ -19,7 +21,8 @@ interface SettleFlags {
 }
 
 async function run(flags: SettleFlags, ctx: Context): Promise<void> {
-  if (flags.file === undefined || flags.file.trim() === '')
+  if (flags.file === undefined) return settleTheRecord(flags, ctx);
+  if (flags.file.trim() === '')
     throw new UsageError('Which run? Give --file FILE, the invitation CSV that `invite send --file` sent.');
   const { resolve } = await import('node:path');
   const file = resolve(flags.file);
@@ -64,12 +67,36 @@ async function show(ctx: Context, flags: SettleFlags, journal: string, rows: Set
       ? `Nothing to settle: no row of ${flags.file} is in doubt (journal: ${journal}).`
       : `Settled as sent: ${counts.sent}; still in doubt: ${counts.inDoubt}; failed, sent again by the next run: ${counts.failed}.`,
   );
-  if (counts.inDoubt > 0)
-    throw new RosterError(
-      'partial',
-      `${counts.inDoubt} invitation${counts.inDoubt === 1 ? ' is' : 's are'} still in doubt`,
-      'Check them with `roster invite list --email …`, or send them again with `roster invite send --file … --resend-in-doubt`.',
-    );
+  stillInDoubt(counts.inDoubt, '--file … --resend-in-doubt');
+}
+
+/** `roster invite settle` without --file: the record's invitations in doubt, whichever run left them. */
+async function settleTheRecord(flags: SettleFlags, ctx: Context): Promise<void> {
+  const session = await ctx.session();
+  const { settings } = session;
+  const { record, rows } = await settleRecord(ctx, session, settings.clientId ?? '', settings.timeoutMs);
+  const counts = {
+    sent: rows.filter((r) => r.now === 'sent').length,
+    inDoubt: rows.filter((r) => r.now === 'in-doubt').length,
+  };
+  if (flags.json) printJson(ctx, { record, counts, rows });
+  else if (rows.length > 0) await printTable(ctx, RECORD_COLUMNS, rows);
+  ctx.log.info(
+    rows.length === 0
+      ? `Nothing to settle: roster's record of sent invitations holds none in doubt (${record}).`
+      : `Settled as sent: ${counts.sent}; still in doubt: ${counts.inDoubt}.`,
+  );
+  stillInDoubt(counts.inDoubt, '--email … --school-id … --resend-in-doubt');
+}
+
+/** Exit 5 while any stays in doubt, saying how to look and how to send it again. */
+function stillInDoubt(count: number, resend: string): void {
+  if (count === 0) return;
+  throw new RosterError(
+    'partial',
+    `${count} invitation${count === 1 ? ' is' : 's are'} still in doubt`,
+    `Check them with \`roster invite list --email …\`, or send them again with \`roster invite send ${resend}\`.`,
+  );
 }
 
 const COLUMNS = [
@@ -81,6 +108,14 @@ const COLUMNS = [
   { header: 'WHY', value: (r: SettledRow) => r.why, shrink: 'end' as const },
 ];
 
+const RECORD_COLUMNS = [
+  { header: 'EMAIL', value: (r: SettledInvitation) => r.email },
+  { header: 'SCHOOL', value: (r: SettledInvitation) => r.schoolId },
+  { header: 'LEFT BY', value: (r: SettledInvitation) => r.run, shrink: 'end' as const },
+  { header: 'NOW', value: (r: SettledInvitation) => r.now },
+  { header: 'WHY', value: (r: SettledInvitation) => r.why, shrink: 'end' as const },
+];
+
 export function register(invite: Command, ctx: Context): void {
   const command = invite
     .command('settle')
@@ -90,12 +125,15 @@ export function register(invite: Command, ctx: Context): void {
         '--file left in doubt, or failed after the server answered (a 429, a 5xx). A row listed for its ' +
         'school (and school year) and created since its request is settled as sent: noted in the journal ' +
         "and roster's record, never sent again. Others stay as they were. `invite send --file` asks the " +
-        'same before it resumes a file. Exit 5 while a row stays in doubt.',
+        "same before it resumes a file. Without --file: every invitation roster's record of sent " +
+        'invitations holds in doubt (a single send cut off, any run killed mid-request), whichever run ' +
+        'left it. Exit 5 while one stays in doubt.',
     )
-    .option('--file <file>', 'the invitation CSV a run of `invite send --file` sent')
+    .option('--file <file>', 'the invitation CSV a run of `invite send --file` sent (default: the record)')
     .option('--json', 'print the rows asked about, and what each is now, as JSON')
     .action(async (flags: SettleFlags) => run(flags, ctx));
   examples(command, [
+    'roster invite settle',
     'roster invite settle --file invites.csv',
     'roster invite settle --file invites.csv --json > settled.json',
   ]);

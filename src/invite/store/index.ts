@@ -62,5 +62,7 @@ export {
   type ForgetOutcome,
   type InvitationParts,
   invitationIdentity,
+  type OpenClaim,
+  SETTLE_RUN,
   SentRecord,
 } from './sent-record.js';

@@ -420,7 +420,10 @@ export class SentRecord {
       const outcomes: Answer[] = [];
       this.claims ??= new ClaimsFile(`${this.path}.claims`);
       await this.claims.update((latest) => {
-        const leftUnsent = this.leftUnsentBy(batch, latest);
+        const leftUnsent = this.leftUnsentBy(
+          batch.flatMap((b) => (b.kind === 'claim' ? [b.claim.id] : [])),
+          latest,
+        );
         return batch.flatMap((b, i) => {
           if (b.kind === 'write') return b.claims;
           const outcome = claimDecision(
@@ -442,13 +445,13 @@ export class SentRecord {
   }
 
   /**
-   * For one batch's claims: whether a dead run's claim left its invitation unsent (decide.ts), by that run's
-   * journal, read once a batch for the rows of the batch it claimed: unsent when the journal never let the
+   * For the invitations `ids` (a batch's claims): whether a dead run's claim left its invitation unsent
+   * (decide.ts), by that run's journal, read once for the ids it claimed: unsent when the journal never let the
    * row's request leave (no in-flight entry for it, by any run of that file). Only the journal the claim
    * names (in roster's invites folder beside this record, begun when the claim says) is read; a claim taken
    * over another run's doubt, one from an earlier roster or a single send's stays in doubt.
    */
-  private leftUnsentBy(batch: Request[], latest: ReadonlyMap<string, Claim>): (claim: Claim) => boolean {
+  private leftUnsentBy(ids: string[], latest: ReadonlyMap<string, Claim>): (claim: Claim) => boolean {
     const invites = join(dirname(dirname(this.path)), 'invites');
     const journals = new Map<string, ReturnType<typeof requestsLeftIn>>();
     return (claim) => {
@@ -456,9 +459,7 @@ export class SentRecord {
       if (dirname(claim.run) !== invites || !claim.run.endsWith('.jsonl')) return false;
       if (!journals.has(claim.run)) {
         const keys = new Set<string>();
-        for (const b of batch)
-          if (b.kind === 'claim' && latest.get(b.claim.id)?.run === claim.run)
-            keys.add(journalKey(b.claim.id));
+        for (const id of ids) if (latest.get(id)?.run === claim.run) keys.add(journalKey(id));
         journals.set(claim.run, requestsLeftIn(claim.run, keys, this.destination));
       }
       const journal = journals.get(claim.run);
@@ -530,6 +531,39 @@ export class SentRecord {
         this.load();
       }
       return outcome;
+    } finally {
+      await releaseLock(lockPath, token);
+    }
+  }
+
+  /**
+   * The invitations whose last claim leaves them open, read under the lock: in doubt, or `sending` by a run
+   * that stopped (`roster invite settle` asks the server about them). Live runs' claims are left out.
+   */
+  async openClaims(): Promise<OpenClaim[]> {
+    if (!this.handle) throw new Error(`${this.path} was opened to be read only.`);
+    while (this.writing) await sleep(5);
+    const lockPath = `${this.path}.lock`;
+    const token = await waitForLock(lockPath);
+    try {
+      this.checkIdentity();
+      const open: OpenClaim[] = [];
+      this.claims ??= new ClaimsFile(`${this.path}.claims`);
+      await this.claims.update((latest) => {
+        const left = [...latest].filter(([, claim]) =>
+          ['in-doubt', 'stopped'].includes(standing(claim, SETTLE_RUN)),
+        );
+        // A dead run's claim whose request never left (by its journal) left nothing open.
+        const leftUnsent = this.leftUnsentBy(
+          left.map(([id]) => id),
+          latest,
+        );
+        for (const [id, claim] of left)
+          if (claim.state === 'in-doubt' || !leftUnsent(claim))
+            open.push({ ...identityParts(id), identity: id, claim });
+        return [];
+      });
+      return open;
     } finally {
       await releaseLock(lockPath, token);
     }
@@ -639,6 +673,15 @@ function journalKey(identity: string): string {
 
 /** The run forget() stands as when it reads the claims: no run's own, so every live one counts. */
 const FORGET_RUN = '\0roster invite forget';
+
+/** The run `roster invite settle` stands as: no run's own. */
+export const SETTLE_RUN = { run: '\0roster invite settle', file: '`roster invite settle`' };
+
+/** An invitation left open by a run (SentRecord.openClaims): its parts, its identity and its last claim. */
+export interface OpenClaim extends InvitationParts {
+  identity: string;
+  claim: Claim;
+}
 
 /** An entry, or a forgetting (roster invite forget), or undefined for a damaged line. */
 function parseEntry(line: string): SentEntry | (InvitationParts & { forgottenAt: string }) | undefined {
