@@ -1,5 +1,6 @@
 // The doctor's table: marks and colour on a terminal, with the message column wrapped rather than cut
 // (the server's message is the point); tab-separated words for a pipe.
+import wrapAnsi from 'wrap-ansi';
 import type { Context } from '../context.js';
 import { cellText, printTable } from '../output/render.js';
 import { colours } from '../output/style.js';
@@ -53,27 +54,12 @@ function painter(check: CheckResult, c: ReturnType<typeof colours>): (text: stri
 
 const msText = (check: CheckResult) => (check.ms === null ? '' : `${check.ms} ms`);
 
-/** Greedy word wrap; a word longer than the width (a URL) is split. */
+/**
+ * Word wrap by the width the terminal gives each character (wrap-ansi over string-width: a CJK letter takes
+ * two columns); a word longer than the width (a URL) is split.
+ */
 export function wrap(text: string, width: number): string[] {
-  const lines: string[] = [];
-  let line = '';
-  for (const word of text.split(' ')) {
-    let rest = word;
-    while (rest.length > width) {
-      if (line) lines.push(line);
-      lines.push(rest.slice(0, width));
-      rest = rest.slice(width);
-      line = '';
-    }
-    if (!line) line = rest;
-    else if (line.length + 1 + rest.length <= width) line += ` ${rest}`;
-    else {
-      lines.push(line);
-      line = rest;
-    }
-  }
-  if (line || lines.length === 0) lines.push(line);
-  return lines;
+  return wrapAnsi(text, width, { hard: true, trim: true }).split('\n');
 }
 
 export function summary(report: DoctorReport): string {
