@@ -3,6 +3,7 @@
 // school) flagged. The result is either the complete plan or every problem with its line number.
 
 import type { InvitationBody } from '../api/enrollment.js';
+import { UsageError } from '../errors.js';
 import { formulaUnescaped, peopleCell } from '../output/csv.js';
 import { printable } from '../values.js';
 import { type CsvRecord, csvLine, DELIMITERS, type Delimiter, readCsvRecords } from './csv.js';
@@ -403,4 +404,29 @@ export function inviteCsv(
   ]
     .map(csvLine)
     .join('');
+}
+
+/**
+ * A file's rows as `invite send --file` reads them, to look them up in its journal (`invite settle`,
+ * `invite history`): only who each is for matters, so the columns a send needs are given stand-ins. A school
+ * named by name is resolved by `lookup` (the district's list, as the send resolved it); without a list, or
+ * for a name it does not know, the value stands as given (such a row was never sent).
+ */
+export async function rowsOfSentFile(
+  content: string,
+  given: string,
+  lookup?: (value: string) => { kind: string; school?: { sourcedId: string } },
+): Promise<PlannedRow[]> {
+  const read = await readInviteFile(
+    content,
+    { sentByUserId: 'settle', scopes: 'fillEnrollment', studentCount: '1' },
+    { schoolOf: (value) => ({ sourcedId: lookup?.(value).school?.sourcedId ?? value.trim() }) },
+  );
+  if (!read.ok) {
+    const first = read.problems.slice(0, 5).map((p) => `line ${p.line}: ${p.reason}`);
+    throw new UsageError(
+      `${given}: ${read.problems.length} problem${read.problems.length === 1 ? '' : 's'} found (${first.join('; ')}${read.problems.length > 5 ? '; …' : ''}); nothing was asked.`,
+    );
+  }
+  return read.rows;
 }

@@ -109,7 +109,7 @@ async function settle(
       identity,
       SINGLE_SEND,
       outcome === 'in-doubt' ? 'in-doubt' : 'done',
-      outcome === 'sent' ? sentEntry(body, new Date(ctx.now())) : undefined,
+      outcome === 'sent' ? sentEntry(body, new Date(ctx.now()), 'invite send --email') : undefined,
     );
   } catch (error) {
     const problem = (error as Error).message.replace(/\.$/, '');

@@ -193,7 +193,7 @@ words=(\${(z)1}); [[ $1 == *' ' ]] && words+=(''); CURRENT=\${#words}; _roster`;
     );
     expect(registered).toBe('_roster\n');
     expect(zsh('roster inv')).toContain(
-      'invite:enrollment invitations: send (one or a CSV), list, plan campaigns, forget sent ones',
+      'invite:enrollment invitations: send (one or a CSV), list, plan campaigns, history, forget sent ones',
     );
     expect(zsh('roster stu')).toContain(
       'students:students (users with the student role) (alias of roster roster students)',

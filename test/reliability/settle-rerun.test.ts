@@ -122,6 +122,24 @@ describe('rows a run left in doubt', () => {
     for (const email of emails) expect(emailsTo(email), email).toBe(1);
   });
 
+  it('of a file naming its schools by name are found and settled by `invite settle --file`', async () => {
+    const file = join(tempDir(), 'by-name.csv');
+    writeFileSync(file, 'email,schoolId\nnamed-0@example.org,Birch Elementary School\n');
+    gatewayAfterCreating();
+    listOutOfUse();
+    const send = ['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1'];
+    expect((await runCli(send, home, { env: demoEnv(sandbox) })).code).toBe(5);
+    sandbox.clearFaults();
+    const settle = await runCli(['invite', 'settle', '--file', file, '--json'], home, {
+      env: demoEnv(sandbox),
+    });
+    expect(settle.code).toBe(0);
+    const report = JSON.parse(settle.stdout) as { rows: { email: string; schoolId: string; now: string }[] };
+    expect(report.rows.map((r) => [r.email, r.schoolId, r.now])).toEqual([
+      ['named-0@example.org', 'org-sch-2', 'sent'],
+    ]);
+  });
+
   it('that the list cannot settle stay in doubt: the table says why, exit 5, and a later send posts nothing', async () => {
     const { file, send } = await runLeftInDoubt('settle-none');
     listOutOfUse();

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { examples } from '../common.js';
 import { register as registerForget } from './forget.js';
+import { register as registerHistory } from './history.js';
 import { register as registerList } from './list.js';
 import { register as registerPlan } from './plan.js';
 import { register as registerSend } from './send.js';
@@ -11,7 +12,7 @@ import { register as registerSettle } from './settle.js';
 export function register(program: Command, ctx: Context): void {
   const invite = program
     .command('invite')
-    .summary('enrollment invitations: send (one or a CSV), list, plan campaigns, forget sent ones');
+    .summary('enrollment invitations: send (one or a CSV), list, plan campaigns, history, forget sent ones');
   examples(invite, [
     '# On a terminal',
     'roster invite send --email parent@example.org --school-id org-sch-1',
@@ -25,4 +26,5 @@ export function register(program: Command, ctx: Context): void {
   registerPlan(invite, ctx);
   registerForget(invite, ctx);
   registerSettle(invite, ctx);
+  registerHistory(invite, ctx);
 }

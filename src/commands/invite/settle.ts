@@ -7,11 +7,9 @@
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { RosterError, UsageError } from '../../errors.js';
-import { readInput } from '../../invite/file-check.js';
-import { readInviteFile } from '../../invite/invite-file.js';
+import { rowsAsJournaled } from '../../invite/journaled-rows.js';
 import { type SettledRow, settleFileRows } from '../../invite/settle-file.js';
 import { type SettledInvitation, settleRecord } from '../../invite/settle-record.js';
-import { contentHash, peekRun, type RunOf } from '../../invite/store/index.js';
 import { printJson, printTable } from '../../output/render.js';
 import { examples } from '../common.js';
 
@@ -24,37 +22,11 @@ async function run(flags: SettleFlags, ctx: Context): Promise<void> {
   if (flags.file === undefined) return settleTheRecord(flags, ctx);
   if (flags.file.trim() === '')
     throw new UsageError('Which run? Give --file FILE, the invitation CSV that `invite send --file` sent.');
-  const { resolve } = await import('node:path');
-  const file = resolve(flags.file);
-  const content = await readInput(file, flags.file);
-  const rows = await fileRows(content, flags.file);
   const session = await ctx.session();
-  const runOf: RunOf = {
-    stateDir: ctx.paths.stateDir,
-    file,
-    sha256: contentHash(content),
-    destination: { baseUrl: session.baseUrl, clientId: session.settings.clientId ?? '' },
-  };
-  const view = await peekRun(runOf, rows, { resendSent: false, resendInDoubt: false });
+  const { run: runOf, rows, view } = await rowsAsJournaled(ctx, session, flags.file);
   // No journal: this file was never sent here, and nothing is in doubt (none is created by asking).
   const settled = view.header === undefined ? [] : await settleFileRows(ctx, session, runOf, rows);
   await show(ctx, flags, view.path, settled);
-}
-
-/** The file's rows as `invite send --file` reads them: only who each is for matters here. */
-async function fileRows(content: string, given: string) {
-  const read = await readInviteFile(content, {
-    sentByUserId: 'settle',
-    scopes: 'fillEnrollment',
-    studentCount: '1',
-  });
-  if (!read.ok) {
-    const first = read.problems.slice(0, 5).map((p) => `line ${p.line}: ${p.reason}`);
-    throw new UsageError(
-      `${given}: ${read.problems.length} problem${read.problems.length === 1 ? '' : 's'} found (${first.join('; ')}${read.problems.length > 5 ? '; …' : ''}); nothing was asked.`,
-    );
-  }
-  return read.rows;
 }
 
 async function show(ctx: Context, flags: SettleFlags, journal: string, rows: SettledRow[]): Promise<void> {

@@ -18,7 +18,13 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, fstatSync, ftruncateSync, readSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { RosterError } from '../../errors.js';
-import { fileError, openOwnAppendableSync, syncFolder, writePrivateFile } from '../../files.js';
+import {
+  fileError,
+  openOwnAppendableSync,
+  readPrivateFile,
+  syncFolder,
+  writePrivateFile,
+} from '../../files.js';
 import { type ProcessRef, syncFd } from '../../lock.js';
 import { forEachLine } from './json-lines.js';
 
@@ -139,6 +145,16 @@ export class ClaimsFile {
     return now.equals(this.firstLine);
   }
 
+  /** Whole lines read elsewhere (readClaims). */
+  takeIn(text: string): void {
+    this.ingest(text);
+  }
+
+  /** The latest claim of each invitation read so far. */
+  get claims(): ReadonlyMap<string, Claim> {
+    return this.latest;
+  }
+
   private ingest(text: string): void {
     forEachLine(text, (line, index) => {
       if (index === 0 && this.lines === 0 && isRewriteHeader(line)) {
@@ -158,6 +174,17 @@ export class ClaimsFile {
       this.lines++;
     });
   }
+}
+
+/**
+ * The latest claim of each invitation, read only (`roster invite history`): nothing created, no lock; an
+ * absent file holds none, a torn last line is not a claim.
+ */
+export async function readClaims(path: string): Promise<ReadonlyMap<string, Claim>> {
+  const text = await readPrivateFile(path, { own: true, followLinks: false });
+  const file = new ClaimsFile(path);
+  if (text !== undefined) file.takeIn(text.slice(0, text.lastIndexOf('\n') + 1));
+  return file.claims;
 }
 
 const unsettledOf = (latest: ReadonlyMap<string, Claim>) =>

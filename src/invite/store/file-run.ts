@@ -7,7 +7,14 @@ import type { PlannedRow } from '../invite-file.js';
 import { keyOf, planRows, type RowPlan, type SentElsewhere } from './decide.js';
 import { bodyHash, Journal, type JournalHeader, type LastEntry, locateJournal } from './journal.js';
 import type { Destination } from './layout.js';
-import { type GuardOptions, identityOf, type RowGuard, recordGuard, sentEntry } from './row-guard.js';
+import {
+  fileRunName,
+  type GuardOptions,
+  identityOf,
+  type RowGuard,
+  recordGuard,
+  sentEntry,
+} from './row-guard.js';
 import { type SentEntry, SentRecord } from './sent-record.js';
 
 /** What a run is: the file (an absolute path, any spelling), what it holds now, and where it sends. */
@@ -96,7 +103,7 @@ export class FileRun {
     try {
       record = await SentRecord.open(run.stateDir, run.destination);
       record.load();
-      await recordSentRows(record, rows, journal.states);
+      await recordSentRows(record, rows, journal.states, fileRunName(run.file));
       // Not copied: the journal's states stay what it held when opened.
       const before = journal.states;
       const plan = planRows(rows, before, flags.resendInDoubt, elsewhere(record, flags));
@@ -149,7 +156,7 @@ export class FileRun {
       })),
     );
     const unrecorded = settled.filter(({ row }) => !this.record.has(identityOf(row)));
-    await this.record.add(unrecorded.map(({ row }) => sentEntry(row.body, now)));
+    await this.record.add(unrecorded.map(({ row }) => sentEntry(row.body, now, fileRunName(this.file))));
     // Copied only now: the journal's states stay what it held when opened (see open).
     const before = new Map(this.current.before);
     for (const { row } of settled) before.set(keyOf(row), { state: 'sent', at });
@@ -184,6 +191,7 @@ async function recordSentRows(
   record: SentRecord,
   rows: PlannedRow[],
   states: ReadonlyMap<string, LastEntry>,
+  by: string | undefined,
 ): Promise<void> {
   const missing: SentEntry[] = [];
   for (const row of rows) {
@@ -193,7 +201,7 @@ async function recordSentRows(
     if (record.has(identity)) continue;
     const forgotten = record.forgottenAt(identity);
     if (forgotten === undefined || forgotten < entry.at)
-      missing.push(sentEntry(row.body, new Date(entry.at)));
+      missing.push(sentEntry(row.body, new Date(entry.at), by));
   }
   await record.add(missing);
 }

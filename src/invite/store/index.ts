@@ -27,7 +27,8 @@
 //   (Earlier builds wrote a pending entry for every row before the first request: read, it means the same
 //   as none, and a district's 80,000 of them made a resumed run read the journal nearly twice over.)
 // - Record. Line 1: {record: 'roster sent invitations', version: 1, destination (canonical), createdAt}.
-//   Then {email, schoolId, schoolYearId?, sentAt} per invitation the server confirmed, or {email, schoolId,
+//   Then {email, schoolId, schoolYearId?, sentAt, by?} per invitation the server confirmed (by: the run that
+//   sent it, its file's name or the command, for `roster invite history`), or {email, schoolId,
 //   schoolYearId?, forgottenAt} for one `roster invite forget` took out. Identity: invitationIdentity.
 // - Claims. {id: invitationIdentity, run: journal path (or a single send's name), file?, began? (the
 //   journal's createdAt), over? ('in-doubt': taken over another run's doubt), state: sending | in-doubt |
@@ -55,9 +56,10 @@
 // decide.ts is the one place that reads these into "sent / in doubt / not sent".
 export { type RowPlan, standing, waitEnd } from './decide.js';
 export { FileRun, peekRun, type ResendFlags, type RunOf, type RunView } from './file-run.js';
+export { type HistoryEvent, recordHistory } from './history.js';
 export { bodyHash, contentHash, Journal, type JournalEntry, type LastEntry } from './journal.js';
 export { canonicalBaseUrl, type Destination, journalPath, sentRecordPath } from './layout.js';
-export { claimHoldMs, type RowGuard, sentEntry } from './row-guard.js';
+export { claimHoldMs, fileRunName, type RowGuard, sentEntry } from './row-guard.js';
 export {
   type ForgetOutcome,
   type InvitationParts,

@@ -5,7 +5,9 @@
 // with the next batch: one lock and one fsync per file for a batch of rows. A row claimed but never sent is
 // released ('unsent'); if the run dies first, its journal shows the request never left, and other runs take
 // the row (decide.ts). A row taken over another run's doubt (--resend-*) and not sent is in doubt again.
+
 import { hostname } from 'node:os';
+import { basename } from 'node:path';
 import type { InvitationBody } from '../../api/enrollment.js';
 import { MAX_RETRIES, MAX_RETRY_AFTER_MS } from '../../api/retry.js';
 import type { PlannedRow } from '../invite-file.js';
@@ -108,7 +110,7 @@ export function recordGuard(record: SentRecord, options: GuardOptions): RowGuard
           identity,
           options.run,
           doubt ? 'in-doubt' : 'done',
-          state === 'sent' ? sentEntry(row.body, options.now()) : undefined,
+          state === 'sent' ? sentEntry(row.body, options.now(), fileRunName(options.run.file)) : undefined,
           // Nobody waits for it: it goes with the next batch of claims (or shortly), not in one of its own.
           { lazy: true, over: doubtOver },
         );
@@ -130,14 +132,18 @@ export function recordGuard(record: SentRecord, options: GuardOptions): RowGuard
 }
 
 /** An invitation confirmed sent, as roster's record of sent invitations keeps it. */
-export function sentEntry(body: InvitationBody, at: Date): SentEntry {
+export function sentEntry(body: InvitationBody, at: Date, by?: string): SentEntry {
   return {
     email: body.email,
     schoolId: body.schoolId,
     ...(body.schoolYearId !== undefined && { schoolYearId: body.schoolYearId }),
     sentAt: at.toISOString(),
+    ...(by !== undefined && { by }),
   };
 }
+
+/** A file run as the record names it (SentEntry.by): the file's name, short, for every line it sends. */
+export const fileRunName = (file: string | undefined) => (file === undefined ? undefined : basename(file));
 
 export const identityOf = (row: PlannedRow) =>
   invitationIdentity(row.body.email, row.body.schoolId, row.body.schoolYearId);

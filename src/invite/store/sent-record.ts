@@ -45,6 +45,8 @@ export interface SentEntry {
   schoolYearId?: string;
   /** When the server confirmed it (ISO 8601). */
   sentAt: string;
+  /** Which run sent it, for `roster invite history`: its file's name, or the command (absent before 0.1). */
+  by?: string;
 }
 
 /** An invitation as its identity spells it: the e-mail trimmed and in lower case, school, school year. */
@@ -654,6 +656,7 @@ const entryLine = (e: SentEntry) =>
     schoolId: e.schoolId,
     ...(e.schoolYearId ? { schoolYearId: e.schoolYearId } : {}),
     sentAt: e.sentAt,
+    ...(e.by ? { by: e.by } : {}),
   })}\n`;
 
 /** A line forgetting an invitation: its parts, and `forgottenAt` where an entry has `sentAt`. */
@@ -684,13 +687,16 @@ export interface OpenClaim extends InvitationParts {
 }
 
 /** An entry, or a forgetting (roster invite forget), or undefined for a damaged line. */
-function parseEntry(line: string): SentEntry | (InvitationParts & { forgottenAt: string }) | undefined {
+export function parseEntry(
+  line: string,
+): SentEntry | (InvitationParts & { forgottenAt: string }) | undefined {
   try {
     const value = JSON.parse(line) as Partial<SentEntry & { forgottenAt: string }>;
     if (
       typeof value.email === 'string' &&
       typeof value.schoolId === 'string' &&
-      (value.schoolYearId === undefined || typeof value.schoolYearId === 'string')
+      (value.schoolYearId === undefined || typeof value.schoolYearId === 'string') &&
+      (value.by === undefined || typeof value.by === 'string')
     ) {
       if (typeof value.sentAt === 'string') return value as SentEntry;
       if (typeof value.forgottenAt === 'string') return value as InvitationParts & { forgottenAt: string };
