@@ -58,7 +58,7 @@ function openEvent(claim: Claim): HistoryEvent['event'] | undefined {
 
 const byOf = (claim: Claim) =>
   claim.run.startsWith('\0')
-    ? { by: (claim.file ?? '').replace(/`/g, '').replace(/^roster /, '') }
+    ? { by: (claim.file ?? '').replaceAll('\u0060', '').replace(/^roster /, '') }
     : claim.file !== undefined
       ? { by: claim.file.replace(/^.*[/\\]/, '') }
       : {};
