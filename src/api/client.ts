@@ -65,72 +65,118 @@ export class ApiClient {
 
   /** Sends the request; resolves with a 2xx response or throws. */
   async send(request: ResourceRequest): Promise<HttpResponse> {
-    const { transport, auth, log } = this.options;
-    const maxRetries = this.options.maxRetries ?? MAX_RETRIES;
     const url = this.url(request.path, request.query);
     const body = request.json === undefined ? undefined : JSON.stringify(request.json);
-    let askedAfter401 = false;
-    let replayedAfter401 = false;
-    for (let attempt = 0; ; ) {
-      const token = await auth.token(request.purpose);
-      let response: HttpResponse;
-      try {
-        response = await transport.send({
-          method: request.method,
-          url,
-          headers: {
-            authorization: `Bearer ${token}`,
-            accept: 'application/json',
-            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          },
-          body,
-        });
-      } catch (error) {
-        if (!(error instanceof NetworkError)) throw error;
-        if (request.method !== 'GET' && error.sent) throw outcomeUnknown(request, url, error.message);
-        if (!error.retryable) throw error;
-        if (attempt >= maxRetries) throw gaveUp(error, attempt + 1);
-        const delay = backoffDelay(attempt++, this.options.random);
-        log.debug(`retrying ${request.method} ${stripQuery(url)} in ${delay} ms after: ${error.message}`);
-        await this.options.sleep(delay);
-        continue;
-      }
-
-      // Why a POST's error answer leaves it in doubt: then it is neither replayed nor retried. Loaded only
-      // then, off the start-up path of every command that never posts.
-      const doubt =
-        request.method === 'POST' && (response.status < 200 || response.status >= 300)
-          ? (await import('./post-outcome.js')).doubtOf(response)
-          : undefined;
-      if (response.status === 401 && !askedAfter401 && doubt === undefined) {
-        askedAfter401 = true;
-        if (await auth.rejected(request.purpose, token)) {
-          replayedAfter401 = true;
-          log.debug('the API rejected the access token; fetching a new one and replaying once');
-          continue;
-        }
-      }
-      const retryAfter = header(response, 'retry-after');
-      if (
-        doubt === undefined &&
-        isRetryableStatus(request.method, response.status, retryAfter) &&
-        attempt < maxRetries
-      ) {
-        const asked = parseRetryAfter(retryAfter, this.options.now());
-        if (asked === undefined || asked <= MAX_RETRY_AFTER_MS) {
-          const delay = asked ?? backoffDelay(attempt, this.options.random);
-          attempt++;
-          log.debug(`HTTP ${response.status}; retry ${attempt}/${maxRetries} in ${delay} ms`);
-          await this.options.sleep(delay);
-          if (request.method === 'POST') await request.beforeRetry?.();
-          continue;
-        }
-      }
-      if (response.status >= 200 && response.status < 300) return response;
+    const tries: Tries = { attempt: 0, askedAfter401: false, replayedAfter401: false };
+    for (;;) {
+      const token = await this.options.auth.token(request.purpose);
+      const response = await this.sendOnce(request, url, body, token, tries);
+      if (response === undefined) continue;
+      // A POST in doubt is neither replayed nor retried.
+      const doubt = await doubtOfPost(request, response);
       if (doubt !== undefined) throw answerInDoubt(response.status, request, doubt);
-      throw finalError(response, request, replayedAfter401, attempt);
+      if (await this.replayAfter401(request, response, token, tries)) continue;
+      if (await this.retryAfterAnswer(request, response, tries)) continue;
+      if (response.status >= 200 && response.status < 300) return response;
+      throw finalError(response, request, tries.replayedAfter401, tries.attempt);
     }
   }
+
+  /**
+   * One try on the wire. A network error either throws (a POST that may have been sent, an error not worth
+   * a retry, the retries spent) or is waited out, and then the answer is undefined: try again.
+   */
+  private async sendOnce(
+    request: ResourceRequest,
+    url: string,
+    body: string | undefined,
+    token: string,
+    tries: Tries,
+  ): Promise<HttpResponse | undefined> {
+    try {
+      return await this.options.transport.send({
+        method: request.method,
+        url,
+        headers: {
+          authorization: `Bearer ${token}`,
+          accept: 'application/json',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body,
+      });
+    } catch (error) {
+      if (!(error instanceof NetworkError)) throw error;
+      if (request.method !== 'GET' && error.sent) throw outcomeUnknown(request, url, error.message);
+      if (!error.retryable) throw error;
+      if (tries.attempt >= this.maxRetries) throw gaveUp(error, tries.attempt + 1);
+      const delay = backoffDelay(tries.attempt++, this.options.random);
+      this.options.log.debug(
+        `retrying ${request.method} ${stripQuery(url)} in ${delay} ms after: ${error.message}`,
+      );
+      await this.options.sleep(delay);
+      return undefined;
+    }
+  }
+
+  /** After the first 401 of a request: true when the authenticator has another token to replay it with. */
+  private async replayAfter401(
+    request: ResourceRequest,
+    response: HttpResponse,
+    token: string,
+    tries: Tries,
+  ): Promise<boolean> {
+    if (response.status !== 401 || tries.askedAfter401) return false;
+    tries.askedAfter401 = true;
+    if (!(await this.options.auth.rejected(request.purpose, token))) return false;
+    tries.replayedAfter401 = true;
+    this.options.log.debug('the API rejected the access token; fetching a new one and replaying once');
+    return true;
+  }
+
+  /**
+   * An answer worth another try (api/retry.ts) while tries are left: waits what the server asked, or the
+   * backoff, and says true. A Retry-After longer than roster waits is not waited out: the answer stands.
+   */
+  private async retryAfterAnswer(
+    request: ResourceRequest,
+    response: HttpResponse,
+    tries: Tries,
+  ): Promise<boolean> {
+    const retryAfter = header(response, 'retry-after');
+    if (!isRetryableStatus(request.method, response.status, retryAfter) || tries.attempt >= this.maxRetries) {
+      return false;
+    }
+    const asked = parseRetryAfter(retryAfter, this.options.now());
+    if (asked !== undefined && asked > MAX_RETRY_AFTER_MS) return false;
+    const delay = asked ?? backoffDelay(tries.attempt, this.options.random);
+    tries.attempt++;
+    this.options.log.debug(
+      `HTTP ${response.status}; retry ${tries.attempt}/${this.maxRetries} in ${delay} ms`,
+    );
+    await this.options.sleep(delay);
+    if (request.method === 'POST') await request.beforeRetry?.();
+    return true;
+  }
+
+  private get maxRetries(): number {
+    return this.options.maxRetries ?? MAX_RETRIES;
+  }
+}
+
+/** What one request has spent so far: its retries, and its one replay after a 401. */
+interface Tries {
+  attempt: number;
+  askedAfter401: boolean;
+  replayedAfter401: boolean;
+}
+
+/**
+ * Why a POST's error answer leaves it in doubt, if it does. Loaded only for a POST's error answer, off the
+ * start-up path of every command that never posts.
+ */
+async function doubtOfPost(request: ResourceRequest, response: HttpResponse): Promise<string | undefined> {
+  if (request.method !== 'POST' || (response.status >= 200 && response.status < 300)) return undefined;
+  return (await import('./post-outcome.js')).doubtOf(response);
 }
 
 function finalError(response: HttpResponse, request: ResourceRequest, replayed: boolean, attempts: number) {
