@@ -54,28 +54,47 @@ const MAX_MESSAGES = 5;
 export function messageOf(body: unknown, depth = 0): string | undefined {
   if (typeof body === 'string') return clean(body);
   if (!isRecord(body) || depth > MAX_DEPTH) return undefined;
-  if (typeof body.error === 'string') {
-    const description = typeof body.error_description === 'string' ? body.error_description : undefined;
-    return description ? `${clean(description)} (${clean(body.error)})` : clean(body.error);
-  }
+  if (typeof body.error === 'string') return oauthMessage(body.error, body.error_description);
+  return fieldMessageOf(body) ?? nestedMessageOf(body, depth) ?? codeMinorOf(body);
+}
+
+/** OAuth's {error, error_description}: the description, with the error code after it. */
+function oauthMessage(error: string, description: unknown): string {
+  return typeof description === 'string' && description
+    ? `${clean(description)} (${clean(error)})`
+    : clean(error);
+}
+
+/** The first field of a body's own that holds a message, in the order the known shapes name it. */
+function fieldMessageOf(body: Record<string, unknown>): string | undefined {
   for (const key of ['imsx_description', 'message', 'description', 'detail', 'title']) {
     if (typeof body[key] === 'string' && body[key]) return clean(body[key] as string);
   }
+  return undefined;
+}
+
+/** The messages of the errors nested under the first of the known keys that yields any, joined. */
+function nestedMessageOf(body: Record<string, unknown>, depth: number): string | undefined {
   for (const key of ['imsx_statusInfo', 'statusInfoSet', 'imsx_statusInfoSet', 'errors', 'error']) {
     const nested = body[key];
-    const list = Array.isArray(nested) ? nested : nested === undefined ? [] : [nested];
-    const found: string[] = [];
-    for (const item of list) {
-      const message = messageOf(
-        isRecord(item) && item.imsx_statusInfo ? item.imsx_statusInfo : item,
-        depth + 1,
-      );
-      if (message) found.push(message);
-      if (found.length === MAX_MESSAGES) break;
-    }
+    const found = messagesIn(
+      Array.isArray(nested) ? nested : nested === undefined ? [] : [nested],
+      depth + 1,
+    );
     if (found.length > 0) return clean(found.join('; '));
   }
-  return codeMinorOf(body);
+  return undefined;
+}
+
+/** The messages of a list of errors, the first MAX_MESSAGES of them (a server may list a million). */
+function messagesIn(list: unknown[], depth: number): string[] {
+  const found: string[] = [];
+  for (const item of list) {
+    const message = messageOf(isRecord(item) && item.imsx_statusInfo ? item.imsx_statusInfo : item, depth);
+    if (message) found.push(message);
+    if (found.length === MAX_MESSAGES) break;
+  }
+  return found;
 }
 
 /** OneRoster's imsx_CodeMinor (also spelt imsx_codeMinor), for a status without a description. */
