@@ -41,22 +41,8 @@ export function personOf(record: unknown, today: string): Person | undefined {
   if (sourcedId === '') return undefined;
   const roles: Person['roles'] = [];
   const endedRoles: string[] = [];
-  if (Array.isArray(record.roles)) {
-    for (const entry of record.roles) {
-      if (!isRecord(entry)) continue;
-      const role = text(entry.role).toLowerCase();
-      if (role === '') continue;
-      const end = text(entry.endDate).slice(0, 10);
-      if (end !== '' && end < today) endedRoles.push(role);
-      else roles.push({ role, org: refId(entry.org) || undefined });
-    }
-  }
-  const role11 = text(record.role).toLowerCase();
-  if (role11 !== '') {
-    const orgs = texts(record.orgs, refId);
-    if (orgs.length === 0) roles.push({ role: role11 });
-    for (const org of orgs) roles.push({ role: role11, org });
-  }
+  addRoles12(record.roles, today, roles, endedRoles);
+  addRole11(record, roles);
   return {
     sourcedId,
     // join, not a template: one flat string, where a template's would hold both parts (a district keeps
@@ -69,6 +55,27 @@ export function personOf(record: unknown, today: string): Person | undefined {
     grades: texts(record.grades, text),
     agents: texts(record.agents, refId),
   };
+}
+
+/** OneRoster 1.2's `roles[]`: each held now with its org, or ended (its endDate before `today`). */
+function addRoles12(entries: unknown, today: string, roles: Person['roles'], endedRoles: string[]): void {
+  for (const entry of list(entries)) {
+    if (!isRecord(entry)) continue;
+    const role = text(entry.role).toLowerCase();
+    if (role === '') continue;
+    const end = text(entry.endDate).slice(0, 10);
+    if (end !== '' && end < today) endedRoles.push(role);
+    else roles.push({ role, org: refId(entry.org) || undefined });
+  }
+}
+
+/** OneRoster 1.1's one `role`, held in every org of the user's (or in none named, when it lists none). */
+function addRole11(record: Record<string, unknown>, roles: Person['roles']): void {
+  const role = text(record.role).toLowerCase();
+  if (role === '') return;
+  const orgs = texts(record.orgs, refId);
+  if (orgs.length === 0) roles.push({ role });
+  for (const org of orgs) roles.push({ role, org });
 }
 
 /** The orgs where the person holds `role` now. */
