@@ -362,50 +362,35 @@ export class CampaignPlanner {
       const key = identity(agent.email, schoolId, schoolYearId);
       const refusal = refusing.get(agent);
       if (refusal !== undefined) {
-        const position = this.schoolsOf(agent).indexOf(schoolId);
-        const first = refused.get(key);
-        if (!first || refusal.rank < first.rank || (refusal.rank === first.rank && position < first.position))
-          refused.set(key, {
-            rank: refusal.rank,
-            position,
-            skipped: { email: agent.email, schoolId, reason: `e-mail refused: ${refusal.problem}` },
-          });
+        this.keepFirstRefusal(refused, key, refusal, agent, schoolId);
         continue;
       }
       const group = groups.get(key);
-      if (!group) {
-        // A literal (a spread object costs twice the bytes) with lists of their exact size (one grown by
-        // push keeps room for 16 more). (An agent's children are distinct: agent.students is.)
-        const atSchool = children.slice();
-        groups.set(key, {
-          key,
-          email: agent.email,
-          schoolId,
-          guardians: [agent],
-          inScope: allInScope ? atSchool : inScope.slice(),
-          atSchool,
-        });
-        continue;
-      }
-      group.guardians.push(agent);
-      // One e-mail on many guardians (a planted address, a shared office one): sets beside the lists from
-      // then on, so each guardian adds its children in their number, not the group's.
-      if (group.guardians.length === MANY_GUARDIANS) {
-        const atSchool = new Set(group.atSchool);
-        group.seen = {
-          atSchool,
-          inScope: group.inScope === group.atSchool ? atSchool : new Set(group.inScope),
-        };
-      }
-      addNew(group.atSchool, children, group.seen?.atSchool);
-      if (group.inScope !== group.atSchool) addNew(group.inScope, inScope, group.seen?.inScope);
+      if (group) joinGroup(group, agent, children, inScope);
+      else groups.set(key, newGroup(key, agent, schoolId, children, allInScope ? undefined : inScope));
     }
-    // The keys sorted as strings (sort's own order, compare's, with no comparator to call: twice as fast),
-    // then their groups, the last first.
-    const keys = [...groups.keys()].sort();
-    const lastFirst: Group[] = [];
-    for (let k = keys.length - 1; k >= 0; k--) lastFirst.push(groups.get(keys[k] as string) as Group);
-    return lastFirst;
+    return lastFirst(groups);
+  }
+
+  /**
+   * A refused e-mail at a school is reported once, where it is first met: by the lowest rank of its agents,
+   * then the lowest position of the school among that agent's schools.
+   */
+  private keepFirstRefusal(
+    refused: Map<string, Refused>,
+    key: string,
+    refusal: Refusing,
+    agent: Agent,
+    schoolId: string,
+  ): void {
+    const position = this.schoolsOf(agent).indexOf(schoolId);
+    const first = refused.get(key);
+    if (!first || refusal.rank < first.rank || (refusal.rank === first.rank && position < first.position))
+      refused.set(key, {
+        rank: refusal.rank,
+        position,
+        skipped: { email: agent.email, schoolId, reason: `e-mail refused: ${refusal.problem}` },
+      });
   }
 
   /**
@@ -604,6 +589,61 @@ interface Decided {
 
 /** Guardians on one e-mail and school past which a group keeps sets of its children. */
 const MANY_GUARDIANS = 8;
+
+/**
+ * A group's first guardian. `inScope` undefined: every child at the school is in scope, and the group keeps
+ * one list for both. A literal (a spread object costs twice the bytes) with lists of their exact size (one
+ * grown by push keeps room for 16 more). (An agent's children are distinct: agent.students is.)
+ */
+function newGroup(
+  key: string,
+  agent: Agent,
+  schoolId: string,
+  children: readonly string[],
+  inScope: readonly string[] | undefined,
+): Group {
+  const atSchool = children.slice();
+  return {
+    key,
+    email: agent.email,
+    schoolId,
+    guardians: [agent],
+    inScope: inScope === undefined ? atSchool : inScope.slice(),
+    atSchool,
+  };
+}
+
+/** Another guardian with the group's e-mail: its children join the group's, each once. */
+function joinGroup(
+  group: Group,
+  agent: Agent,
+  children: readonly string[],
+  inScope: readonly string[],
+): void {
+  group.guardians.push(agent);
+  // One e-mail on many guardians (a planted address, a shared office one): sets beside the lists from
+  // then on, so each guardian adds its children in their number, not the group's.
+  if (group.guardians.length === MANY_GUARDIANS) {
+    const atSchool = new Set(group.atSchool);
+    group.seen = {
+      atSchool,
+      inScope: group.inScope === group.atSchool ? atSchool : new Set(group.inScope),
+    };
+  }
+  addNew(group.atSchool, children, group.seen?.atSchool);
+  if (group.inScope !== group.atSchool) addNew(group.inScope, inScope, group.seen?.inScope);
+}
+
+/**
+ * The groups in the order of their keys, the last first. The keys sorted as strings (sort's own order,
+ * compare's, with no comparator to call: twice as fast).
+ */
+function lastFirst(groups: ReadonlyMap<string, Group>): Group[] {
+  const keys = [...groups.keys()].sort();
+  const groupsLastFirst: Group[] = [];
+  for (let k = keys.length - 1; k >= 0; k--) groupsLastFirst.push(groups.get(keys[k] as string) as Group);
+  return groupsLastFirst;
+}
 
 const named = ({ sourcedId, name }: Named): Named => ({ sourcedId, name });
 const NONE: readonly string[] = [];
