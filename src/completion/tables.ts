@@ -28,35 +28,42 @@ export function sourceText(source: ValueSource): string {
 
 export function buildTables(root: CommandSpec): Tables {
   const commands = allCommands(root);
-  const key = (spec: CommandSpec) => spec.path.join(' ');
   const tables: Tables = { child: [], subcommands: [], values: [], operands: [] };
-  for (const spec of commands) {
-    for (const sub of spec.subcommands) {
-      for (const word of [sub.name, ...sub.aliases]) tables.child.push([`${key(spec)} ${word}`, sub.name]);
-    }
-    if (spec.subcommands.length > 0) {
-      tables.subcommands.push([
-        key(spec),
-        spec.subcommands.map((sub) => ({ name: sub.name, description: sub.description })),
-      ]);
-    }
-    if (spec.operand && spec.operand.kind !== 'none')
-      tables.operands.push([key(spec), sourceText(spec.operand)]);
-  }
+  for (const spec of commands) addCommand(tables, spec);
   // Deepest commands first, so a subcommand's own flag wins over an ancestor's flag of the same name.
   const deepestFirst = [...commands].sort((a, b) => b.path.length - a.path.length);
-  for (const spec of deepestFirst) {
-    const below = spec.subcommands.length > 0;
-    for (const flag of spec.flags) {
-      if (!flag.value) continue;
-      for (const name of flag.names) {
-        tables.values.push([`${key(spec)} ${name}`, sourceText(flag.value)]);
-        // commander reads a command's flags after its subcommands too.
-        if (below) tables.values.push([`${key(spec)} * ${name}`, sourceText(flag.value)]);
-      }
+  for (const spec of deepestFirst) addFlagValues(tables.values, spec);
+  return tables;
+}
+
+const keyOf = (spec: CommandSpec) => spec.path.join(' ');
+
+/** A command's subcommands (by name and by alias) and its operand. */
+function addCommand(tables: Tables, spec: CommandSpec): void {
+  for (const sub of spec.subcommands) {
+    for (const word of [sub.name, ...sub.aliases]) tables.child.push([`${keyOf(spec)} ${word}`, sub.name]);
+  }
+  if (spec.subcommands.length > 0) {
+    tables.subcommands.push([
+      keyOf(spec),
+      spec.subcommands.map((sub) => ({ name: sub.name, description: sub.description })),
+    ]);
+  }
+  if (spec.operand && spec.operand.kind !== 'none')
+    tables.operands.push([keyOf(spec), sourceText(spec.operand)]);
+}
+
+/** How the values of a command's flags are completed, under the command and under its subcommands. */
+function addFlagValues(values: Tables['values'], spec: CommandSpec): void {
+  const below = spec.subcommands.length > 0;
+  for (const flag of spec.flags) {
+    if (!flag.value) continue;
+    for (const name of flag.names) {
+      values.push([`${keyOf(spec)} ${name}`, sourceText(flag.value)]);
+      // commander reads a command's flags after its subcommands too.
+      if (below) values.push([`${keyOf(spec)} * ${name}`, sourceText(flag.value)]);
     }
   }
-  return tables;
 }
 
 /** Every flag name accepted at each command path (own and ancestors'), with descriptions. */
