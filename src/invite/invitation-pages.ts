@@ -22,26 +22,33 @@ export async function* invitationPages(
 ): AsyncGenerator<InvitationPage & { pages: number }> {
   const max = session.settings.maxRecords;
   let page = Number(query.get('page') ?? 1);
-  // Hashes, a few bytes each (seen-ids.ts): the list is read at flat memory, however long.
-  const pagesSeen = new SeenIds();
-  const idsSeen = new SeenIds();
+  const seen: Seen = { pages: new SeenIds(), ids: new SeenIds() };
   let records = 0;
   for (let pages = 1; ; pages++) {
     if (all) query.set('page', String(page));
     const result = await listInvitations(session.api, query);
-    if (all && result.data.length > 0) {
-      if (!pagesSeen.add(stringify(result.data))) throw notAdvancing(page, 'repeats an earlier page');
-      const ids = result.data.flatMap((r) => (isRecord(r) && typeof r.id === 'string' ? [r.id] : []));
-      let fresh = 0;
-      for (const id of ids) if (idsSeen.add(id)) fresh++;
-      if (ids.length > 0 && fresh === 0) throw notAdvancing(page, 'holds only invitations already listed');
-    }
+    if (all && result.data.length > 0) checkAdvances(seen, page, result.data);
     records += result.data.length;
     if (records > max) throw tooManyRecords('invitations', max);
     yield { ...result, pages };
     if (!all || !hasMore(result.meta, page, result.data)) return;
     page++;
   }
+}
+
+/** The pages and invitations listed so far, as hashes of a few bytes each (seen-ids.ts): flat memory. */
+interface Seen {
+  pages: SeenIds;
+  ids: SeenIds;
+}
+
+/** Throws when a page of a list read to its end repeats an earlier one or holds only invitations listed. */
+function checkAdvances(seen: Seen, page: number, data: unknown[]): void {
+  if (!seen.pages.add(stringify(data))) throw notAdvancing(page, 'repeats an earlier page');
+  const ids = data.flatMap((r) => (isRecord(r) && typeof r.id === 'string' ? [r.id] : []));
+  let fresh = 0;
+  for (const id of ids) if (seen.ids.add(id)) fresh++;
+  if (ids.length > 0 && fresh === 0) throw notAdvancing(page, 'holds only invitations already listed');
 }
 
 function notAdvancing(page: number, why: string): RosterError {
