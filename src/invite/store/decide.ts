@@ -129,7 +129,7 @@ export interface ClaimRequest {
   ignoreDoubt: boolean;
   holdMs: number;
   /**
-   * Asked ahead of the row's request (bulk-runner.ts): taken only when nothing stands in the way, never
+   * Asked ahead of the row's request (invite/claims-ahead.ts): taken only when nothing stands in the way, never
    * over another claim or a record of it sent, and never waited for ('later': asked again just before the
    * request). A row held ahead is not being sent yet, so holding it over another run's doubt could erase
    * that doubt when it is let go, and holding it while waiting for another row could deadlock two runs.

@@ -39,7 +39,7 @@
 //   process sees a lock without its owner; a journal's lock is fsynced first (whole or absent after a power
 //   cut), the record's, held for one batch, is not (one found empty is stale after 10 s: lock.ts).
 //
-// Order of writes for a row of a file (bulk-runner.ts): claim (claims, fsynced; asked for a batch of rows
+// Order of writes for a row of a file (invite/bulk-runner.ts, its claims taken by claims-ahead.ts): claim (claims, fsynced; asked for a batch of rows
 // ahead of the workers, so one lock and one fsync serve many rows) → in-flight (journal, fsynced) → request
 // → outcome (journal) → sent entry (record, fsynced) then claim settled (claims), written with the next
 // batch of claims or within a fraction of a second. A kill at any point leaves the row sent, not sent, or in

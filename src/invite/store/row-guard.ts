@@ -1,7 +1,7 @@
 // The RowGuard of `invite send --file` over roster's record of sent invitations: each row is claimed there
 // before its request leaves and settled after, so a run of another file never sends it meanwhile, and a row
 // this run leaves in doubt stays in doubt for every other run too, until this file's run settles it. Rows
-// are claimed a batch ahead of their requests where nothing stands in the way (bulk-runner.ts), and settled
+// are claimed a batch ahead of their requests where nothing stands in the way (invite/claims-ahead.ts), and settled
 // with the next batch: one lock and one fsync per file for a batch of rows. A row claimed but never sent is
 // released ('unsent'); if the run dies first, its journal shows the request never left, and other runs take
 // the row (decide.ts). A row taken over another run's doubt (--resend-*) and not sent is in doubt again.
