@@ -96,53 +96,24 @@ export type Validation = { ok: true; body: InvitationBody } | { ok: false; probl
 /** Checks every field (not just the first bad one) and builds the body; optional fields left out when empty. */
 export function validateInvitation(draft: InvitationDraft): Validation {
   const problems: FieldProblem[] = [];
-  const text = (field: FieldName): string | undefined => {
-    const value = draft[field]?.trim();
-    return value === undefined || value === '' ? undefined : value;
-  };
   const problem = (field: FieldName, reason: string) => problems.push({ field, reason });
-  // Checked before trimming: "parent@example.org\n" (a pasted line end, a quoted CSV cell holding one)
-  // is a mistake to show, not to mend silently. Ordinary spaces around a value are still trimmed.
-  // Invisible characters too (a zero-width space, a bidi control): "sch-1" and "sch-1\u200b" look alike
-  // but are two schools to the server, and would dodge the duplicate check.
-  const hidden = (field: FieldName) => hiddenCharacter(draft[field] ?? '');
 
-  const email = text('email');
+  const email = textOf(draft, 'email');
   const emailRefused = emailProblem(draft.email ?? '');
   if (emailRefused !== undefined) problem('email', emailRefused);
 
   const ids: Partial<Record<FieldName, string>> = {};
-  for (const field of [
-    'schoolId',
-    'interestFormSubmissionId',
-    'learningCenterId',
-    'schoolYearId',
-    'sentByUserId',
-  ] as const) {
-    const value = text(field);
-    const required = FIELDS.find((f) => f.name === field)?.required;
-    if (value === undefined) {
-      if (required) problem(field, 'is required');
-    } else if (hidden(field)) {
-      problem(field, `contains ${hidden(field)}`);
-    } else if (value.length > MAX_ID_LENGTH) {
-      problem(field, `must be at most ${MAX_ID_LENGTH} characters (got ${value.length})`);
-    } else {
-      ids[field] = value;
-    }
+  for (const field of ID_FIELDS) {
+    const value = textOf(draft, field);
+    const refused = idProblem(draft, field, value);
+    if (refused !== undefined) problem(field, refused);
+    else if (value !== undefined) ids[field] = value;
   }
 
-  const scopes = splitScopes(text('scopes') ?? '');
-  if (scopes.length === 0) problem('scopes', 'needs at least one scope');
-  const unknown = scopes.filter((s) => !KNOWN_SCOPES.includes(s));
-  if (unknown.length > 0) {
-    problem(
-      'scopes',
-      `unknown scope ${unknown.map((s) => `"${printable(s, 60)}"`).join(', ')} (known: ${KNOWN_SCOPES.join(', ')})`,
-    );
-  }
+  const scopes = splitScopes(textOf(draft, 'scopes') ?? '');
+  for (const reason of scopeProblems(scopes)) problem('scopes', reason);
 
-  const countText = text('studentCount') ?? '';
+  const countText = textOf(draft, 'studentCount') ?? '';
   const count = /^\d+$/.test(countText) ? Number(countText) : Number.NaN;
   if (!(Number.isSafeInteger(count) && count >= 1 && count <= MAX_STUDENT_COUNT)) {
     problem('studentCount', `must be a positive whole number (got "${printable(countText, 60)}")`);
@@ -150,6 +121,45 @@ export function validateInvitation(draft: InvitationDraft): Validation {
 
   if (problems.length > 0 || email === undefined) return { ok: false, problems };
   return { ok: true, body: bodyOf(email, scopes, count, ids) };
+}
+
+/** A field's text, trimmed; undefined when absent or blank. */
+function textOf(draft: InvitationDraft, field: FieldName): string | undefined {
+  const value = draft[field]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** The fields that hold an id, in the spec's order. */
+const ID_FIELDS = [
+  'schoolId',
+  'interestFormSubmissionId',
+  'learningCenterId',
+  'schoolYearId',
+  'sentByUserId',
+] as const satisfies readonly FieldName[];
+
+/** Why an id field is refused (`value`: its text, trimmed), or undefined when it is taken. */
+function idProblem(draft: InvitationDraft, field: FieldName, value: string | undefined): string | undefined {
+  if (value === undefined) return FIELDS.find((f) => f.name === field)?.required ? 'is required' : undefined;
+  // Checked before trimming: "parent@example.org\n" (a pasted line end, a quoted CSV cell holding one)
+  // is a mistake to show, not to mend silently. Ordinary spaces around a value are still trimmed.
+  // Invisible characters too (a zero-width space, a bidi control): "sch-1" and "sch-1\u200b" look alike
+  // but are two schools to the server, and would dodge the duplicate check.
+  const hidden = hiddenCharacter(draft[field] ?? '');
+  if (hidden) return `contains ${hidden}`;
+  if (value.length > MAX_ID_LENGTH)
+    return `must be at most ${MAX_ID_LENGTH} characters (got ${value.length})`;
+  return undefined;
+}
+
+/** What is wrong with the scopes: none at all, or some the spec does not know. */
+function scopeProblems(scopes: readonly string[]): string[] {
+  if (scopes.length === 0) return ['needs at least one scope'];
+  const unknown = scopes.filter((s) => !KNOWN_SCOPES.includes(s));
+  if (unknown.length === 0) return [];
+  return [
+    `unknown scope ${unknown.map((s) => `"${printable(s, 60)}"`).join(', ')} (known: ${KNOWN_SCOPES.join(', ')})`,
+  ];
 }
 
 /**
