@@ -166,33 +166,59 @@ export function claimDecision(
   waitingSince: Map<string, number>,
   leftUnsent: (claim: Claim) => boolean = () => false,
 ): ClaimDecision {
-  const { claim } = request;
   if (sentAt !== undefined && !request.ignoreSent) return { kind: 'sent', sentAt };
   const now = Date.now();
-  const key = other && JSON.stringify([other.id, other.run, other.at]);
-  const wait: Wait | undefined = key
-    ? { since: waitingSince.get(key) ?? now, holdMs: request.holdMs }
-    : undefined;
-  const state = standing(other, claim, now, wait);
-  if (key && wait) {
-    if (state === 'busy') waitingSince.set(key, wait.since);
-    else waitingSince.delete(key);
-  }
+  const { state, wait } = standingWaited(request, other, waitingSince, now);
   const unsent = state === 'stopped' && other !== undefined && !isRunning(other) && leftUnsent(other);
-  if (request.ahead) {
-    // Free (no claim, a settled one, or this run's own but its doubt) or a dead run's never sent.
-    const clear = sentAt === undefined && ((state === 'free' && other?.state !== 'in-doubt') || unsent);
-    if (!clear) return { kind: 'later' };
-  }
-  if (state === 'busy' && other) return { kind: 'busy', other, until: waitEnd(other, now, wait) };
-  if (unsent) return { kind: 'claimed' };
-  if ((state === 'stopped' || state === 'in-doubt') && other) {
-    if (!request.ignoreDoubt)
-      return { kind: state, run: other.run, ...(other.file !== undefined && { file: other.file }) };
-    // Never this run's own (standing says free for that): another run's doubt, taken over.
-    return { kind: 'claimed', over: true };
-  }
-  return { kind: 'claimed' };
+  if (request.ahead && !clearAhead(sentAt, state, other, unsent)) return { kind: 'later' };
+  if (unsent || other === undefined) return { kind: 'claimed' };
+  return decisionOver(other, state, request.ignoreDoubt, now, wait);
+}
+
+/**
+ * The standing of the latest claim, another run's waited for no longer than its bound from when this
+ * process first saw it busy (`waitingSince`, by claim: kept while it is busy, forgotten once it is not).
+ */
+function standingWaited(
+  request: ClaimRequest,
+  other: Claim | undefined,
+  waitingSince: Map<string, number>,
+  now: number,
+): { state: Standing; wait?: Wait } {
+  if (other === undefined) return { state: standing(other, request.claim, now) };
+  const key = JSON.stringify([other.id, other.run, other.at]);
+  const wait: Wait = { since: waitingSince.get(key) ?? now, holdMs: request.holdMs };
+  const state = standing(other, request.claim, now, wait);
+  if (state === 'busy') waitingSince.set(key, wait.since);
+  else waitingSince.delete(key);
+  return { state, wait };
+}
+
+/**
+ * Whether a row asked for ahead of its request may be claimed: not recorded sent, and free (no claim, a
+ * settled one, or this run's own but its doubt) or a dead run's never sent.
+ */
+function clearAhead(sentAt: string | undefined, state: Standing, other: Claim | undefined, unsent: boolean) {
+  return sentAt === undefined && ((state === 'free' && other?.state !== 'in-doubt') || unsent);
+}
+
+/**
+ * The decision over a claim that is there: wait for a live run sending it, report a stopped run or another
+ * run's doubt, or (--resend-in-doubt) take that doubt over; a free one is claimed.
+ */
+function decisionOver(
+  other: Claim,
+  state: Standing,
+  ignoreDoubt: boolean,
+  now: number,
+  wait: Wait | undefined,
+): ClaimDecision {
+  if (state === 'busy') return { kind: 'busy', other, until: waitEnd(other, now, wait) };
+  if (state === 'free') return { kind: 'claimed' };
+  if (!ignoreDoubt)
+    return { kind: state, run: other.run, ...(other.file !== undefined && { file: other.file }) };
+  // Never this run's own (standing says free for that): another run's doubt, taken over.
+  return { kind: 'claimed', over: true };
 }
 
 /** A row another run sent, or may have sent (it was stopped while sending it, or could not tell). */
