@@ -174,18 +174,35 @@ export function commandsFor(program: Command, argv: readonly string[]): string[]
     const arg = argv[i] as string;
     if (arg === '--') return all;
     if (!arg.startsWith('-') || arg === '-') {
-      // `__complete line` (the PowerShell script at TAB time) completes against the whole program.
-      if (arg === '__complete' && argv[i + 1] === 'line') return all;
-      const name = Object.hasOwn(HIDDEN, arg) ? (HIDDEN[arg] as string) : arg;
-      return Object.hasOwn(COMMANDS, name) && !WHOLE_PROGRAM.has(arg) ? [name] : all;
+      const name = commandNamedBy(arg, argv[i + 1]);
+      return name === undefined ? all : [name];
     }
-    const flag = arg.split('=', 1)[0] as string;
-    const option = program.options.find((o) => o.long === flag || o.short === flag);
-    // --help, --version, an unknown option: commander answers with the whole program.
-    if (!option || flag === '--help' || flag === '-h' || flag === '--version' || flag === '-V') return all;
-    if ((option.required || option.optional) && !arg.includes('=')) i++;
+    const option = globalOption(program, arg);
+    if (option === 'whole program') return all;
+    if (option === 'value next') i++;
   }
   return all;
+}
+
+/** The top-level command the first word that is no option names, or undefined: it needs the whole program. */
+function commandNamedBy(word: string, next: string | undefined): string | undefined {
+  // `__complete line` (the PowerShell script at TAB time) completes against the whole program.
+  if (word === '__complete' && next === 'line') return undefined;
+  const name = Object.hasOwn(HIDDEN, word) ? (HIDDEN[word] as string) : word;
+  return Object.hasOwn(COMMANDS, name) && !WHOLE_PROGRAM.has(word) ? name : undefined;
+}
+
+/**
+ * What a global option before the command means to the guess: commander answers with the whole program
+ * (--help, --version, an unknown option), or the option's value is the next word, or it stands alone.
+ */
+function globalOption(program: Command, arg: string): 'whole program' | 'value next' | 'alone' {
+  const flag = arg.split('=', 1)[0] as string;
+  const option = program.options.find((o) => o.long === flag || o.short === flag);
+  if (!option || flag === '--help' || flag === '-h' || flag === '--version' || flag === '-V') {
+    return 'whole program';
+  }
+  return (option.required || option.optional) && !arg.includes('=') ? 'value next' : 'alone';
 }
 
 /** How `roster --help` lists one top-level command. */
