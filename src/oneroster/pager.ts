@@ -62,6 +62,12 @@ export interface Page {
   offset: number;
 }
 
+/** A page to ask for: a path below the base URL and its raw query. */
+interface PageRequest {
+  path: string;
+  query: string;
+}
+
 interface ParsedPage {
   records: unknown[];
   texts?: string[];
@@ -103,46 +109,75 @@ export class Pager {
 
   async *pages(): AsyncGenerator<Page> {
     const { options } = this;
-    const start = options.query.offset ?? 0;
-    let offset = start;
-    let request = { path: options.path, query: buildQuery(options.query) };
+    let offset = options.query.offset ?? 0;
+    let request: PageRequest = { path: options.path, query: buildQuery(options.query) };
     const requested = new Set<string>();
     let previousBody: string | undefined;
     for (let first = true; ; first = false) {
-      const key = `${request.path}?${request.query}`;
-      if (requested.has(key)) {
-        throw this.loopError(`its next link points back to a page already read (offset ${offset})`);
-      }
-      requested.add(key);
-      const page = await this.fetch(request.path, request.query);
+      const page = await this.fetchNew(request, requested, offset);
       if (page.records.length === 0) return this.ended(offset);
-      if (page.body === previousBody && !this.selectsFields)
-        throw this.loopError(`it served the same page twice (offset ${offset})`);
+      this.checkNotTwice(page, previousBody, offset);
       previousBody = page.body;
       yield this.fresh(page, offset);
       offset += page.records.length;
       if (!options.all) return;
 
+      if (this.atTheEnd(page, offset)) return this.ended(offset);
       const total = this.total;
-      // X-Total-Count is a claim: the read ends where the server's pages end, at or past it.
-      if (total !== undefined && offset >= total && this.lastPage(page, options.query.limit)) {
-        return this.ended(offset);
-      }
       this.largestPage = Math.max(this.largestPage, page.records.length);
       const next = this.nextLink(page);
       if (first && total !== undefined && options.concurrency > 1 && offsetPaged(next, offset)) {
         const resume = yield* this.parallel(offset, page.records.length, total);
         if (resume === undefined) return;
         offset = resume;
-        request = { path: options.path, query: buildQuery({ ...options.query, offset }) };
-      } else if (next) {
-        request = { path: next.path, query: next.query };
-      } else if (total === undefined && page.links.size > 0 && page.links.has('last')) {
-        return; // a Link header that names the last page and no next one: this was it
+        request = this.atOffset(offset);
       } else {
-        request = { path: options.path, query: buildQuery({ ...options.query, offset }) };
+        const after = this.requestAfter(page, next, offset);
+        if (after === undefined) return;
+        request = after;
       }
     }
+  }
+
+  /** X-Total-Count is a claim: the read ends where the server's pages end, at or past it. */
+  private atTheEnd(page: ParsedPage, offset: number): boolean {
+    const { total } = this;
+    return total !== undefined && offset >= total && this.lastPage(page, this.options.query.limit);
+  }
+
+  /** The collection's page at `offset`, as the query asks for it otherwise. */
+  private atOffset(offset: number): PageRequest {
+    return { path: this.options.path, query: buildQuery({ ...this.options.query, offset }) };
+  }
+
+  /** Fetches a page not asked for before in this read: a next link back to one would loop. */
+  private async fetchNew(request: PageRequest, requested: Set<string>, offset: number): Promise<ParsedPage> {
+    const key = `${request.path}?${request.query}`;
+    if (requested.has(key)) {
+      throw this.loopError(`its next link points back to a page already read (offset ${offset})`);
+    }
+    requested.add(key);
+    return this.fetch(request.path, request.query);
+  }
+
+  /** Throws when the server serves the page before again (alike by design with --fields). */
+  private checkNotTwice(page: ParsedPage, previousBody: string | undefined, offset: number): void {
+    if (page.body === previousBody && !this.selectsFields)
+      throw this.loopError(`it served the same page twice (offset ${offset})`);
+  }
+
+  /**
+   * The request after a page read on its own: its next link, else the next offset; undefined when a Link
+   * header names the last page and no next one, and no total says otherwise: this was it.
+   */
+  private requestAfter(
+    page: ParsedPage,
+    next: PageRequest | undefined,
+    offset: number,
+  ): PageRequest | undefined {
+    if (next) return { path: next.path, query: next.query };
+    if (this.total === undefined && page.links.size > 0 && page.links.has('last')) return undefined;
+    return this.atOffset(offset);
   }
 
   /**
@@ -243,7 +278,20 @@ export class Pager {
   }
 
   /** The records not delivered before; a page with nothing new means the server is not advancing. */
-  private fresh({ records, texts, body }: ParsedPage, offset: number): Page {
+  private fresh(page: ParsedPage, offset: number): Page {
+    const { out, outTexts, withIds } = this.unseen(page);
+    this.checkAdvances(page, withIds, out.length, offset);
+    const max = this.options.maxRecords ?? DEFAULT_MAX_RECORDS;
+    if (this.delivered + out.length > max) throw tooManyRecords(this.options.what, max);
+    this.delivered += out.length;
+    return { records: out, offset, ...(outTexts && { texts: outTexts }) };
+  }
+
+  /**
+   * A page's records (and their texts) not handed over before: those without a sourcedId, and those whose
+   * sourcedId is new (a repeat is counted and told). `withIds`: how many had a sourcedId.
+   */
+  private unseen({ records, texts }: ParsedPage): { out: unknown[]; outTexts?: string[]; withIds: number } {
     const out: unknown[] = [];
     const outTexts: string[] | undefined = texts && [];
     let withIds = 0;
@@ -254,13 +302,25 @@ export class Pager {
       if (id === undefined || this.seen.add(id)) {
         out.push(record);
         outTexts?.push(texts?.[i] as string);
-      } else {
-        this.repeats++;
-        if (this.repeatedIds.length < 5) this.repeatedIds.push(id);
-        this.options.repeated?.(id);
-      }
+      } else this.noteRepeat(id);
     }
-    if (withIds > 0 && out.length === 0) {
+    return { out, outTexts, withIds };
+  }
+
+  private noteRepeat(id: string): void {
+    this.repeats++;
+    if (this.repeatedIds.length < 5) this.repeatedIds.push(id);
+    this.options.repeated?.(id);
+  }
+
+  /** Throws when a page brings nothing new (`unseen` of its records were not handed over before). */
+  private checkAdvances(
+    { records, body }: ParsedPage,
+    withIds: number,
+    unseen: number,
+    offset: number,
+  ): void {
+    if (withIds > 0 && unseen === 0) {
       throw this.loopError(`the page at offset ${offset} repeats ${withIds} records already received`);
     }
     // Records without sourcedIds cannot be told apart: a server cycling through the same pages would go on
@@ -269,10 +329,6 @@ export class Pager {
     if (withIds === 0 && records.length > 0 && !this.selectsFields && !this.idlessPages.add(body)) {
       throw this.loopError(`the page at offset ${offset} repeats one already received`);
     }
-    const max = this.options.maxRecords ?? DEFAULT_MAX_RECORDS;
-    if (this.delivered + out.length > max) throw tooManyRecords(this.options.what, max);
-    this.delivered += out.length;
-    return { records: out, offset, ...(outTexts && { texts: outTexts }) };
   }
 
   /** The total as last reported, or the one given when none was. */
