@@ -67,8 +67,12 @@ function valueEnd(text: string, i: number, compact: boolean): number {
   return scalarEnd(text, i);
 }
 
-/** The texts of the elements of the array that opens at `i`, and the index just past it. */
+/**
+ * The texts of the elements of the array that opens at `i`, and the index just past it; undefined when no
+ * array opens there or an element holds whitespace.
+ */
 function elements(text: string, i: number): { texts: string[]; end: number } | undefined {
+  if (text.charCodeAt(i) !== OPEN_BRACKET) return undefined;
   const texts: string[] = [];
   let j = skipSpace(text, i + 1);
   if (text.charCodeAt(j) === CLOSE_BRACKET) return { texts, end: j + 1 };
@@ -85,6 +89,21 @@ function elements(text: string, i: number): { texts: string[]; end: number } | u
 }
 
 /**
+ * The key of the object member at `i` and where its value starts; undefined when no member is there, or its
+ * key is spelled with escapes: such a key could name the list too (JSON.parse keeps the last), not ours to
+ * guess.
+ */
+function member(text: string, i: number): { key: string; value: number } | undefined {
+  if (text.charCodeAt(i) !== QUOTE) return undefined;
+  const keyEnd = stringEnd(text, i);
+  const key = text.slice(i + 1, keyEnd - 1);
+  if (key.includes('\\')) return undefined;
+  const colon = skipSpace(text, keyEnd);
+  if (text.charCodeAt(colon) !== COLON) return undefined;
+  return { key, value: skipSpace(text, colon + 1) };
+}
+
+/**
  * The record texts of the list under `wrapper` in a page body (a JSON object), in order; undefined when
  * they cannot be cut safely (whitespace inside a record, the key spelled with escapes or given twice).
  */
@@ -94,25 +113,17 @@ export function recordTexts(body: string, wrapper: string): string[] | undefined
   i = skipSpace(body, i + 1);
   if (body.charCodeAt(i) === CLOSE_BRACE) return undefined;
   let found: string[] | undefined;
-  let seen = false;
   for (;;) {
-    if (body.charCodeAt(i) !== QUOTE) return undefined;
-    const keyEnd = stringEnd(body, i);
-    const key = body.slice(i + 1, keyEnd - 1);
-    // A key spelled with escapes could name the list too (JSON.parse keeps the last): not ours to guess.
-    if (key.includes('\\')) return undefined;
-    i = skipSpace(body, keyEnd);
-    if (body.charCodeAt(i) !== COLON) return undefined;
-    i = skipSpace(body, i + 1);
-    if (key === wrapper) {
-      if (seen || body.charCodeAt(i) !== OPEN_BRACKET) return undefined;
-      seen = true;
-      const list = elements(body, i);
+    const at = member(body, i);
+    if (!at) return undefined;
+    if (at.key === wrapper) {
+      // Given twice, the list JSON.parse keeps is the last: not ours to guess either.
+      const list = found === undefined ? elements(body, at.value) : undefined;
       if (!list) return undefined;
       found = list.texts;
       i = list.end;
     } else {
-      i = valueEnd(body, i, false);
+      i = valueEnd(body, at.value, false);
       if (i < 0) return undefined;
     }
     i = skipSpace(body, i);
