@@ -4,7 +4,7 @@
 // demand (people.ts); which guardian carries which trap is here. By default every family is reachable (what
 // a campaign must handle, not a data error: siblings, one address shared in a family in any case or spacing);
 // with the traps (`--family-traps`) some are not, as in real districts.
-import { KIND, rngFor } from './prng.js';
+import { KIND, type Rng, rngFor } from './prng.js';
 
 export const ROLES = ['parent', 'guardian', 'relative'] as const;
 export type GuardianRole = (typeof ROLES)[number];
@@ -112,13 +112,29 @@ function drawFamily(seed: number, f: number): FamilySpec {
   const c = rng.next();
   const children = c < 0.78 ? 1 : c < 0.96 ? 2 : 3;
   const t = rng.next();
-  // Rare traps, so a large district has them too (the fixed families above hold one of each).
-  if (t < 0.01) return { children, guardians: [] };
-  if (t < 0.02) return { children, guardians: [[RELATIVE, E.own]] };
-  if (t < 0.03) return { children, guardians: [[PARENT, E.none]] };
-  if (t < 0.035) return { children, guardians: [[PARENT, E.own, true]] };
-  if (t < 0.04) return { children, guardians: [], dangling: true };
-  if (t < 0.045) return { children, guardians: [[PARENT, rng.chance(0.5) ? E.localhost : E.displayName]] };
+  const trap = rareTrap(t, rng);
+  if (trap) return { children, ...trap };
+  const guardians = drawParents(t, rng);
+  if (rng.chance(0.2)) guardians.push([RELATIVE, rng.chance(0.7) ? E.own : E.none]);
+  return { children, guardians };
+}
+
+/** Rare traps (t below 0.045), so a large district has them too (the fixed families above hold one of each). */
+function rareTrap(t: number, rng: Rng): Omit<FamilySpec, 'children'> | undefined {
+  if (t < 0.01) return { guardians: [] };
+  if (t < 0.02) return { guardians: [[RELATIVE, E.own]] };
+  if (t < 0.03) return { guardians: [[PARENT, E.none]] };
+  if (t < 0.035) return { guardians: [[PARENT, E.own, true]] };
+  if (t < 0.04) return { guardians: [], dangling: true };
+  if (t < 0.045) return { guardians: [[PARENT, rng.chance(0.5) ? E.localhost : E.displayName]] };
+  return undefined;
+}
+
+/**
+ * A family's parents: one, mostly two (or a parent and a guardian); two may share an address (t picks how
+ * it is written) or the second have none or be tobedeleted.
+ */
+function drawParents(t: number, rng: Rng): GuardianSpec[] {
   const guardians: GuardianSpec[] = [[PARENT, E.own]];
   const second = rng.next();
   if (second < 0.75) guardians.push([PARENT, E.own]);
@@ -131,8 +147,7 @@ function drawFamily(seed: number, f: number): FamilySpec {
     else if (quirk < 0.05) guardians[1] = [guardians[1]![0], E.none];
     else if (quirk < 0.06) guardians[1] = [guardians[1]![0], E.own, true];
   }
-  if (rng.chance(0.2)) guardians.push([RELATIVE, rng.chance(0.7) ? E.own : E.none]);
-  return { children, guardians };
+  return guardians;
 }
 
 export interface Families {
