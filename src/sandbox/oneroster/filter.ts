@@ -100,24 +100,34 @@ export function checkFilterFields(filter: Filter, version: Version, kind: Kind):
 /** The comparable leaf values at a dotted path (arrays flattened; GUIDRefs stand for their sourcedId). */
 export function valuesAt(rec: Rec, path: string): string[] {
   let current: unknown[] = [rec];
-  for (const part of path.split('.')) {
-    const next: unknown[] = [];
-    for (const v of current) {
-      if (v === null || typeof v !== 'object') continue;
-      const child = (v as Record<string, unknown>)[part];
-      if (Array.isArray(child)) next.push(...child);
-      else if (child !== undefined && child !== null) next.push(child);
-    }
-    current = next;
-  }
+  for (const part of path.split('.')) current = childrenAt(current, part);
   const out: string[] = [];
   for (const v of current) {
-    if (typeof v === 'string') out.push(v.normalize('NFC'));
-    else if (typeof v === 'number' || typeof v === 'boolean') out.push(String(v));
-    else if (v && typeof v === 'object' && typeof (v as Rec).sourcedId === 'string')
-      out.push((v as Rec).sourcedId as string);
+    const value = comparable(v);
+    if (value !== undefined) out.push(value);
   }
   return out;
+}
+
+/** What each object among `values` holds under `part`, arrays flattened, null and absent left out. */
+function childrenAt(values: readonly unknown[], part: string): unknown[] {
+  const next: unknown[] = [];
+  for (const v of values) {
+    if (v === null || typeof v !== 'object') continue;
+    const child = (v as Record<string, unknown>)[part];
+    if (Array.isArray(child)) next.push(...child);
+    else if (child !== undefined && child !== null) next.push(child);
+  }
+  return next;
+}
+
+/** A leaf as a filter compares it: a string (NFC), a number or boolean as text, a GUIDRef as its sourcedId. */
+function comparable(v: unknown): string | undefined {
+  if (typeof v === 'string') return v.normalize('NFC');
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (v && typeof v === 'object' && typeof (v as Rec).sourcedId === 'string')
+    return (v as Rec).sourcedId as string;
+  return undefined;
 }
 
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
