@@ -86,17 +86,10 @@ export function modifiedAt(rng: Rng): string {
 
 export type PersonKind = 'student' | 'teacher' | 'admin';
 
+/** A person's attributes, drawn from the stream of (seed, kind, index) in a fixed order. */
 export function person(seed: number, kind: PersonKind, index: number): Person {
   const rng = rngFor(seed, KIND[kind], index);
-  const fixed = kind === 'student' ? FIXED_STUDENTS[index] : kind === 'admin' ? ADMINS[index] : undefined;
-  let givenName: string;
-  let familyName: string;
-  let sex: 'male' | 'female';
-  const drawnGiven = rng.pick(GIVEN_NAMES);
-  const drawnFamily = rng.pick(FAMILY_NAMES);
-  if (fixed) [givenName, familyName, sex] = fixed;
-  else [givenName, sex, familyName] = [drawnGiven[0], drawnGiven[1], drawnFamily];
-
+  const [givenName, familyName, sex] = namesOf(rng, kind, index);
   const p: Person = {
     givenName,
     familyName,
@@ -109,7 +102,28 @@ export function person(seed: number, kind: PersonKind, index: number): Person {
   if (rng.chance(0.4)) p.middleName = rng.pick(MIDDLE_NAMES);
   if (rng.chance(0.1)) p.preferredFirstName = rng.pick(NICKNAMES);
   if (rng.chance(0.15)) p.pronouns = rng.pick(PRONOUNS);
-  const local = `${asciiName(givenName)}.${asciiName(familyName)}`;
+  drawContacts(p, rng, kind, index);
+  // A few records carry a password, as real exports sometimes do: clients must treat users as sensitive.
+  if (rng.chance(0.02)) p.password = `Riverside-${rng.int(10000)}!`;
+  if (rng.chance(0.1))
+    p.metadata = { 'ext.homeLanguage': rng.pick(['en', 'es', 'vi', 'sv']), 'ext.nickname': null };
+  return p;
+}
+
+/**
+ * Given name, family name and sex: the stream's first two draws, taken even where the names are fixed (the
+ * first students, the admins) so the draws after them stay where studentFamilyName expects them.
+ */
+function namesOf(rng: Rng, kind: PersonKind, index: number): readonly [string, string, 'male' | 'female'] {
+  const fixed = kind === 'student' ? FIXED_STUDENTS[index] : kind === 'admin' ? ADMINS[index] : undefined;
+  const drawnGiven = rng.pick(GIVEN_NAMES);
+  const drawnFamily = rng.pick(FAMILY_NAMES);
+  return fixed ?? [drawnGiven[0], drawnFamily, drawnGiven[1]];
+}
+
+/** E-mail (a few students have none), a staff member's phone, and an sms number on some. */
+function drawContacts(p: Person, rng: Rng, kind: PersonKind, index: number): void {
+  const local = `${asciiName(p.givenName)}.${asciiName(p.familyName)}`;
   if (kind === 'student') {
     if (!rng.chance(0.05) || index < FIXED_STUDENTS.length)
       p.email = `${local}${index + 1}@students.riverside.example`;
@@ -118,11 +132,6 @@ export function person(seed: number, kind: PersonKind, index: number): Person {
     p.phone = `+1-555-01${String(rng.int(100)).padStart(2, '0')}`;
   }
   if (rng.chance(0.2)) p.sms = `+1-555-02${String(rng.int(100)).padStart(2, '0')}`;
-  // A few records carry a password, as real exports sometimes do: clients must treat users as sensitive.
-  if (rng.chance(0.02)) p.password = `Riverside-${rng.int(10000)}!`;
-  if (rng.chance(0.1))
-    p.metadata = { 'ext.homeLanguage': rng.pick(['en', 'es', 'vi', 'sv']), 'ext.nickname': null };
-  return p;
 }
 
 /** Student i's family name alone (the second draw of its stream, as person() draws it): cheap for guardians. */
