@@ -15,7 +15,15 @@ import {
   teacherSecondarySchool,
 } from './district.js';
 import { danglingRank } from './families.js';
-import { demographic, guardian, guardianId, type Person, person, RACE_FIELDS } from './people.js';
+import {
+  demographic,
+  type Guardian,
+  guardian,
+  guardianId,
+  type Person,
+  person,
+  RACE_FIELDS,
+} from './people.js';
 import { hash32 } from './prng.js';
 
 export type Version = '1.1' | '1.2';
@@ -354,52 +362,71 @@ function renderUser(ctx: RenderContext, u: number): Rec {
     dateLastModified: p.dateLastModified,
   };
   if (p.metadata) rec.metadata = p.metadata;
-  const userIds = [{ type: f.idType, identifier: f.identifier }];
-  if (ctx.version === '1.1') {
-    const asString = ctx.enabledUser11 === 'string' || (ctx.enabledUser11 === 'mixed' && p.enabledAsString);
-    Object.assign(rec, {
-      username,
-      userIds,
-      enabledUser: asString ? String(p.enabled) : p.enabled,
-      givenName: p.givenName,
-      familyName: p.familyName,
-    });
-    if (p.middleName !== undefined) rec.middleName = p.middleName;
-    else if (ctx.nulls) rec.middleName = null;
-    rec.role = f.role;
-    rec.identifier = f.identifier;
-  } else {
-    Object.assign(rec, {
-      userMasterIdentifier: `RUSD-${f.identifier}`,
-      username,
-      userIds,
-      enabledUser: String(p.enabled),
-      givenName: p.givenName,
-      familyName: p.familyName,
-    });
-    if (p.middleName !== undefined) rec.middleName = p.middleName;
-    if (p.preferredFirstName !== undefined) rec.preferredFirstName = p.preferredFirstName;
-    if (p.pronouns !== undefined) rec.pronouns = p.pronouns;
-    const role12 =
-      f.role !== 'administrator' ? f.role : f.schools.length ? 'siteAdministrator' : 'districtAdministrator';
-    rec.roles = orgIds.map((org, k) => ({
-      roleType: k === 0 ? 'primary' : 'secondary',
-      role: role12,
-      org: ref(ctx, 'org', org),
-      beginDate: ctx.d.sessions[0]!.startDate,
-    }));
-    rec.primaryOrg = ref(ctx, 'org', orgIds[0]!);
-    rec.identifier = f.identifier;
-  }
-  if (p.email !== undefined) rec.email = p.email;
-  if (p.sms !== undefined) rec.sms = p.sms;
-  else if (ctx.nulls && ctx.version === '1.1') rec.sms = null;
-  if (p.phone !== undefined) rec.phone = p.phone;
+  if (ctx.version === '1.1') addUserFields11(ctx, rec, f, username);
+  else addUserFields12(ctx, rec, f, username, orgIds);
+  addContacts(rec, p, ctx.nulls && ctx.version === '1.1');
   rec.agents = f.role === 'student' && ctx.agents !== 'guardians' ? studentAgents(ctx, u) : [];
   if (ctx.version === '1.1') rec.orgs = orgIds.map((org) => ref(ctx, 'org', org));
   if (f.grades) rec.grades = f.grades;
   if (p.password !== undefined) rec.password = p.password;
   return rec;
+}
+
+/** A user's names and ids as 1.1 writes them: enabledUser a boolean or a string, its one role. */
+function addUserFields11(ctx: RenderContext, rec: Rec, f: UserFacts, username: string): void {
+  const { p } = f;
+  const asString = ctx.enabledUser11 === 'string' || (ctx.enabledUser11 === 'mixed' && p.enabledAsString);
+  Object.assign(rec, {
+    username,
+    userIds: [{ type: f.idType, identifier: f.identifier }],
+    enabledUser: asString ? String(p.enabled) : p.enabled,
+    givenName: p.givenName,
+    familyName: p.familyName,
+  });
+  if (p.middleName !== undefined) rec.middleName = p.middleName;
+  else if (ctx.nulls) rec.middleName = null;
+  rec.role = f.role;
+  rec.identifier = f.identifier;
+}
+
+/** A user's names and ids as 1.2 writes them: its master identifier, a role at each of its orgs. */
+function addUserFields12(
+  ctx: RenderContext,
+  rec: Rec,
+  f: UserFacts,
+  username: string,
+  orgIds: string[],
+): void {
+  const { p } = f;
+  Object.assign(rec, {
+    userMasterIdentifier: `RUSD-${f.identifier}`,
+    username,
+    userIds: [{ type: f.idType, identifier: f.identifier }],
+    enabledUser: String(p.enabled),
+    givenName: p.givenName,
+    familyName: p.familyName,
+  });
+  if (p.middleName !== undefined) rec.middleName = p.middleName;
+  if (p.preferredFirstName !== undefined) rec.preferredFirstName = p.preferredFirstName;
+  if (p.pronouns !== undefined) rec.pronouns = p.pronouns;
+  const role12 =
+    f.role !== 'administrator' ? f.role : f.schools.length ? 'siteAdministrator' : 'districtAdministrator';
+  rec.roles = orgIds.map((org, k) => ({
+    roleType: k === 0 ? 'primary' : 'secondary',
+    role: role12,
+    org: ref(ctx, 'org', org),
+    beginDate: ctx.d.sessions[0]!.startDate,
+  }));
+  rec.primaryOrg = ref(ctx, 'org', orgIds[0]!);
+  rec.identifier = f.identifier;
+}
+
+/** E-mail, sms and phone where the person has them; `nullSms`: an absent sms written as null. */
+function addContacts(rec: Rec, p: { email?: string; sms?: string; phone?: string }, nullSms: boolean): void {
+  if (p.email !== undefined) rec.email = p.email;
+  if (p.sms !== undefined) rec.sms = p.sms;
+  else if (nullSms) rec.sms = null;
+  if (p.phone !== undefined) rec.phone = p.phone;
 }
 
 /** A student's guardians (relatives too), and the id of one the API does not return in a dangling family. */
@@ -416,59 +443,28 @@ function studentAgents(ctx: RenderContext, student: number): Rec[] {
 
 /** A parent, guardian or relative: a user of the children's schools (1.1 orgs, 1.2 roles), linked to them. */
 function renderGuardian(ctx: RenderContext, g: number): Rec {
-  const d = ctx.d;
-  const fam = d.families;
+  const fam = ctx.d.families;
   const f = fam.guardianFamily[g]!;
-  const p = guardian(d, g);
+  const p = guardian(ctx.d, g);
   const sourcedId = guardianId(g);
   const first = fam.familyStudentStart[f]!;
   const end = fam.familyStudentStart[f + 1]!;
-  const orgIds: string[] = [];
-  for (let i = first; i < end; i++) {
-    const org = d.schools[d.studentSchool[i]!]!.sourcedId;
-    if (!orgIds.includes(org)) orgIds.push(org);
-  }
-  const identifier = `P${String(g + 1).padStart(6, '0')}`;
-  const trimmed = p.email?.trim();
-  const username =
-    trimmed && /^[^\s"<>@]+@/.test(trimmed) ? trimmed.slice(0, trimmed.indexOf('@')) : sourcedId;
+  const orgIds = childrenSchools(ctx.d, first, end);
   const rec: Rec = {
     sourcedId,
     status: ctx.d.traps ? p.status : 'active',
     dateLastModified: p.dateLastModified,
   };
-  const userIds = [{ type: 'guardianId', identifier }];
-  if (ctx.version === '1.1') {
-    const asString = ctx.enabledUser11 === 'string' || (ctx.enabledUser11 === 'mixed' && g % 3 === 0);
-    Object.assign(rec, {
-      username,
-      userIds,
-      enabledUser: asString ? 'true' : true,
-      givenName: p.givenName,
-      familyName: p.familyName,
-      role: p.role,
-      identifier,
-    });
-  } else {
-    Object.assign(rec, {
-      userMasterIdentifier: `RUSD-${identifier}`,
-      username,
-      userIds,
-      enabledUser: 'true',
-      givenName: p.givenName,
-      familyName: p.familyName,
-      roles: orgIds.map((org, k) => ({
-        roleType: k === 0 ? 'primary' : 'secondary',
-        role: p.role,
-        org: ref(ctx, 'org', org),
-      })),
-      primaryOrg: ref(ctx, 'org', orgIds[0] ?? DISTRICT_ID),
-      identifier,
-    });
-  }
-  if (p.email !== undefined) rec.email = p.email;
-  if (p.sms !== undefined) rec.sms = p.sms;
-  if (p.phone !== undefined) rec.phone = p.phone;
+  const names: GuardianNames = {
+    p,
+    identifier: `P${String(g + 1).padStart(6, '0')}`,
+    username: guardianUsername(p.email, sourcedId),
+  };
+  Object.assign(
+    rec,
+    ctx.version === '1.1' ? guardianFields11(ctx, g, names) : guardianFields12(ctx, names, orgIds),
+  );
+  addContacts(rec, p, false);
   const agents: Rec[] = [];
   if (ctx.agents !== 'students')
     for (let i = first; i < end; i++) agents.push(ref(ctx, 'user', studentId(i)));
@@ -476,6 +472,65 @@ function renderGuardian(ctx: RenderContext, g: number): Rec {
   if (ctx.version === '1.1')
     rec.orgs = (orgIds.length ? orgIds : [DISTRICT_ID]).map((org) => ref(ctx, 'org', org));
   return rec;
+}
+
+/** The schools of students first … end - 1 (a family's children), each once, in their order. */
+function childrenSchools(d: District, first: number, end: number): string[] {
+  const orgIds: string[] = [];
+  for (let i = first; i < end; i++) {
+    const org = d.schools[d.studentSchool[i]!]!.sourcedId;
+    if (!orgIds.includes(org)) orgIds.push(org);
+  }
+  return orgIds;
+}
+
+/** The e-mail's local part when the address is a plain one, else the sourcedId. */
+function guardianUsername(email: string | undefined, sourcedId: string): string {
+  const trimmed = email?.trim();
+  return trimmed && /^[^\s"<>@]+@/.test(trimmed) ? trimmed.slice(0, trimmed.indexOf('@')) : sourcedId;
+}
+
+interface GuardianNames {
+  p: Guardian;
+  identifier: string;
+  username: string;
+}
+
+/** A guardian's names and ids as 1.1 writes them: enabledUser a boolean or a string. */
+function guardianFields11(ctx: RenderContext, g: number, { p, identifier, username }: GuardianNames): Rec {
+  const asString = ctx.enabledUser11 === 'string' || (ctx.enabledUser11 === 'mixed' && g % 3 === 0);
+  return {
+    username,
+    userIds: [{ type: 'guardianId', identifier }],
+    enabledUser: asString ? 'true' : true,
+    givenName: p.givenName,
+    familyName: p.familyName,
+    role: p.role,
+    identifier,
+  };
+}
+
+/** A guardian's names and ids as 1.2 writes them: a role at each school of the children. */
+function guardianFields12(
+  ctx: RenderContext,
+  { p, identifier, username }: GuardianNames,
+  orgIds: string[],
+): Rec {
+  return {
+    userMasterIdentifier: `RUSD-${identifier}`,
+    username,
+    userIds: [{ type: 'guardianId', identifier }],
+    enabledUser: 'true',
+    givenName: p.givenName,
+    familyName: p.familyName,
+    roles: orgIds.map((org, k) => ({
+      roleType: k === 0 ? 'primary' : 'secondary',
+      role: p.role,
+      org: ref(ctx, 'org', org),
+    })),
+    primaryOrg: ref(ctx, 'org', orgIds[0] ?? DISTRICT_ID),
+    identifier,
+  };
 }
 
 function renderEnrollment(ctx: RenderContext, e: number): Rec {
