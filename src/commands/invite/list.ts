@@ -166,50 +166,7 @@ export function register(invite: Command, ctx: Context): void {
       "print the server's body unchanged, every field (with --all: every page's data, the last meta)",
     )
     .option('--ndjson', 'print one record per line with every field, streamed')
-    .action(async (options: ListOptions) => {
-      if (options.json && options.ndjson) throw new UsageError('Choose one of --json and --ndjson.');
-      buildQuery(options); // usage errors before any credentials are read
-      ctx.stopWhenOutputCloses?.();
-      // A long read that keeps a page at a time: the heap held near it, as the OneRoster reads' is.
-      if (options.all) await favourMemory((line) => ctx.log.debug(line));
-      const session = await ctx.session();
-      if (options.schoolId !== undefined) options.schoolId = await schoolIdOf(ctx, session, options.schoolId);
-      // --ndjson and --all leave a page at a time; one page's table is laid out from its own rows.
-      const rows: unknown[] = [];
-      const json = options.json && options.all ? jsonPagesWriter(ctx) : undefined;
-      const ndjson = options.ndjson ? createRecordWriter(ctx, 'ndjson', []) : undefined;
-      // On a terminal, schools by name, as the admin gave them; the id stays in pipes and --json.
-      const schoolLabel =
-        ctx.io.stdoutIsTTY && !options.json && !options.ndjson ? await schoolLabels(ctx, session) : undefined;
-      const table =
-        options.all && !options.json && !options.ndjson ? pagedTable(ctx, schoolLabel) : undefined;
-      const last = await run(options, session, async (data) => {
-        if (json) await json.writePage(data);
-        else if (ndjson) await ndjson.writePage(data);
-        else if (table) await table.writePage(data);
-        else if (!options.json) for (const record of data) rows.push(record);
-      });
-      if (json) return json.end(last.body);
-      if (options.json) return printJson(ctx, last.body);
-      if (last.records === 0) return ctx.log.info('No invitations found.');
-      if (!options.ndjson && !table) {
-        // A terminal is narrow: it shows what an admin reads first. Pipes keep every column.
-        const columns = ctx.io.stdoutIsTTY ? terminalColumnsOf(rows, schoolLabel) : columnsOf(rows);
-        await printTable(ctx, columns, rows);
-      }
-      const meta = last.meta;
-      if (
-        !options.all &&
-        isRecord(meta) &&
-        typeof meta.totalPages === 'number' &&
-        typeof meta.page === 'number' &&
-        meta.page < meta.totalPages
-      ) {
-        ctx.log.info(
-          `Page ${meta.page} of ${meta.totalPages}${typeof meta.total === 'number' ? ` (${meta.total} invitations)` : ''}: use --page ${meta.page + 1} or --all for more.`,
-        );
-      }
-    });
+    .action(async (options: ListOptions) => list(options, ctx));
   examples(command, [
     'roster invite list --school-id org-sch-1',
     'roster invite list --school-id "Alder Elementary School"',
@@ -217,6 +174,68 @@ export function register(invite: Command, ctx: Context): void {
     'roster invite list --all --ndjson | jq -r .email',
     'roster invite list --param status=sent --per-page 100',
   ]);
+}
+
+/** The list read and shown: flags checked, pages streamed to the output the flags choose. */
+async function list(options: ListOptions, ctx: Context): Promise<void> {
+  if (options.json && options.ndjson) throw new UsageError('Choose one of --json and --ndjson.');
+  buildQuery(options); // usage errors before any credentials are read
+  ctx.stopWhenOutputCloses?.();
+  // A long read that keeps a page at a time: the heap held near it, as the OneRoster reads' is.
+  if (options.all) await favourMemory((line) => ctx.log.debug(line));
+  const session = await ctx.session();
+  if (options.schoolId !== undefined) options.schoolId = await schoolIdOf(ctx, session, options.schoolId);
+  const output = await listOutput(ctx, session, options);
+  const last = await run(options, session, output.writePage);
+  if (options.json) return output.end(last);
+  if (last.records === 0) return ctx.log.info('No invitations found.');
+  await output.end(last);
+  if (!options.all) sayMorePages(ctx, last.meta);
+}
+
+type LastPage = InvitationPage & { pages: number; records: number };
+
+/** Where the pages go: written as they come (--json --all, --ndjson, --all), or one page's table at the end. */
+interface ListOutput {
+  writePage(data: unknown[]): Promise<void>;
+  end(last: LastPage): Promise<void>;
+}
+
+async function listOutput(ctx: Context, session: Session, options: ListOptions): Promise<ListOutput> {
+  if (options.json && options.all) {
+    const json = jsonPagesWriter(ctx);
+    return { writePage: (data) => json.writePage(data), end: (last) => json.end(last.body) };
+  }
+  if (options.json) return { writePage: async () => {}, end: async (last) => printJson(ctx, last.body) };
+  if (options.ndjson) {
+    const ndjson = createRecordWriter(ctx, 'ndjson', []);
+    return { writePage: (data) => ndjson.writePage(data), end: async () => {} };
+  }
+  // On a terminal, schools by name, as the admin gave them; the id stays in pipes and --json.
+  const schoolLabel = ctx.io.stdoutIsTTY ? await schoolLabels(ctx, session) : undefined;
+  if (options.all) {
+    // --all leaves a page at a time; its table is laid out from the first page's rows.
+    const table = pagedTable(ctx, schoolLabel);
+    return { writePage: (data) => table.writePage(data), end: async () => {} };
+  }
+  const rows: unknown[] = [];
+  return {
+    writePage: async (data) => {
+      for (const record of data) rows.push(record);
+    },
+    // A terminal is narrow: it shows what an admin reads first. Pipes keep every column.
+    end: () =>
+      printTable(ctx, ctx.io.stdoutIsTTY ? terminalColumnsOf(rows, schoolLabel) : columnsOf(rows), rows),
+  };
+}
+
+/** A page of several: how to read the next ones. */
+function sayMorePages(ctx: Context, meta: unknown): void {
+  if (!isRecord(meta) || typeof meta.totalPages !== 'number' || typeof meta.page !== 'number') return;
+  if (meta.page >= meta.totalPages) return;
+  ctx.log.info(
+    `Page ${meta.page} of ${meta.totalPages}${typeof meta.total === 'number' ? ` (${meta.total} invitations)` : ''}: use --page ${meta.page + 1} or --all for more.`,
+  );
 }
 
 /**
