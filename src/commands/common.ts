@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import type { GlobalFlags } from '../settings.js';
-import { printable } from '../values.js';
+import { parseCount, printable } from '../values.js';
 
 export function globalFlags(command: Command): GlobalFlags {
   return command.optsWithGlobals() as GlobalFlags;
@@ -15,14 +15,20 @@ export const repeatable = (value: string, previous: string[] = []): string[] => 
  * commander's argParser for one of a fixed set of values, failing as a usage error before anything runs.
  * It carries `choices`, so shell completion offers them (completion/model.ts).
  */
-export function choice<T extends string>(flag: string, allowed: readonly T[]) {
+export function choice<T extends string>(flag: string, allowed: readonly T[], shown = 40) {
   const parse = (value: string): T => {
     if ((allowed as readonly string[]).includes(value)) return value as T;
     const expected = `${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)}`;
-    throw new UsageError(`Invalid ${flag} "${printable(value, 40)}": expected ${expected}.`);
+    throw new UsageError(`Invalid ${flag} "${printable(value, shown)}": expected ${expected}.`);
   };
   return Object.assign(parse, { choices: allowed });
 }
+
+/** commander's argParser for a whole number from `min` to `max`, failing as a usage error (values.ts). */
+export const count =
+  (flag: string, min: number, max: number) =>
+  (value: string): number =>
+    parseCount(flag, value, min, max);
 
 /** Adds an "Examples:" section to a command's --help. */
 export function examples(command: Command, lines: string[]): Command {

@@ -3,29 +3,26 @@
 // already sent, retries failed rows, and lists in-doubt rows without re-sending them. The journal follows
 // the file's path and destination, not its content, and rows are matched by e-mail and school: fixing failed
 // rows, adding or reordering rows in the same file and re-running never re-sends a row already sent (even
-// one whose other fields were edited since), and never re-sends one in doubt by accident.
+// one whose other fields were edited since), and never re-sends one in doubt by accident. It never prompts
+// or prints: the command asks its question, shows the progress and the outcome (SendHooks, FileSendResult).
 import { rm } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { INVITATIONS_PATH } from '../api/enrollment.js';
 import type { Context } from '../context.js';
 import { writePrivateFile } from '../files.js';
 import { keepHeapSmall } from '../heap.js';
-import { startProgress } from '../output/progress.js';
-import { printNdjsonLine } from '../output/render.js';
-import { consent } from '../prompter.js';
 import type { Session } from '../session.js';
 import type { Settings } from '../settings.js';
-import { RowResults, type RunOutcome, sendRows } from './bulk-runner.js';
+import { RowResults, type RunCounts, type RunOutcome, sendRows } from './bulk-runner.js';
 import { checkFile, type FileSendOptions, readInput } from './file-check.js';
 import { type InfoColumn, inviteCsv, type PlannedRow } from './invite-file.js';
-import { previewText, type SchoolName } from './preview.js';
+import type { SchoolName } from './preview.js';
 import {
   type BulkReport,
   type FileSendOutcome,
   finalRow,
   linesBySchool,
   namedInSummary,
-  showFileSend,
   tallyRows,
 } from './report.js';
 import { Settler, sendSettled } from './settle.js';
@@ -39,21 +36,55 @@ import {
   type RunOf,
   type RunView,
 } from './store/index.js';
-import { confirmUnlisted, type UnlistedSends } from './unlisted.js';
+import type { UnlistedSends } from './unlisted.js';
 
 export type { FileSendOptions } from './file-check.js';
 
-/** What `invite send --file` and a plan's send do: send the file, then show what it came to. */
-export async function sendFileAndShow(options: FileSendOptions, ctx: Context): Promise<void> {
-  const outcome = await sendInviteFile(options, ctx);
-  if (outcome) showFileSend(ctx, outcome, options);
+/**
+ * What a send asks of the command that runs it: the last word before any row is sent (a terminal's
+ * question), and a progress display. The invite service itself never prompts or prints.
+ */
+export interface SendHooks {
+  /** Once a token is in hand and before any row is marked; throws (a CancelledError) to send nothing. */
+  beforeSend(send: AboutToSend): Promise<void>;
+  /** A display of a send of `total` rows, given the counts as rows are answered, and stopped at the end. */
+  startProgress(total: number): Promise<SendProgress>;
 }
 
-/**
- * Sends the file's invitations and returns the outcome; with dryRun it streams the requests it would send
- * instead, and returns nothing.
- */
-async function sendInviteFile(options: FileSendOptions, ctx: Context): Promise<FileSendOutcome | undefined> {
+export interface SendProgress {
+  update(counts: RunCounts): void;
+  stop(): void;
+}
+
+/** The rows about to be sent, and what they leave out, for the question before a send. */
+export interface AboutToSend {
+  plan: RowPlan;
+  /** The rows going to a school id the district's list lacks, by id with their lines. */
+  unlisted: UnlistedSends;
+  schoolName: SchoolName;
+}
+
+/** What a dry run would send, the journal read and not written. */
+export interface DryRunOutcome {
+  kind: 'dry-run';
+  /** The URL each invitation would be POSTed to. */
+  url: string;
+  plan: RowPlan;
+  /** Rows of the file. */
+  total: number;
+  journal: string;
+  schoolName: SchoolName;
+}
+
+/** What a send of a file came to: the report of a send, or what a dry run would send. */
+export type FileSendResult = ({ kind: 'sent' } & FileSendOutcome) | DryRunOutcome;
+
+/** Sends the file's invitations (or, with dryRun, reads what it would send) and returns what it came to. */
+export async function sendInviteFile(
+  options: FileSendOptions,
+  ctx: Context,
+  hooks: SendHooks,
+): Promise<FileSendResult> {
   await keepHeapSmall((line) => ctx.log.debug(line));
   const file = resolve(options.given);
   const { session, rows, info, sha256, schoolName } = await readChecked(ctx, file, options);
@@ -66,20 +97,22 @@ async function sendInviteFile(options: FileSendOptions, ctx: Context): Promise<F
     destination: { baseUrl: session.baseUrl, clientId: settings.clientId ?? '' },
   };
   const flags: ResendFlags = { resendSent: options.resendSent, resendInDoubt: options.resendInDoubt };
-  if (options.dryRun) {
-    await dryRun(ctx, session, { rows, schoolName }, run, flags, options);
-    return undefined;
-  }
+  if (options.dryRun) return dryRun(ctx, session, { rows, schoolName }, run, flags, options);
 
   const store = await FileRun.open(run, rows, flags, new Date(ctx.now()));
   try {
     // Rows an earlier run left in doubt, or failed after the server answered: the server's list first.
     tellSettled(ctx, await settleOpenRows(ctx, session, store, rows));
     const contentChanged = noteChanged(ctx, store.view, sha256, options.given);
-    await confirmSend(ctx, session, store.view.plan, options, schoolName);
-    const sent = await sendPlan(ctx, session, settings, store, options);
+    const { plan } = store.view;
+    if (plan.toSend.length > 0) {
+      // A token before the question: credentials the server refuses fail now, not after a "yes".
+      await session.accessToken('invitations');
+      await hooks.beforeSend({ plan, unlisted: unlistedOf(plan.toSend), schoolName });
+    }
+    const sent = await sendPlan(ctx, session, settings, store, options, hooks);
     const report = await reportOf(file, rows, info ?? [], store.view, sent, contentChanged, options);
-    return { report, stoppedBy: sent.outcome.stoppedBy, schoolName };
+    return { kind: 'sent', report, stoppedBy: sent.outcome.stoppedBy, schoolName };
   } finally {
     await store.close();
   }
@@ -96,32 +129,14 @@ async function readChecked(ctx: Context, file: string, options: FileSendOptions)
   return { session, rows, info, schoolName, sha256: contentHash(content) };
 }
 
-/**
- * Before any row is marked: credentials (a token now, not after a "yes"), then on a terminal without --yes
- * the unlisted schools and the plan, each confirmed.
- */
-async function confirmSend(
-  ctx: Context,
-  session: Session,
-  plan: RowPlan,
-  options: FileSendOptions,
-  schoolName: SchoolName,
-) {
-  if (plan.toSend.length === 0) return;
-  await session.accessToken('invitations');
-  if (!ctx.interactive || options.yes) return;
-  const toUnlisted = unlistedOf(plan.toSend);
-  if (toUnlisted.size > 0) await confirmUnlisted(ctx, toUnlisted);
-  await confirm(ctx, plan, options.given, schoolName);
-}
-
-/** The planned rows sent, with progress on stderr; Ctrl-C stops taking rows (those in flight finish). */
+/** The planned rows sent, with the caller's progress display; Ctrl-C stops taking rows (those in flight finish). */
 async function sendPlan(
   ctx: Context,
   session: Session,
   settings: Settings,
   store: FileRun,
   options: FileSendOptions,
+  hooks: SendHooks,
 ): Promise<{ outcome: RunOutcome; interrupted: boolean }> {
   const { plan, path } = store.view;
   if (plan.toSend.length === 0) return { outcome: { results: new RowResults(0) }, interrupted: false };
@@ -137,7 +152,7 @@ async function sendPlan(
     () => ctx.now(),
     (message) => ctx.log.warn(message),
   );
-  const progress = await startProgress(ctx, progressText(0, 0, 0, n));
+  const progress = await hooks.startProgress(n);
   try {
     const outcome = await sendRows({
       rows: plan.toSend,
@@ -156,7 +171,7 @@ async function sendPlan(
       send: (row) => sendSettled(session, row.body, settler, () => ctx.now()),
       keepMessages: options.json,
       now,
-      onProgress: (c) => progress.update(progressText(c.sent, c.failed, c.inDoubt, c.remaining)),
+      onProgress: (counts) => progress.update(counts),
     });
     return { outcome, interrupted: signal.aborted };
   } finally {
@@ -232,48 +247,7 @@ function noteChanged(
   return true;
 }
 
-function progressText(sent: number, failed: number, inDoubt: number, remaining: number): string {
-  return `Sending invitations: ${sent} sent, ${failed} failed${inDoubt ? `, ${inDoubt} in doubt` : ''}, ${remaining} remaining`;
-}
-
-async function confirm(ctx: Context, work: RowPlan, fileName: string, schoolName: SchoolName): Promise<void> {
-  const n = work.toSend.length;
-  ctx.io.stderr.write(
-    `About to e-mail ${n} enrollment invitation${n === 1 ? '' : 's'} from ${fileName} (they cannot be taken back), ` +
-      `sent by user ${listed([...new Set(work.toSend.map((r) => r.body.sentByUserId))])}:\n\n` +
-      (await previewText(work.toSend, schoolName, { width: ctx.io.columns, color: ctx.color })) +
-      planNotes(work)
-        .map((line) => `${line}\n`)
-        .join(''),
-  );
-  await consent(ctx, `Send ${n} invitation${n === 1 ? '' : 's'}?`, 'nothing was sent');
-}
-
-/** What the plan leaves out, and what it sends again, in a line each. */
-function planNotes(work: RowPlan): string[] {
-  return [
-    ...(work.skipped.length
-      ? [`${work.skipped.length} already sent by an earlier run will be skipped.`]
-      : []),
-    ...(work.elsewhere.size
-      ? [
-          `${work.elsewhere.size} already sent by another roster run will be skipped (--resend-sent sends them again).`,
-        ]
-      : []),
-    ...(work.resending.size
-      ? [`${work.resending.size} in doubt will be sent AGAIN (--resend-in-doubt).`]
-      : []),
-    ...(work.inDoubt.length ? [`${work.inDoubt.length} in doubt will not be sent.`] : []),
-  ];
-}
-
-const listed = (values: string[]) =>
-  values.length <= 5 ? values.join(', ') : `${values.slice(0, 5).join(', ')} and ${values.length - 5} more`;
-
-/**
- * What a run would send, the journal read, not written: on a terminal the preview a person reads (the
- * confirmation's); in a pipe or with --json the requests, one JSON object per line on stdout.
- */
+/** What a run would send, the journal read, not written. */
 async function dryRun(
   ctx: Context,
   session: Session,
@@ -281,34 +255,17 @@ async function dryRun(
   run: RunOf,
   flags: ResendFlags,
   options: FileSendOptions,
-): Promise<void> {
-  // A stream of the requests it would send, and nothing sent: `| head` may end it.
-  ctx.stopWhenOutputCloses?.();
+): Promise<DryRunOutcome> {
   const view = await peekRun(run, rows, flags);
-  const { plan: work, path } = view;
   noteChanged(ctx, view, run.sha256, options.given);
-  const url = session.api.url(INVITATIONS_PATH);
-  if (ctx.io.stdoutIsTTY && !options.json && work.toSend.length > 0) {
-    const senders = listed([...new Set(work.toSend.map((r) => r.body.sentByUserId))]);
-    ctx.io.stdout.write(
-      `Would e-mail these invitations (POST ${url}, sent by user ${senders}):\n\n` +
-        (await previewText(work.toSend, schoolName, { width: ctx.io.columns, color: ctx.color })),
-    );
-  } else
-    for (const row of work.toSend)
-      await printNdjsonLine(ctx, {
-        line: row.line,
-        method: 'POST',
-        url,
-        body: row.body,
-        ...(row.unlistedSchool && { unlistedSchool: true }),
-      });
-  ctx.log.info(
-    `Dry run: would send ${work.toSend.length} of ${rows.length} invitations` +
-      `${work.skipped.length ? ` (${work.skipped.length} already sent)` : ''}` +
-      `${work.elsewhere.size ? ` (${work.elsewhere.size} already sent by another run, not re-sent)` : ''}` +
-      `${work.inDoubt.length ? ` (${work.inDoubt.length} in doubt, not re-sent)` : ''}; nothing was sent. Journal: ${path}`,
-  );
+  return {
+    kind: 'dry-run',
+    url: session.api.url(INVITATIONS_PATH),
+    plan: view.plan,
+    total: rows.length,
+    journal: view.path,
+    schoolName,
+  };
 }
 
 /** Failed rows as a CSV to feed back in. A stale default one is removed so it can never be re-sent by mistake. */

@@ -6,7 +6,6 @@ import { resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { RosterError, UsageError } from '../errors.js';
 import { outputFileFolder } from '../files.js';
-import { printJson } from '../output/render.js';
 import type { SchoolMatch } from '../schools/match.js';
 import type { Session } from '../session.js';
 import { printable } from '../values.js';
@@ -78,14 +77,14 @@ export async function checkFile(
   const first = await readBeforeSchools(content, options);
   if (!first.file.ok) {
     const { problems } = first.file;
-    if (!first.namesSchools) throw refuse(ctx, problems, file, options);
+    if (!first.namesSchools) throw refuse(problems, file, options);
     const all = await withSchools(ctx, session, content, options).catch((error) => {
       // The flags' own mistakes and an interrupt stand; a list that cannot be read leaves the rest.
       if (error instanceof RosterError && (error.code === 'usage' || error.code === 'interrupted'))
         throw error;
       return { file: { ok: false as const, problems }, unknownSchool: false };
     });
-    throw refuse(ctx, all.file.ok ? problems : all.file.problems, file, options, all.unknownSchool);
+    throw refuse(all.file.ok ? problems : all.file.problems, file, options, all.unknownSchool);
   }
   // The failed rows' folder before anything is sent, by the rule of every file roster writes.
   if (options.failedCsv !== undefined && !options.dryRun) {
@@ -98,7 +97,7 @@ export async function checkFile(
     unknownSchool,
     schoolName,
   } = await withSchools(ctx, session, content, options, first);
-  if (!checked.ok) throw refuse(ctx, checked.problems, file, options, unknownSchool);
+  if (!checked.ok) throw refuse(checked.problems, file, options, unknownSchool);
   warnUnusedUnlisted(ctx, options.unlisted, checked.rows, options.fill);
   return { ...checked, schoolName };
 }
@@ -135,18 +134,33 @@ async function readBeforeSchools(content: string, options: FileSendOptions): Pro
   return { file, namesSchools: schools.size > 0, schools, fillSchoolId };
 }
 
-/** Every problem listed with its line (and in the --json report); the error to throw. */
+/**
+ * A file with problems, refused before anything is sent: the command lists every problem with its line (and
+ * --json reports them) before the message.
+ */
+export class FileProblemsError extends UsageError {
+  constructor(
+    /** The file's full path. */
+    readonly file: string,
+    readonly problems: RowProblem[],
+    message: string,
+    hint: string,
+  ) {
+    super(message, hint);
+  }
+}
+
+/** The error to throw for a file's problems. */
 function refuse(
-  ctx: Context,
   problems: RowProblem[],
   file: string,
   options: FileSendOptions,
   unknownSchool = false,
-): UsageError {
-  if (options.json) printJson(ctx, { file, problems });
-  for (const p of problems) ctx.log.info(`  line ${p.line}: ${p.reason}`);
+): FileProblemsError {
   const n = problems.length;
-  return new UsageError(
+  return new FileProblemsError(
+    file,
+    problems,
     `${options.given}: ${n} problem${n === 1 ? '' : 's'} found (listed above); nothing was sent.`,
     `Fix the file and run the command again.${unknownSchool ? ` ${UNLISTED_HINT}` : ''}`,
   );

@@ -1,9 +1,7 @@
 // The end of a bulk run: where every row stands (this run's results over the journal's earlier states), the
 // human summary for stderr and the machine report for --json.
 import { checkCommand } from '../api/enrollment.js';
-import type { Context } from '../context.js';
 import { RosterError } from '../errors.js';
-import { printJson } from '../output/render.js';
 import type { RowResult } from './bulk-runner.js';
 import { invitationKey } from './invitation.js';
 import type { PlannedRow } from './invite-file.js';
@@ -157,28 +155,48 @@ export function tallyRows(
   return { counts, rows, failed };
 }
 
+/** A row as the admin reads it: its line, its address and its school by name (the id without a name). */
+type RowText = (row: ReportRow) => string;
+
 /** The summary on stderr: counts first, then every failed and in-doubt row with what to do about it. */
 export function summaryLines(
   report: BulkReport,
   fileName: string,
   schoolName: SchoolName = () => undefined,
 ): string[] {
+  const row: RowText = (r) => `line ${r.line}: ${r.email} (${schoolName(r.schoolId) ?? r.schoolId})`;
+  const lines = [headline(report, fileName), ...skippedLines(report, row)];
+  const { notStarted } = report.counts;
+  if (notStarted > 0) lines.push(`  Not started: ${notStarted} (run the same command again to send them).`);
+  lines.push(...failedLines(report.rows, row), ...doubtLines(report.rows, row));
+  const unlisted = unlistedSummary(report.rows);
+  if (unlisted) lines.push(unlisted);
+  if (report.failedCsv)
+    lines.push(`  Failed rows written to ${report.failedCsv} (fix them and send that file).`);
+  lines.push(`Journal: ${report.journal}`);
+  return lines;
+}
+
+function headline(report: BulkReport, fileName: string): string {
   const { counts } = report;
-  // A row as the admin reads it: its line, its address and its school by name (the id without a name).
-  const row = (r: ReportRow) => `line ${r.line}: ${r.email} (${schoolName(r.schoolId) ?? r.schoolId})`;
   // Over the named rows only, the same: a row the summary leaves out is sent or not started (counted
   // above) or skipped.
   const nothingTried =
     counts.sent + counts.notStarted === 0 && report.rows.every((r) => r.result === 'skipped' || r.earlier);
-  const lines = [
-    nothingTried
-      ? `Nothing sent from ${fileName}: an earlier run already dealt with all ${counts.total} rows.`
-      : `Sent ${counts.sent} of ${counts.total} invitation${counts.total === 1 ? '' : 's'} from ${fileName}` +
-        `${report.interrupted ? ' before the interrupt' : ''}.`,
-  ];
+  if (nothingTried)
+    return `Nothing sent from ${fileName}: an earlier run already dealt with all ${counts.total} rows.`;
+  return (
+    `Sent ${counts.sent} of ${counts.total} invitation${counts.total === 1 ? '' : 's'} from ${fileName}` +
+    `${report.interrupted ? ' before the interrupt' : ''}.`
+  );
+}
+
+/** Rows skipped: by an earlier run of the file, by another run (named), and those edited since sent. */
+function skippedLines(report: BulkReport, row: RowText): string[] {
+  const lines: string[] = [];
   const elsewhere = report.rows.filter((r) => r.sentElsewhere !== undefined);
-  if (counts.skipped > elsewhere.length)
-    lines.push(`  Skipped ${counts.skipped - elsewhere.length} already sent by an earlier run.`);
+  if (report.counts.skipped > elsewhere.length)
+    lines.push(`  Skipped ${report.counts.skipped - elsewhere.length} already sent by an earlier run.`);
   if (elsewhere.length > 0) {
     lines.push(
       `  Skipped ${elsewhere.length} that roster's record shows already sent by another run (never e-mailed twice; to send them again, re-run with --resend-sent):`,
@@ -191,29 +209,30 @@ export function summaryLines(
     lines.push(`    ${changed.length} of them edited in the file since; the edits were not sent:`);
     for (const r of changed) lines.push(`      ${row(r)}: skipped as already sent (before the edit)`);
   }
-  if (counts.notStarted > 0) {
-    lines.push(`  Not started: ${counts.notStarted} (run the same command again to send them).`);
-  }
-  const failed = report.rows.filter((r) => r.result === 'failed');
-  if (failed.length > 0) {
-    lines.push(`  Failed: ${failed.length} (not sent; a re-run retries them):`);
-    for (const r of failed) lines.push(`    ${row(r)}: ${r.reason}`);
-  }
-  const doubt = report.rows.filter((r) => r.result === 'in-doubt');
-  if (doubt.length > 0) {
-    lines.push(`  In doubt: ${doubt.length} (may have been sent; not sent again):`);
-    for (const r of doubt) {
-      lines.push(`    ${row(r)}: ${r.reason}`);
-      lines.push(`      check: ${checkCommand(r.email, r.schoolId)}`);
-    }
-    lines.push('    To send them again anyway, re-run with --resend-in-doubt.');
-  }
-  const unlisted = unlistedSummary(report.rows);
-  if (unlisted) lines.push(unlisted);
-  if (report.failedCsv)
-    lines.push(`  Failed rows written to ${report.failedCsv} (fix them and send that file).`);
-  lines.push(`Journal: ${report.journal}`);
   return lines;
+}
+
+function failedLines(rows: ReportRow[], row: RowText): string[] {
+  const failed = rows.filter((r) => r.result === 'failed');
+  if (failed.length === 0) return [];
+  return [
+    `  Failed: ${failed.length} (not sent; a re-run retries them):`,
+    ...failed.map((r) => `    ${row(r)}: ${r.reason}`),
+  ];
+}
+
+/** Rows in doubt, each with the command that checks it. */
+function doubtLines(rows: ReportRow[], row: RowText): string[] {
+  const doubt = rows.filter((r) => r.result === 'in-doubt');
+  if (doubt.length === 0) return [];
+  return [
+    `  In doubt: ${doubt.length} (may have been sent; not sent again):`,
+    ...doubt.flatMap((r) => [
+      `    ${row(r)}: ${r.reason}`,
+      `      check: ${checkCommand(r.email, r.schoolId)}`,
+    ]),
+    '    To send them again anyway, re-run with --resend-in-doubt.',
+  ];
 }
 
 /** The unlisted school ids this run sent to, with their lines: `sch-2027 (lines 3, 4)`. */
@@ -241,30 +260,23 @@ export interface FileSendOutcome {
 }
 
 /**
- * Shows what a send of a file came to: the report as JSON on stdout with --json, the summary on stderr, and
- * the exit status (interrupted, stopped, or partial when a row failed or is in doubt).
+ * The error a send of a file ends with, once shown: interrupted, stopped, or partial when a row failed or
+ * is in doubt; undefined when every row is confirmed sent.
  */
-export function showFileSend(
-  ctx: Context,
-  { report, stoppedBy, schoolName }: FileSendOutcome,
-  options: { json?: boolean; given: string },
-): void {
-  if (options.json) printJson(ctx, report);
-  for (const line of summaryLines(report, options.given, schoolName)) ctx.log.info(line);
-  throwForOutcome(report, stoppedBy);
-}
-
-function throwForOutcome(report: BulkReport, stoppedBy: RosterError | undefined): void {
+export function outcomeError(
+  report: BulkReport,
+  stoppedBy: RosterError | undefined,
+): RosterError | undefined {
   const { counts } = report;
   if (report.interrupted) {
-    throw new RosterError(
+    return new RosterError(
       'interrupted',
       `Interrupted: ${counts.notStarted} row${counts.notStarted === 1 ? '' : 's'} not started`,
       'Run the same command again to continue; rows already sent will be skipped.',
     );
   }
   if (stoppedBy) {
-    throw new RosterError(
+    return new RosterError(
       stoppedBy.code,
       `Stopped sending: ${stoppedBy.message.replace(/\.$/, '')}`,
       stoppedBy.hint ?? 'Fix the cause and run the same command again to continue.',
@@ -275,6 +287,7 @@ function throwForOutcome(report: BulkReport, stoppedBy: RosterError | undefined)
       ...(counts.failed ? [`${counts.failed} failed`] : []),
       ...(counts.inDoubt ? [`${counts.inDoubt} in doubt`] : []),
     ];
-    throw new RosterError('partial', `Not every invitation is confirmed sent: ${parts.join(', ')}`);
+    return new RosterError('partial', `Not every invitation is confirmed sent: ${parts.join(', ')}`);
   }
+  return undefined;
 }

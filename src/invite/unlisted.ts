@@ -2,9 +2,7 @@
 // whose families are invited before it is in the roster). Never by accident: each id is named with
 // --allow-unlisted-school (or a CSV row says allowUnlistedSchool=yes), a terminal asks once more naming the
 // ids, a script needs the flag alone, and the summary and report say which rows went where.
-import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { consent } from '../prompter.js';
 import { hiddenCharacter, printable } from '../values.js';
 
 /** How to send to a school id the district's list does not have yet, said when a value names no school. */
@@ -41,21 +39,17 @@ const listLines = (lines: number[]) =>
   lines.length <= 10 ? lines.join(', ') : `${lines.slice(0, 10).join(', ')} and ${lines.length - 10} more`;
 
 /**
- * On a terminal (unless --yes): the unlisted ids named, and a question whose default is no. A script is not
- * asked: its --allow-unlisted-school or allowUnlistedSchool column is the deliberate act.
+ * What a terminal shows (unless --yes) before a send to unlisted ids: the ids named, with their lines, and
+ * the question, whose default is no. A script is not asked: its --allow-unlisted-school or
+ * allowUnlistedSchool column is the deliberate act.
  */
-export async function confirmUnlisted(ctx: Context, ids: UnlistedSends): Promise<void> {
+export function unlistedNotice(ids: UnlistedSends): { lines: string[]; question: string } {
   const n = ids.size;
-  ctx.io.stderr.write(
-    [
+  return {
+    lines: [
       `${n === 1 ? 'This school id is' : `These ${n} school ids are`} not in the district's list of schools (allowed by --allow-unlisted-school or allowUnlistedSchool):`,
       ...unlistedLines(ids),
-      '',
-    ].join('\n'),
-  );
-  await consent(
-    ctx,
-    `Send to ${n === 1 ? 'this unlisted school id' : `these ${n} unlisted school ids`}?`,
-    'nothing was sent',
-  );
+    ],
+    question: `Send to ${n === 1 ? 'this unlisted school id' : `these ${n} unlisted school ids`}?`,
+  };
 }

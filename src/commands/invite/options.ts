@@ -23,7 +23,8 @@ export interface SendOptions {
   schoolYearId?: string;
   sentByUserId?: string;
   file?: string;
-  concurrency?: string;
+  /** Parsed by its argParser (parseConcurrency). */
+  concurrency?: number;
   resendInDoubt?: boolean;
   /** With --file: send again rows roster's record shows already sent by another run. */
   resendSent?: boolean;
@@ -32,8 +33,8 @@ export interface SendOptions {
   refreshSchools?: boolean;
   /** School ids the district's list lacks that may still be sent to (a school opening next year). */
   allowUnlistedSchool?: string[];
-  /** With --file: comma, semicolon or tab, instead of the header's. */
-  delimiter?: string;
+  /** With --file: comma, semicolon or tab, instead of the header's (parsed by delimiterFlag). */
+  delimiter?: Delimiter;
   yes?: boolean;
   json?: boolean;
 }
@@ -69,13 +70,12 @@ export function invalidFlags(problems: FieldProblem[], settings: Settings): Usag
   );
 }
 
-export function parseConcurrency(value: string | undefined): number {
-  return parseCount('--concurrency', value, 1, MAX_CONCURRENCY) ?? DEFAULT_CONCURRENCY;
-}
+/** commander's argParser for --concurrency. */
+export const parseConcurrency = (value: string): number =>
+  parseCount('--concurrency', value, 1, MAX_CONCURRENCY);
 
-/** --delimiter by name (comma, semicolon, tab) or as the character itself; undefined: the header's. */
-export function parseDelimiter(value: string | undefined): Delimiter | undefined {
-  if (value === undefined) return undefined;
+/** --delimiter by name (comma, semicolon, tab, in any case) or as the character itself. */
+function parseDelimiter(value: string): Delimiter {
   const name = value.trim().toLowerCase() as keyof typeof DELIMITERS;
   if (Object.hasOwn(DELIMITERS, name)) return DELIMITERS[name];
   const given = Object.values(DELIMITERS).find((d) => d === value || (value === '\\t' && d === '\t'));
@@ -86,14 +86,19 @@ export function parseDelimiter(value: string | undefined): Delimiter | undefined
   );
 }
 
+/** commander's argParser for --delimiter; its names are what completion offers. */
+export const delimiterFlag = Object.assign(parseDelimiter, {
+  choices: Object.keys(DELIMITERS) as (keyof typeof DELIMITERS)[],
+});
+
 /** The flags of `invite send --file` (and of a plan sent at once) as the invite service takes them. */
 export function fileSendOptions(options: SendOptions, settings: Settings): FileSendOptions {
   if (options.email !== undefined) {
     throw new UsageError('--email and --file do not go together: the file gives one address per row.');
   }
   return {
-    concurrency: parseConcurrency(options.concurrency),
-    delimiter: parseDelimiter(options.delimiter),
+    concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
+    delimiter: options.delimiter,
     unlisted: parseUnlisted(options.allowUnlistedSchool),
     given: options.file ?? '',
     fill: draftFromFlags(options, settings),

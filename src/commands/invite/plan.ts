@@ -301,11 +301,8 @@ async function run(flags: PlanFlags, ctx: Context): Promise<void> {
   ctx.log.info(
     `Resume or check this send with: roster invite send --file ${shell(file)} --sent-by-user-id ${shell(sender)}${resendSent ? ' --resend-sent' : ''}`,
   );
-  const { sendFileAndShow } = await import('../../invite/bulk-send.js');
-  await sendFileAndShow(
-    fileSendOptions({ file, sentByUserId: sender, yes: true, resendSent }, settings),
-    ctx,
-  );
+  const { sendFile } = await import('./file-send.js');
+  await sendFile(fileSendOptions({ file, sentByUserId: sender, yes: true, resendSent }, settings), ctx);
 }
 
 /** A plan sent from the terminal without --out is kept in roster's state folder, beside the journals. */

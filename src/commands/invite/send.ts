@@ -1,4 +1,4 @@
-// `roster invite send`: e-mail one enrollment invitation (spec §4.5), or a whole CSV with --file (src/invite/bulk-send.ts).
+// `roster invite send`: e-mail one enrollment invitation (spec §4.5), or a whole CSV with --file (file-send.ts).
 // Everything is validated before any request; on a terminal, missing values are asked for and the exact
 // request is confirmed; a POST that may have reached the server is never sent again.
 import type { Command } from 'commander';
@@ -14,7 +14,7 @@ import {
 } from '../../invite/invitation.js';
 import { COLUMNS_TEXT } from '../../invite/invite-file.js';
 import { withResolvedSchool } from '../../invite/school-id.js';
-import { confirmUnlisted, parseUnlisted, UNLISTED_HINT } from '../../invite/unlisted.js';
+import { parseUnlisted, UNLISTED_HINT } from '../../invite/unlisted.js';
 import { printDone, printJson } from '../../output/render.js';
 import { colours } from '../../output/style.js';
 import { consent } from '../../prompter.js';
@@ -22,7 +22,15 @@ import type { SchoolDirectory } from '../../schools/directory.js';
 import type { Session } from '../../session.js';
 import { printable } from '../../values.js';
 import { examples, repeatable } from '../common.js';
-import { draftFromFlags, fileSendOptions, invalidFlags, type SendOptions } from './options.js';
+import {
+  delimiterFlag,
+  draftFromFlags,
+  fileSendOptions,
+  invalidFlags,
+  parseConcurrency,
+  type SendOptions,
+} from './options.js';
+import { confirmUnlisted } from './questions.js';
 
 export type { SendOptions } from './options.js';
 
@@ -195,28 +203,29 @@ function printDryRun(
   ctx.log.info('Dry run: nothing was sent.');
 }
 
+const DESCRIPTION =
+  'E-mail an enrollment invitation (spec §4.5): the link lets a parent or guardian fill in the student ' +
+  'enrollment form without logging in. An e-mail cannot be taken back: everything is checked before ' +
+  'anything is sent, a terminal asks for confirmation (--yes skips it; scripts are not asked), and a ' +
+  'request that may have reached the server is never sent again.\n\n' +
+  'With --file, every row of a CSV (header: the spec field names) is sent; run the same command again ' +
+  'to resume: sent rows are skipped, failed ones retried, and one whose outcome is unknown ("in ' +
+  'doubt") is looked up in the server\'s invitation list: sent if listed, else listed for you, never ' +
+  're-sent. Rows are matched by e-mail and school, so rows can be fixed or added between runs; the ' +
+  'journal belongs to the file and the destination. Ctrl-C, SIGTERM or SIGHUP stops taking rows, lets ' +
+  'those in flight finish and exits 130 after the summary; a second one leaves at once.\n\n' +
+  `CSV columns (header names in any case, e.g. school_id): ${COLUMNS_TEXT}; email is required, the ` +
+  'others may come from the flags. As Excel saves it: comma, semicolon or tab delimited (the header ' +
+  'decides; --delimiter forces one), UTF-8 with or without a BOM or UTF-16 ("Unicode Text"), CRLF or ' +
+  "LF. schoolId takes a name or identifier too. A school id the district's list does not have (a " +
+  'school that opens next year) is refused unless named with --allow-unlisted-school or the row says ' +
+  'allowUnlistedSchool=yes; a terminal then asks again, naming it, and the summary lists those rows.';
+
 export function register(invite: Command, ctx: Context): void {
   const command = invite
     .command('send')
     .summary('e-mail an enrollment invitation to a parent or guardian (or one per CSV row with --file)')
-    .description(
-      'E-mail an enrollment invitation (spec §4.5): the link lets a parent or guardian fill in the student ' +
-        'enrollment form without logging in. An e-mail cannot be taken back: everything is checked before ' +
-        'anything is sent, a terminal asks for confirmation (--yes skips it; scripts are not asked), and a ' +
-        'request that may have reached the server is never sent again.\n\n' +
-        'With --file, every row of a CSV (header: the spec field names) is sent; run the same command again ' +
-        'to resume: sent rows are skipped, failed ones retried, and one whose outcome is unknown ("in ' +
-        'doubt") is looked up in the server\'s invitation list: sent if listed, else listed for you, never ' +
-        're-sent. Rows are matched by e-mail and school, so rows can be fixed or added between runs; the ' +
-        'journal belongs to the file and the destination. Ctrl-C, SIGTERM or SIGHUP stops taking rows, lets ' +
-        'those in flight finish and exits 130 after the summary; a second one leaves at once.\n\n' +
-        `CSV columns (header names in any case, e.g. school_id): ${COLUMNS_TEXT}; email is required, the ` +
-        'others may come from the flags. As Excel saves it: comma, semicolon or tab delimited (the header ' +
-        'decides; --delimiter forces one), UTF-8 with or without a BOM or UTF-16 ("Unicode Text"), CRLF or ' +
-        "LF. schoolId takes a name or identifier too. A school id the district's list does not have (a " +
-        'school that opens next year) is refused unless named with --allow-unlisted-school or the row says ' +
-        'allowUnlistedSchool=yes; a terminal then asks again, naming it, and the summary lists those rows.',
-    )
+    .description(DESCRIPTION)
     .option('--email <address>', 'recipient e-mail address')
     .option(
       '--school-id <id>',
@@ -233,43 +242,12 @@ export function register(invite: Command, ctx: Context): void {
     .option('--interest-form-submission-id <id>', 'interest form submission id')
     .option('--learning-center-id <id>', 'learning center or campus id')
     .option('--school-year-id <id>', 'school year id')
-    .option('--sent-by-user-id <id>', "user to attribute the invitation to (default: the profile's)")
-    .option('--file <csv>', 'send one invitation per row of this CSV file')
-    .option('--delimiter <name>', "comma, semicolon or tab, with --file (default: the header line's)")
-    .option('--concurrency <n>', 'with --file: requests at a time, 1-16 (default 4)')
-    .option('--resend-in-doubt', 'with --file: send again rows whose earlier outcome is unknown')
-    .option(
-      '--resend-sent',
-      "with --file: send rows roster's record shows already sent, again (not rows in doubt: --resend-in-doubt)",
-    )
-    .option(
-      '--failed-csv <path>',
-      'with --file: where to write the failed rows (default: beside the journal)',
-    )
+    .option('--sent-by-user-id <id>', "user to attribute the invitation to (default: the profile's)");
+  declareFileFlags(command)
     .option('--dry-run', 'show what would be sent, and send nothing')
     .option('-y, --yes', 'do not ask for confirmation')
     .option('--json', "print the server's answer (with --file: a report) as JSON")
-    .action(async (options: SendOptions) => {
-      if (options.file !== undefined) {
-        const { sendFileAndShow } = await import('../../invite/bulk-send.js');
-        return sendFileAndShow(fileSendOptions(options, await ctx.settings()), ctx);
-      }
-      if (
-        options.concurrency !== undefined ||
-        options.resendInDoubt ||
-        options.resendSent ||
-        options.failedCsv !== undefined ||
-        options.delimiter !== undefined
-      ) {
-        throw new UsageError(
-          '--concurrency, --resend-in-doubt, --resend-sent, --failed-csv and --delimiter go with --file.',
-        );
-      }
-      const result = await run(options, ctx);
-      if (result.dryRun) return;
-      if (options.json) return printJson(ctx, result.response ?? null);
-      printDone(ctx, result.message ?? '');
-    });
+    .action(async (options: SendOptions) => send(options, ctx));
   examples(command, [
     'roster invite send --email parent@example.org --school-id org-sch-1 --sent-by-user-id adm-001',
     'roster invite send --email parent@example.org --school-id org-sch-1 --student-count 2 --dry-run',
@@ -279,4 +257,43 @@ export function register(invite: Command, ctx: Context): void {
     'roster invite send --file invites-excel.csv --delimiter semicolon --dry-run',
     'roster invite send --email parent@example.org --school-id sch-2027 --allow-unlisted-school sch-2027',
   ]);
+}
+
+/** The flags of a file's send. */
+function declareFileFlags(command: Command): Command {
+  return command
+    .option('--file <csv>', 'send one invitation per row of this CSV file')
+    .option(
+      '--delimiter <name>',
+      "comma, semicolon or tab, with --file (default: the header line's)",
+      delimiterFlag,
+    )
+    .option('--concurrency <n>', 'with --file: requests at a time, 1-16 (default 4)', parseConcurrency)
+    .option('--resend-in-doubt', 'with --file: send again rows whose earlier outcome is unknown')
+    .option(
+      '--resend-sent',
+      "with --file: send rows roster's record shows already sent, again (not rows in doubt: --resend-in-doubt)",
+    )
+    .option(
+      '--failed-csv <path>',
+      'with --file: where to write the failed rows (default: beside the journal)',
+    );
+}
+
+/** A file's send (file-send.ts, loaded only then), or one invitation and its answer. */
+async function send(options: SendOptions, ctx: Context): Promise<void> {
+  if (options.file !== undefined) {
+    const { sendFile } = await import('./file-send.js');
+    return sendFile(fileSendOptions(options, await ctx.settings()), ctx);
+  }
+  const fileOnly = options.concurrency !== undefined || options.resendInDoubt || options.resendSent;
+  if (fileOnly || options.failedCsv !== undefined || options.delimiter !== undefined) {
+    throw new UsageError(
+      '--concurrency, --resend-in-doubt, --resend-sent, --failed-csv and --delimiter go with --file.',
+    );
+  }
+  const result = await run(options, ctx);
+  if (result.dryRun) return;
+  if (options.json) return printJson(ctx, result.response ?? null);
+  printDone(ctx, result.message ?? '');
 }
