@@ -66,6 +66,14 @@ module.exports = {
       to: { path: '^src/invite/store/', pathNot: '^src/invite/store/index\\.ts$' },
     },
     {
+      name: 'features-own-no-terminal',
+      severity: 'error',
+      comment:
+        'Features return data or take callbacks: only the commands (and the program) ask questions (src/prompter.ts), show progress (src/output/progress.ts) and print (src/output/render.ts); the context hands the prompter out.',
+      from: { path: '^src/', pathNot: ['^src/commands/', '^src/(cli|main)\\.ts$', '^src/context\\.ts$'] },
+      to: { path: ['^src/prompter\\.ts$', '^src/output/(progress|render)\\.ts$'] },
+    },
+    {
       name: 'on-a-floor',
       severity: 'error',
       comment: 'Every module of src/ belongs to a floor (add a new folder to FLOORS in .dependency-cruiser.cjs).',

@@ -3,8 +3,8 @@
 // lines an admin reads on the terminal.
 import { csvLine } from '../invite/csv.js';
 import { csvCell, peopleCell } from '../output/csv.js';
-import { type Column, tableText } from '../output/render.js';
 import { displayText } from '../output/safe-text.js';
+import { type Column, tableText } from '../output/table-text.js';
 import type { CampaignPlan, Named, PlannedInvitation } from './planner.js';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;

@@ -58,13 +58,16 @@ export function register(program: Command, ctx: Context): void {
     )
     .option('--skip <checks>', 'do not run these checks (comma-separated ids)', checkList('--skip'))
     .action(async (options: DoctorOptions) => {
-      const [report, { printReport, summary }] = await Promise.all([
+      const [report, { reportText, summary }] = await Promise.all([
         withJsonVerdict(ctx, Boolean(options.json), () => run(options, ctx)),
         import('../doctor/render.js'),
       ]);
       // `success` as attendance check and the audit print it: `jq -r .success` reads every verdict.
       if (options.json) printJson(ctx, { success: report.ok, ...report });
-      else await printReport(ctx, report);
+      else
+        ctx.io.stdout.write(
+          reportText(report, { tty: ctx.io.stdoutIsTTY, width: ctx.io.columns, color: ctx.color }),
+        );
       if (report.exitCode === 0) {
         if (!options.json) ctx.log.info(summary(report));
         return;

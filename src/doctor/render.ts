@@ -1,15 +1,17 @@
-// The doctor's table: marks and colour on a terminal, with the message column wrapped rather than cut
-// (the server's message is the point); tab-separated words for a pipe.
+// The doctor's table as text, for the command to print: marks and colour on a terminal, with the message
+// column wrapped rather than cut (the server's message is the point); tab-separated words for a pipe.
 import wrapAnsi from 'wrap-ansi';
-import type { Context } from '../context.js';
-import { cellText, printTable } from '../output/render.js';
 import { colours } from '../output/style.js';
+import { cellText, tsvText } from '../output/table-text.js';
 import type { CheckResult, DoctorReport } from './run.js';
 
-export async function printReport(ctx: Context, report: DoctorReport): Promise<void> {
-  if (!ctx.io.stdoutIsTTY) {
-    await printTable(
-      ctx,
+/** What stdout shows: the table for a terminal `width` columns wide, or tab-separated lines for a pipe. */
+export function reportText(
+  report: DoctorReport,
+  terminal: { tty: boolean; width: number; color: boolean },
+): string {
+  if (!terminal.tty) {
+    return tsvText(
       [
         { header: 'STATUS', value: (c: CheckResult) => c.status },
         { header: 'CHECK', value: (c) => c.id },
@@ -19,13 +21,12 @@ export async function printReport(ctx: Context, report: DoctorReport): Promise<v
       ],
       report.checks,
     );
-    return;
   }
-  const c = colours(ctx.color);
+  const c = colours(terminal.color);
   const idWidth = Math.max(5, ...report.checks.map((check) => check.id.length));
   const msWidth = Math.max(4, ...report.checks.map((check) => msText(check).length));
   const indent = 2 + idWidth + 2 + msWidth + 2;
-  const messageWidth = Math.max(30, ctx.io.columns - indent - 1);
+  const messageWidth = Math.max(30, terminal.width - indent - 1);
   const lines = [c.bold(`  ${'CHECK'.padEnd(idWidth)}  ${'TIME'.padStart(msWidth)}  RESULT`)];
   for (const check of report.checks) {
     const [first = '', ...rest] = wrap(cellText(check.message), messageWidth);
@@ -37,7 +38,7 @@ export async function printReport(ctx: Context, report: DoctorReport): Promise<v
     );
     for (const line of rest) lines.push(`${' '.repeat(indent)}${text(line)}`);
   }
-  ctx.io.stdout.write(`${lines.join('\n')}\n`);
+  return `${lines.join('\n')}\n`;
 }
 
 function mark(check: CheckResult): string {

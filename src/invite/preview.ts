@@ -1,7 +1,7 @@
 // What a file's send would e-mail, as a person reads it: the first rows as a table (school by name, as the
 // admin wrote it), "… and N more", and the totals by school. Shown before the question of a send and, on
 // a terminal, as a dry run's answer; scripts get the requests themselves (one JSON object a line).
-import { type Column, tableText } from '../output/render.js';
+import { type Column, tableText } from '../output/table-text.js';
 import type { PlannedRow } from './invite-file.js';
 
 /** The school's name from the district's list, when it has one; else the id is shown. */

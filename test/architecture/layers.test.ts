@@ -12,11 +12,13 @@ const depcruise = join(repo, 'node_modules/dependency-cruiser/bin/dependency-cru
 
 const tree: Record<string, string> = {
   'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'nodenext', strict: true } }),
-  'src/cli.ts': "import './api/client.js';\nimport './misc/helper.js';\nimport './invite/send.js';\n",
+  'src/cli.ts':
+    "import './api/client.js';\nimport './misc/helper.js';\nimport './invite/send.js';\nimport './invite/ask.js';\nimport './prompter.js';\n",
   'src/demo.ts': "import './sandbox/server.js';\n",
   // The API floor reaching up to a command.
   'src/api/client.ts': "import { run } from '../commands/token.js';\nexport const client = run;\n",
-  'src/commands/token.ts': "import { style } from '../output/style.js';\nexport const run = style;\n",
+  'src/commands/token.ts':
+    "import { style } from '../output/style.js';\nimport { ask } from '../prompter.js';\nexport const run = [style, ask];\n",
   // The sandbox reaching into the settings.
   'src/sandbox/server.ts': "import { settings } from '../settings.js';\nexport const server = settings;\n",
   'src/settings.ts': "import { style } from './output/style.js';\nexport const settings = style;\n",
@@ -31,6 +33,9 @@ const tree: Record<string, string> = {
   'src/invite/store/index.ts': "import { journal } from './journal.js';\nexport const door = journal;\n",
   'src/invite/store/journal.ts':
     "import { text } from '../../output/text.js';\nexport const journal = text;\n",
+  // A feature asking a question itself: only commands (and the program) reach the prompter.
+  'src/invite/ask.ts': "import { ask } from '../prompter.js';\nexport const question = ask;\n",
+  'src/prompter.ts': 'export const ask = 1;\n',
   // A module nothing imports.
   'src/values.ts': 'export const unused = 1;\n',
 };
@@ -72,6 +77,11 @@ describe('the layer rules', () => {
     ['no-circular', 'src/output/style.ts →', 'one direction only'],
     ['no-orphans', 'src/values.ts', 'dead code'],
     ['invite-store-one-door', 'src/invite/send.ts → src/invite/store/journal.ts', 'is entered through its'],
+    [
+      'features-own-no-terminal',
+      'src/invite/ask.ts → src/prompter.ts',
+      'Features return data or take callbacks',
+    ],
   ])('name %s, the import and why', (rule, where, why) => {
     const line = result.stdout.split('\n').find((text) => text.includes(`error ${rule}: ${where}`));
     expect(line, result.stdout).toBeDefined();
@@ -82,6 +92,8 @@ describe('the layer rules', () => {
     expect(result.stdout).not.toContain('src/commands/token.ts → src/output/style.ts');
     expect(result.stdout).not.toMatch(/src\/(cli|demo)\.ts →/);
     expect(result.stdout).not.toContain('src/invite/send.ts → src/invite/store/index.ts');
-    expect(result.stdout).toContain('6 dependency violations');
+    expect(result.stdout).not.toContain('src/commands/token.ts → src/prompter.ts');
+    expect(result.stdout).not.toContain('src/cli.ts → src/prompter.ts');
+    expect(result.stdout).toContain('7 dependency violations');
   });
 });

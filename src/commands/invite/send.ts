@@ -130,7 +130,7 @@ async function promptMissing(
   const prompter = await ctx.prompter('nothing was sent');
   for (const { field, question } of missing) {
     if (field === 'schoolId') {
-      const { pickSchool } = await import('../../schools/picker.js');
+      const { pickSchool } = await import('./school-question.js');
       draft.schoolId = await pickSchool(ctx, prompter, await directory());
       continue;
     }

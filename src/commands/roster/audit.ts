@@ -96,7 +96,7 @@ async function report({ request, result, meta }: AuditOutcome, json: boolean, ct
   // `success` as attendance check and doctor print it: false when --fail-on fails the run (exit 1).
   if (json) printJson(ctx, { success: !fails(result, request.failOn), ...auditJson(result, meta) });
   else {
-    const { printReport } = await import('../../audit/terminal.js');
+    const { printReport } = await import('./audit-terminal.js');
     await printReport(ctx, result);
   }
   const found = result.findings.filter((f) => f.count > 0);

@@ -1,10 +1,10 @@
-// The audit on a terminal (or a pipe, tab-separated): the findings by severity with their first records,
-// then per school the students, the share with a guardian e-mail and the classes with a teacher.
-import type { Context } from '../context.js';
-import { printTable } from '../output/render.js';
-import type { AuditResult, Finding, SchoolFigures } from './audit.js';
-import { severityOf } from './checks.js';
-import { examplesOf, percent, share } from './output.js';
+// `roster roster audit` on a terminal (or a pipe, tab-separated): the findings by severity with their first
+// records, then per school the students, the share with a guardian e-mail and the classes with a teacher.
+import type { AuditResult, Finding, SchoolFigures } from '../../audit/audit.js';
+import { severityOf } from '../../audit/checks.js';
+import { examplesOf, percent, share } from '../../audit/output.js';
+import type { Context } from '../../context.js';
+import { printTable } from '../../output/render.js';
 
 interface Row {
   check: string;
