@@ -103,82 +103,129 @@ function picker(selection: Selection): (p: InvitationParts) => boolean {
   }
 }
 
-async function run(flags: ForgetFlags, ctx: Context): Promise<void> {
+/** What a forget came to: the JSON report's fields, and which way it went. */
+export interface ForgetResult extends ForgetOutcome {
+  kind: 'no-record' | 'nothing' | 'dry-run' | 'forgot';
+  /** roster's record of sent invitations for the destination. */
+  record: string;
+  destination: Destination;
+  dryRun: boolean;
+  /** How many were listed to be forgotten (dry-run, forgot). */
+  listed: number;
+  /** Forgot: how many of those listed another run had forgotten meanwhile. */
+  gone?: number;
+  /** --school matched nothing: the line naming the school ids the record holds. */
+  schoolIds?: string;
+}
+
+/** Asked once the invitations to forget are known, before any is: the list shown, and the question. */
+export interface ForgetHooks {
+  beforeForget(preview: ForgetOutcome): Promise<void>;
+}
+
+/**
+ * Forgets the invitations the flags ask for in roster's record for the run's destination (with dryRun, only
+ * finds them); invitations another run is sending stay, said on stderr.
+ */
+export async function run(flags: ForgetFlags, ctx: Context, hooks: ForgetHooks): Promise<ForgetResult> {
   const request = parseForgetFlags(flags, ctx.interactive);
   const selection: Selection =
     request.kind === 'file' ? { ...request, identities: await fileIdentities(request.file) } : request;
   const session = await ctx.session();
-  const { settings } = session;
-  const destination: Destination = { baseUrl: session.baseUrl, clientId: settings.clientId ?? '' };
+  const destination: Destination = { baseUrl: session.baseUrl, clientId: session.settings.clientId ?? '' };
   const path = sentRecordPath(ctx.paths.stateDir, destination);
-  const where = `roster's record of invitations sent to ${destination.baseUrl} as ${printable(destination.clientId, 80)}`;
-  if (!(await exists(path))) {
-    if (flags.json) printJson(ctx, report(path, destination, flags, { forgotten: [], inFlight: [] }));
-    ctx.log.info(`Nothing to forget: ${where} is empty (${path}).`);
-    return;
-  }
+  const base = { record: path, destination, dryRun: Boolean(flags.dryRun), listed: 0 };
+  if (!(await exists(path))) return { ...base, kind: 'no-record', forgotten: [], inFlight: [] };
   const record = await SentRecord.open(ctx.paths.stateDir, destination);
   try {
-    const pick = picker(selection);
-    const preview = await record.forget(pick, false);
-    sayInFlight(ctx, preview);
-    if (selection.kind === 'file') sayNotRecorded(ctx, selection, preview);
-    const n = preview.forgotten.length;
-    if (n === 0) {
-      if (flags.json) printJson(ctx, report(path, destination, flags, preview));
-      ctx.log.info(`Nothing to forget in ${where}.`);
-      if (selection.kind === 'match' && selection.school !== undefined)
-        await saySchoolIds(ctx, record, selection.school);
-      if (!flags.dryRun) stopIfInFlight(preview);
-      return;
-    }
-    if (!flags.json) list(ctx, preview);
-    const what = `${n} invitation${n === 1 ? '' : 's'}`;
-    if (flags.dryRun) {
-      if (flags.json) printJson(ctx, report(path, destination, flags, preview));
-      ctx.log.info(`Dry run: ${what} of ${where} would be forgotten; nothing was.`);
-      return;
-    }
-    if (!flags.yes) {
-      await consent(
-        ctx,
-        `Forget ${n === 1 ? 'this invitation' : `these ${what}`}? roster will then plan and send ${n === 1 ? 'it' : 'them'} again when asked.`,
-        'nothing was forgotten',
-      );
-    }
-    // Exactly what was shown, less any that another run started sending since.
-    const shown = new Set(preview.forgotten.map(identityOf));
-    const done = await record.forget((p) => shown.has(identityOf(p)), true);
-    // Those in flight at the first look, and any of the rest that another run started sending since.
-    sayInFlight(ctx, done);
-    const outcome: ForgetOutcome = {
-      forgotten: done.forgotten,
-      inFlight: [...preview.inFlight, ...done.inFlight],
-    };
-    if (flags.json) printJson(ctx, report(path, destination, flags, outcome));
-    const gone = n - done.forgotten.length - done.inFlight.length;
-    ctx.log.info(
-      `Forgot ${done.forgotten.length} invitation${done.forgotten.length === 1 ? '' : 's'} of ${where} (${path})${gone > 0 ? `; ${gone} had been forgotten meanwhile` : ''}.`,
-    );
-    stopIfInFlight(outcome);
+    return await forgetIn(record, selection, ctx, hooks, base);
   } finally {
     await record.close();
   }
 }
 
+type ResultBase = Pick<ForgetResult, 'record' | 'destination' | 'dryRun' | 'listed'>;
+
+async function forgetIn(
+  record: SentRecord,
+  selection: Selection,
+  ctx: Context,
+  hooks: ForgetHooks,
+  base: ResultBase,
+): Promise<ForgetResult> {
+  const preview = await record.forget(picker(selection), false);
+  sayInFlight(ctx, preview);
+  if (selection.kind === 'file') sayNotRecorded(ctx, selection, preview);
+  const n = preview.forgotten.length;
+  if (n === 0) {
+    const school = selection.kind === 'match' ? selection.school : undefined;
+    const schoolIds = school === undefined ? undefined : await schoolIdsHint(record, school);
+    return { ...base, kind: 'nothing', ...preview, ...(schoolIds && { schoolIds }) };
+  }
+  await hooks.beforeForget(preview);
+  if (base.dryRun) return { ...base, kind: 'dry-run', ...preview, listed: n };
+  // Exactly what was shown, less any that another run started sending since.
+  const shown = new Set(preview.forgotten.map(identityOf));
+  const done = await record.forget((p) => shown.has(identityOf(p)), true);
+  // Those in flight at the first look, and any of the rest that another run started sending since.
+  sayInFlight(ctx, done);
+  const inFlight = [...preview.inFlight, ...done.inFlight];
+  const gone = n - done.forgotten.length - done.inFlight.length;
+  return { ...base, kind: 'forgot', forgotten: done.forgotten, inFlight, listed: n, gone };
+}
+
+/** What a forget came to: --json's report on stdout, a line on stderr, and exit 5 for those in flight. */
+function show(ctx: Context, flags: ForgetFlags, result: ForgetResult): void {
+  if (flags.json) printJson(ctx, report(result));
+  ctx.log.info(summaryLine(result));
+  if (result.schoolIds) ctx.log.info(result.schoolIds);
+  if (result.kind === 'forgot' || (result.kind === 'nothing' && !result.dryRun)) stopIfInFlight(result);
+}
+
+function summaryLine(result: ForgetResult): string {
+  const { destination, record, listed } = result;
+  const where = `roster's record of invitations sent to ${destination.baseUrl} as ${printable(destination.clientId, 80)}`;
+  const done = result.forgotten.length;
+  const gone = result.gone ?? 0;
+  switch (result.kind) {
+    case 'no-record':
+      return `Nothing to forget: ${where} is empty (${record}).`;
+    case 'nothing':
+      return `Nothing to forget in ${where}.`;
+    case 'dry-run':
+      return `Dry run: ${listed} invitation${listed === 1 ? '' : 's'} of ${where} would be forgotten; nothing was.`;
+    case 'forgot':
+      return `Forgot ${done} invitation${done === 1 ? '' : 's'} of ${where} (${record})${gone > 0 ? `; ${gone} had been forgotten meanwhile` : ''}.`;
+  }
+}
+
+/** On a terminal: the list of what will be forgotten, then the question (unless --dry-run or --yes). */
+function forgetQuestion(ctx: Context, flags: ForgetFlags): ForgetHooks {
+  return {
+    async beforeForget(preview) {
+      if (!flags.json) list(ctx, preview);
+      if (flags.dryRun || flags.yes) return;
+      const n = preview.forgotten.length;
+      await consent(
+        ctx,
+        `Forget ${n === 1 ? 'this invitation' : `these ${n} invitations`}? roster will then plan and send ${n === 1 ? 'it' : 'them'} again when asked.`,
+        'nothing was forgotten',
+      );
+    },
+  };
+}
+
 /**
  * --school takes a sourcedId, as the record keeps it; a school's name or a mistyped id matches nothing,
- * which alone would read as if nothing had been sent there. Names the ids the record does hold.
+ * which alone would read as if nothing had been sent there. The line naming the ids the record does hold.
  */
-async function saySchoolIds(ctx: Context, record: SentRecord, school: string): Promise<void> {
+async function schoolIdsHint(record: SentRecord, school: string): Promise<string | undefined> {
   const all = await record.forget(() => true, false);
   const ids = [...new Set([...all.forgotten, ...all.inFlight].map((p) => p.schoolId))];
   // The school is there: what matched nothing was the e-mail.
-  if (ids.length === 0 || ids.includes(school)) return;
+  if (ids.length === 0 || ids.includes(school)) return undefined;
   const shown = ids.slice(0, 5).map((id) => displayText(id));
-  ctx.log.info(
-    `--school takes a school's sourcedId, as the record keeps it; it holds invitations for ${shown.join(', ')}${ids.length > 5 ? ` and ${ids.length - 5} more` : ''}.`,
-  );
+  return `--school takes a school's sourcedId, as the record keeps it; it holds invitations for ${shown.join(', ')}${ids.length > 5 ? ` and ${ids.length - 5} more` : ''}.`;
 }
 
 /** Exit 5 when some invitations asked for were being sent, and so stay recorded. */
@@ -223,14 +270,9 @@ function list(ctx: Context, outcome: ForgetOutcome): void {
     ctx.io.stdout.write(`… and ${lines.length - shown.length} more (--dry-run --json lists them all)\n`);
 }
 
-function report(path: string, destination: Destination, flags: ForgetFlags, outcome: ForgetOutcome) {
-  return {
-    record: path,
-    destination,
-    dryRun: Boolean(flags.dryRun),
-    forgotten: outcome.forgotten,
-    inFlight: outcome.inFlight,
-  };
+/** The --json report. */
+function report({ record, destination, dryRun, forgotten, inFlight }: ForgetResult) {
+  return { record, destination, dryRun, forgotten, inFlight };
 }
 
 export function register(invite: Command, ctx: Context): void {
@@ -251,7 +293,9 @@ export function register(invite: Command, ctx: Context): void {
     .option('--dry-run', 'list what would be forgotten; forget nothing')
     .option('-y, --yes', 'forget without asking (needed without a terminal)')
     .option('--json', 'print the record, the invitations forgotten and those in flight as JSON')
-    .action(async (flags: ForgetFlags) => run(flags, ctx));
+    .action(async (flags: ForgetFlags) =>
+      show(ctx, flags, await run(flags, ctx, forgetQuestion(ctx, flags))),
+    );
   examples(command, [
     'roster invite forget --email parent@example.org --dry-run',
     'roster invite forget --file reenrol-2025.csv',
