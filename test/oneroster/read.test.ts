@@ -1,4 +1,5 @@
 // `roster roster <collection>`: flags to options, and run() against a fake OneRoster service.
+import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { errorFromResponse } from '../../src/api/errors.js';
 import {
@@ -6,11 +7,12 @@ import {
   type ReadFlags,
   type ReadOptions,
   readFrom,
+  register,
   showRead,
 } from '../../src/commands/roster/read.js';
 import type { Context } from '../../src/context.js';
 import { UsageError } from '../../src/errors.js';
-import { COLLECTIONS } from '../../src/oneroster/collections.js';
+import { COLLECTIONS, type Collection } from '../../src/oneroster/collections.js';
 import type { PageResponse } from '../../src/oneroster/pager.js';
 import type { OneRosterService } from '../../src/oneroster/service.js';
 import { fakeContext } from '../helpers/context.js';
@@ -26,7 +28,26 @@ const collection = (name: string) => {
   return found;
 };
 const students = collection('students');
-const parse = (flags: ReadFlags, id?: string, tty = false) => parseReadOptions(students, id, flags, tty);
+/** Flags as typed on the command line. */
+type TypedFlags = Partial<Record<keyof ReadFlags, string | boolean>>;
+
+/** The typed flags through the argParsers `roster roster <collection>` declares, as commander applies them. */
+function declared(of: Collection, typed: TypedFlags): ReadFlags {
+  const group = new Command('roster');
+  register(group, fakeContext().ctx, of);
+  const options = group.commands[0]?.options ?? [];
+  return Object.fromEntries(
+    Object.entries(typed).map(([name, value]) => {
+      const option = options.find((o) => o.attributeName() === name);
+      return [
+        name,
+        typeof value === 'string' && option?.parseArg ? option.parseArg(value, undefined) : value,
+      ];
+    }),
+  ) as ReadFlags;
+}
+const parse = (flags: TypedFlags, id?: string, tty = false) =>
+  parseReadOptions(students, id, declared(students, flags), tty);
 
 describe('parseReadOptions', () => {
   it('defaults: a table on a terminal, TSV in a pipe, page size 1000 and concurrency 4 with --all', () => {
@@ -75,7 +96,7 @@ describe('parseReadOptions', () => {
     [{ orderBy: 'asc' }, /--order-by needs --sort/],
     [{ filter: '' }, /--filter is empty/],
     [{ school: '' }, /Invalid --school/],
-  ] as [ReadFlags, RegExp][])('refuses %o as a usage error', (flags, message) => {
+  ] as [TypedFlags, RegExp][])('refuses %o as a usage error', (flags, message) => {
     expect(() => parse(flags)).toThrow(UsageError);
     expect(() => parse(flags)).toThrow(message);
   });

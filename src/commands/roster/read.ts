@@ -33,8 +33,10 @@ import {
 } from '../../output/record-stream.js';
 import { printFields, printJson } from '../../output/render.js';
 import { fieldShrink } from '../../output/table.js';
-import { hiddenCharacter, parseCount, printable } from '../../values.js';
-import { examples } from '../common.js';
+import { hiddenCharacter, printable } from '../../values.js';
+import { choice, count, examples } from '../common.js';
+
+const ORDER_BY = ['asc', 'desc'] as const;
 
 /**
  * Records the sandbox serves (`roster sandbox`, its school year as of 2026-27), so that every example of
@@ -59,18 +61,18 @@ const SANDBOX_PARENT: Record<string, string> = { school: 'org-sch-1', class: 'cl
 /** The standard bounds no sourcedId; a longer one is a pasted blob, and would make a URL servers refuse. */
 const MAX_SOURCED_ID_LENGTH = 1000;
 
-/** Flags as commander hands them over. */
+/** Flags as commander hands them over, each value checked and parsed by its argParser (register). */
 export interface ReadFlags {
-  limit?: string;
-  offset?: string;
+  limit?: number;
+  offset?: number;
   sort?: string;
-  orderBy?: string;
+  orderBy?: 'asc' | 'desc';
   filter?: string;
-  fields?: string;
+  fields?: string[];
   all?: boolean;
-  pageSize?: string;
-  concurrency?: string;
-  columns?: string;
+  pageSize?: number;
+  concurrency?: number;
+  columns?: string[];
   json?: boolean;
   ndjson?: boolean;
   csv?: boolean;
@@ -109,13 +111,44 @@ export interface ReadSummary {
   repeats: number;
 }
 
-/** Checks and normalises the flags; everything wrong here is a usage error and nothing is sent. */
+/**
+ * The flags together, each already checked by its argParser: what goes with what. Everything wrong here is
+ * a usage error and nothing is sent.
+ */
 export function parseReadOptions(
   collection: Collection,
   id: string | undefined,
   flags: ReadFlags,
   stdoutIsTTY: boolean,
 ): ReadOptions {
+  const format = formatOf(flags, stdoutIsTTY);
+  const parents = parentsOf(collection, flags);
+  checkPaging(flags);
+  if (id !== undefined) checkSingleRead(collection, flags, Object.keys(parents));
+  const query: ReadQuery = {
+    limit: flags.all ? (flags.pageSize ?? DEFAULT_PAGE_SIZE) : flags.limit,
+    offset: flags.offset,
+    ...(flags.sort !== undefined && { sort: flags.sort }),
+    ...(flags.orderBy !== undefined && { orderBy: flags.orderBy }),
+    ...(flags.filter !== undefined && { filter: flags.filter }),
+    ...(flags.fields !== undefined && { fields: flags.fields }),
+  };
+  return {
+    collection,
+    ...(id === undefined ? {} : { id: checkId('the sourcedId', id) }),
+    parents,
+    query,
+    all: Boolean(flags.all),
+    concurrency: flags.concurrency ?? DEFAULT_CONCURRENCY,
+    format,
+    escapeFormulas: Boolean(flags.escapeFormulas || flags.excel),
+    excel: Boolean(flags.excel),
+    ...(flags.columns === undefined ? {} : { columns: flags.columns }),
+  };
+}
+
+/** One of --json, --ndjson and --csv (else a table on a terminal, TSV in a pipe), and what goes with it. */
+function formatOf(flags: ReadFlags, stdoutIsTTY: boolean): RecordFormat {
   const formats = (['json', 'ndjson', 'csv'] as const).filter((f) => flags[f]);
   if (formats.length > 1) throw new UsageError(`Choose one of ${formats.map((f) => `--${f}`).join(', ')}.`);
   const format: RecordFormat = formats[0] ?? (stdoutIsTTY ? 'table' : 'tsv');
@@ -125,11 +158,15 @@ export function parseReadOptions(
     throw new UsageError(
       `--columns chooses the columns of a table or CSV; --${format} prints every field (--fields asks the server for fewer).`,
     );
+  return format;
+}
 
+/** The parent flags given (--school, --class, …), if the collection has a nested read below them. */
+function parentsOf(collection: Collection, flags: ReadFlags): Partial<Record<ParentFlag, string>> {
   const parents: Partial<Record<ParentFlag, string>> = {};
   for (const parent of parentFlagsOf(collection)) {
     const value = flags[parent];
-    if (value !== undefined) parents[parent] = checkId(`--${parent}`, value);
+    if (value !== undefined) parents[parent] = value;
   }
   const given = Object.keys(parents) as ParentFlag[];
   if (given.length > 0 && !nestedRead(collection, given)) {
@@ -138,7 +175,11 @@ export function parseReadOptions(
       `Nested reads: ${collection.nested.map((n) => n.parents.map((p) => `--${p}`).join(' + ')).join(', ')}.`,
     );
   }
+  return parents;
+}
 
+/** One page (--limit) or every page (--all with --page-size and --concurrency); --order-by with --sort. */
+function checkPaging(flags: ReadFlags): void {
   if (flags.limit !== undefined && flags.all) {
     throw new UsageError(
       '--limit is the size of the one page read without --all; with --all use --page-size.',
@@ -148,43 +189,18 @@ export function parseReadOptions(
     throw new UsageError('--page-size goes with --all; to read one page of N records use --limit N.');
   }
   if (flags.concurrency !== undefined && !flags.all) throw new UsageError('--concurrency goes with --all.');
-  const query: ReadQuery = {};
-  if (flags.all)
-    query.limit = parseCount('--page-size', flags.pageSize, 1, MAX_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE;
-  else query.limit = parseCount('--limit', flags.limit, 1, MAX_PAGE_SIZE);
-  query.offset = parseCount('--offset', flags.offset, 0, Number.MAX_SAFE_INTEGER);
-  if (flags.sort !== undefined) query.sort = checkSortField(flags.sort);
-  if (flags.orderBy !== undefined) {
-    if (flags.orderBy !== 'asc' && flags.orderBy !== 'desc') {
-      throw new UsageError(`Invalid --order-by "${printable(flags.orderBy, 20)}": expected asc or desc.`);
-    }
-    if (flags.sort === undefined) throw new UsageError('--order-by needs --sort FIELD.');
-    query.orderBy = flags.orderBy;
-  }
-  if (flags.filter !== undefined) query.filter = checkFilter(flags.filter);
-  if (flags.fields !== undefined) query.fields = parseFieldList('--fields', flags.fields);
+  if (flags.orderBy !== undefined && flags.sort === undefined)
+    throw new UsageError('--order-by needs --sort FIELD.');
+}
 
-  if (id !== undefined) {
-    const listOnly = (['limit', 'offset', 'sort', 'orderBy', 'filter', 'all'] as const).filter(
-      (f) => flags[f] !== undefined,
-    );
-    if (listOnly.length > 0 || given.length > 0) {
-      const names = [...listOnly.map(kebab), ...given].map((f) => `--${f}`).join(', ');
-      throw new UsageError(`${names} cannot be used when reading one ${collection.noun} by sourcedId.`);
-    }
-  }
-  return {
-    collection,
-    ...(id === undefined ? {} : { id: checkId('the sourcedId', id) }),
-    parents,
-    query,
-    all: Boolean(flags.all),
-    concurrency: parseCount('--concurrency', flags.concurrency, 1, MAX_CONCURRENCY) ?? DEFAULT_CONCURRENCY,
-    format,
-    escapeFormulas: Boolean(flags.escapeFormulas || flags.excel),
-    excel: Boolean(flags.excel),
-    ...(flags.columns === undefined ? {} : { columns: parseFieldList('--columns', flags.columns) }),
-  };
+/** A single read by sourcedId takes --fields and the output flags, not a list's. */
+function checkSingleRead(collection: Collection, flags: ReadFlags, parents: string[]): void {
+  const listOnly = (['limit', 'offset', 'sort', 'orderBy', 'filter', 'all'] as const).filter(
+    (f) => flags[f] !== undefined,
+  );
+  if (listOnly.length === 0 && parents.length === 0) return;
+  const names = [...listOnly.map(kebab), ...parents].map((f) => `--${f}`).join(', ');
+  throw new UsageError(`${names} cannot be used when reading one ${collection.noun} by sourcedId.`);
 }
 
 const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
@@ -465,37 +481,10 @@ export function register(group: Command, ctx: Context, collection: Collection, s
       shortcut
         ? `Alias of roster roster ${collection.name}. ${read}`
         : `${read} Also: roster ${collection.name}.`,
-    )
-    .option('--limit <n>', 'records in the one page read (server default without it)')
-    .option('--offset <n>', 'skip this many records first')
-    .option('--sort <field>', 'sort by this field')
-    .option('--order-by <dir>', 'asc or desc (with --sort)')
-    .option('--filter <expr>', 'OneRoster filter, e.g. "familyName=\'Jones\'" (one AND or OR)')
-    .option('--fields <list>', 'ask the server for these fields only (comma-separated)')
-    .option('--all', 'follow pagination to the end')
-    .option('--page-size <n>', `records per request with --all (default ${DEFAULT_PAGE_SIZE})`)
-    .option(
-      '--concurrency <n>',
-      `pages in flight with --all when the server sends X-Total-Count (default ${DEFAULT_CONCURRENCY}, max ${MAX_CONCURRENCY})`,
-    )
-    .option('--columns <list>', 'columns of the table or CSV (fields, dotted paths, CSV binding names)')
-    .option('--json', 'one JSON array (a single read: the record)')
-    .option('--ndjson', 'one JSON record per line, streamed')
-    .option('--csv', `CSV with the OneRoster CSV binding's columns for ${collection.path}`)
-    .option(
-      '--escape-formulas',
-      "with --csv: a leading ' on cells starting with = + - @, a tab or a carriage return, so a spreadsheet shows them rather than running them as formulas",
-    )
-    .option(
-      '--excel',
-      'with --csv: a file for Excel: a UTF-8 BOM first (accented names survive a double-click) and --escape-formulas',
     );
-  for (const parent of parentFlagsOf(collection)) {
-    const paths = collection.nested.filter((n) => n.parents.includes(parent)).map((n) => n.path);
-    const value = parent === 'school' ? '<school>' : '<sourcedId>';
-    const what = parent === 'school' ? 'this school (sourcedId, name or identifier)' : `this ${parent}`;
-    command.option(`--${parent} ${value}`, `read them below ${what}: ${paths.join(', ')}`);
-  }
+  declareListFlags(command);
+  declareOutputFlags(command, collection);
+  declareParentFlags(command, collection);
   if (shortcut) offerHiddenCommand(command);
   command.action(async (id: string | undefined, flags: ReadFlags) => {
     const options = parseReadOptions(collection, id, flags, ctx.io.stdoutIsTTY);
@@ -515,4 +504,65 @@ export function register(group: Command, ctx: Context, collection: Collection, s
       : []),
     `roster roster ${collection.name} ${SANDBOX_ID[collection.name] ?? 'SOURCED_ID'} --json`,
   ]);
+}
+
+/** The flags of a list read: its page or pages, their order and filter, and the fields asked for. */
+function declareListFlags(command: Command): void {
+  command
+    .option(
+      '--limit <n>',
+      'records in the one page read (server default without it)',
+      count('--limit', 1, MAX_PAGE_SIZE),
+    )
+    .option('--offset <n>', 'skip this many records first', count('--offset', 0, Number.MAX_SAFE_INTEGER))
+    .option('--sort <field>', 'sort by this field', checkSortField)
+    .option('--order-by <dir>', 'asc or desc (with --sort)', choice('--order-by', ORDER_BY, 20))
+    .option('--filter <expr>', 'OneRoster filter, e.g. "familyName=\'Jones\'" (one AND or OR)', checkFilter)
+    .option('--fields <list>', 'ask the server for these fields only (comma-separated)', (list) =>
+      parseFieldList('--fields', list),
+    )
+    .option('--all', 'follow pagination to the end')
+    .option(
+      '--page-size <n>',
+      `records per request with --all (default ${DEFAULT_PAGE_SIZE})`,
+      count('--page-size', 1, MAX_PAGE_SIZE),
+    )
+    .option(
+      '--concurrency <n>',
+      `pages in flight with --all when the server sends X-Total-Count (default ${DEFAULT_CONCURRENCY}, max ${MAX_CONCURRENCY})`,
+      count('--concurrency', 1, MAX_CONCURRENCY),
+    );
+}
+
+/** The output flags: the columns, and one of --json, --ndjson and --csv (with what goes with --csv). */
+function declareOutputFlags(command: Command, collection: Collection): void {
+  command
+    .option(
+      '--columns <list>',
+      'columns of the table or CSV (fields, dotted paths, CSV binding names)',
+      (list) => parseFieldList('--columns', list),
+    )
+    .option('--json', 'one JSON array (a single read: the record)')
+    .option('--ndjson', 'one JSON record per line, streamed')
+    .option('--csv', `CSV with the OneRoster CSV binding's columns for ${collection.path}`)
+    .option(
+      '--escape-formulas',
+      "with --csv: a leading ' on cells starting with = + - @, a tab or a carriage return, so a spreadsheet shows them rather than running them as formulas",
+    )
+    .option(
+      '--excel',
+      'with --csv: a file for Excel: a UTF-8 BOM first (accented names survive a double-click) and --escape-formulas',
+    );
+}
+
+/** --school, --class, …: the nested reads of the collection, each value a sourcedId (a school's name too). */
+function declareParentFlags(command: Command, collection: Collection): void {
+  for (const parent of parentFlagsOf(collection)) {
+    const paths = collection.nested.filter((n) => n.parents.includes(parent)).map((n) => n.path);
+    const value = parent === 'school' ? '<school>' : '<sourcedId>';
+    const what = parent === 'school' ? 'this school (sourcedId, name or identifier)' : `this ${parent}`;
+    command.option(`--${parent} ${value}`, `read them below ${what}: ${paths.join(', ')}`, (id) =>
+      checkId(`--${parent}`, id),
+    );
+  }
 }
