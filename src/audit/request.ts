@@ -4,13 +4,8 @@
 import { resolve } from 'node:path';
 import { DEFAULT_MAX_CHILDREN_PER_EMAIL } from '../campaign/limits.js';
 import { UsageError } from '../errors.js';
-import {
-  DEFAULT_CONCURRENCY,
-  DEFAULT_PAGE_SIZE,
-  MAX_CONCURRENCY,
-  MAX_PAGE_SIZE,
-} from '../oneroster/read-limits.js';
-import { parseCount, printable } from '../values.js';
+import { DEFAULT_CONCURRENCY, DEFAULT_PAGE_SIZE } from '../oneroster/read-limits.js';
+import { printable } from '../values.js';
 import {
   AUDIT_COLLECTIONS,
   CHECK_IDS,
@@ -28,12 +23,13 @@ export interface AuditFlags {
   /** Checked by its argParser (commands/common.ts's choice). */
   failOn?: FailOn;
   json?: boolean;
+  /** Checked by its argParser (outputPath), as are the values below (auditDate, counts). */
   csvDir?: string;
   html?: string;
-  maxChildren?: string;
+  maxChildren?: number;
   date?: string;
-  pageSize?: string;
-  concurrency?: string;
+  pageSize?: number;
+  concurrency?: number;
   refreshSchools?: boolean;
   require?: string[];
 }
@@ -79,35 +75,52 @@ function requiredCollections(values: string[] | undefined): Collection[] {
   return [...new Set(names as Collection[])];
 }
 
-/** What the flags ask for, checked before any request. */
-export function parseAuditFlags(flags: AuditFlags, now: number): AuditRequest {
-  const schools = (flags.school ?? []).map((s) => s.trim());
-  if (flags.allSchools && schools.length > 0)
-    throw new UsageError('Give --school or --all-schools, not both.');
-  if (schools.some((s) => s === '')) throw new UsageError('--school is empty.');
+/** commander's argParser for --date: a day, YYYY-MM-DD. */
+export function auditDate(date: string): string {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(Date.parse(date)))
+    throw new UsageError(`Invalid --date "${printable(date, 20)}": expected YYYY-MM-DD.`);
+  return date;
+}
+
+/** commander's argParser for --csv-dir and --html: a path (the report goes to stdout with --json). */
+export const outputPath = (flag: '--csv-dir' | '--html') => (value: string) => {
+  if (value.trim() === '' || value === '-')
+    throw new UsageError(`${flag} needs a ${flag === '--html' ? 'file' : 'directory'} path.`);
+  return value;
+};
+
+/** commander's argParser for --school: repeatable, each value trimmed and never empty. */
+export const auditSchool = (value: string, previous: string[] = []): string[] => {
+  if (value.trim() === '') throw new UsageError('--school is empty.');
+  return [...previous, value.trim()];
+};
+
+/** The checks to run: --check's, or every check but --skip's. */
+function checksOf(flags: AuditFlags): Set<CheckId> {
   const only = checkList('--check', flags.check);
   const skip = checkList('--skip', flags.skip);
   if (only && skip) throw new UsageError('Give --check or --skip, not both.');
   const checks = new Set<CheckId>(only ?? CHECK_IDS.filter((id) => !skip?.includes(id)));
   if (checks.size === 0) throw new UsageError('--skip leaves no check to run.');
-  const failOn = flags.failOn ?? 'error';
-  const date = flags.date ?? new Date(now).toISOString().slice(0, 10);
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(Date.parse(date)))
-    throw new UsageError(`Invalid --date "${printable(date, 20)}": expected YYYY-MM-DD.`);
-  for (const [flag, value] of [
-    ['--csv-dir', flags.csvDir],
-    ['--html', flags.html],
-  ] as const)
-    if (value !== undefined && (value.trim() === '' || value === '-'))
-      throw new UsageError(`${flag} needs a ${flag === '--html' ? 'file' : 'directory'} path.`);
+  return checks;
+}
+
+/**
+ * What the flags ask for, checked before any request: the values by their argParsers (roster audit's
+ * register), the checks, and what goes with what here. Doctor's audit line asks with --check and --require.
+ */
+export function parseAuditFlags(flags: AuditFlags, now: number): AuditRequest {
+  const schools = flags.school ?? [];
+  if (flags.allSchools && schools.length > 0)
+    throw new UsageError('Give --school or --all-schools, not both.');
   return {
     schools: flags.allSchools || schools.length === 0 ? 'all' : [...new Set(schools)],
-    checks,
-    failOn,
-    maxChildren: parseCount('--max-children', flags.maxChildren, 1, 1000) ?? DEFAULT_MAX_CHILDREN_PER_EMAIL,
-    date,
-    pageSize: parseCount('--page-size', flags.pageSize, 1, MAX_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE,
-    concurrency: parseCount('--concurrency', flags.concurrency, 1, MAX_CONCURRENCY) ?? DEFAULT_CONCURRENCY,
+    checks: checksOf(flags),
+    failOn: flags.failOn ?? 'error',
+    maxChildren: flags.maxChildren ?? DEFAULT_MAX_CHILDREN_PER_EMAIL,
+    date: flags.date ?? new Date(now).toISOString().slice(0, 10),
+    pageSize: flags.pageSize ?? DEFAULT_PAGE_SIZE,
+    concurrency: flags.concurrency ?? DEFAULT_CONCURRENCY,
     require: requiredCollections(flags.require),
     ...(flags.csvDir !== undefined && { csvDir: resolve(flags.csvDir) }),
     ...(flags.html !== undefined && { html: resolve(flags.html) }),

@@ -7,12 +7,25 @@ import type { Command } from 'commander';
 import type { AuditResult } from '../../audit/audit.js';
 import { AUDIT_CHECKS, AUDIT_COLLECTIONS, SEVERITIES } from '../../audit/checks.js';
 import type { ReportMeta } from '../../audit/output.js';
-import { type AuditFlags, type AuditRequest, FAIL_ON, parseAuditFlags } from '../../audit/request.js';
+import {
+  type AuditFlags,
+  type AuditRequest,
+  auditDate,
+  auditSchool,
+  FAIL_ON,
+  outputPath,
+  parseAuditFlags,
+} from '../../audit/request.js';
 import { DEFAULT_MAX_CHILDREN_PER_EMAIL } from '../../campaign/limits.js';
 import type { Context } from '../../context.js';
 import { RosterError } from '../../errors.js';
-import { DEFAULT_CONCURRENCY, DEFAULT_PAGE_SIZE, MAX_CONCURRENCY } from '../../oneroster/read-limits.js';
-import { choice, examples, repeatable } from '../common.js';
+import {
+  DEFAULT_CONCURRENCY,
+  DEFAULT_PAGE_SIZE,
+  MAX_CONCURRENCY,
+  MAX_PAGE_SIZE,
+} from '../../oneroster/read-limits.js';
+import { choice, count, examples, repeatable } from '../common.js';
 import { withJsonVerdict } from '../verdict.js';
 
 export interface AuditOutcome {
@@ -155,9 +168,28 @@ export function register(group: Command, ctx: Context): void {
     .option(
       '--school <school>',
       'limit the report to a school: sourcedId, name or identifier (repeatable)',
-      repeatable,
+      auditSchool,
     )
-    .option('--all-schools', 'report on every school (the default)')
+    .option('--all-schools', 'report on every school (the default)');
+  declareChecksAndOutputs(command);
+  declareReadFlags(command);
+  command.action(async (flags: AuditFlags) => {
+    const outcome = await withJsonVerdict(ctx, Boolean(flags.json), () => run(flags, ctx));
+    await report(outcome, Boolean(flags.json), ctx);
+    await failOnFindings(outcome);
+  });
+  examples(command, [
+    'roster roster audit',
+    'roster roster audit --school "Alder Elementary School" --html audit.html',
+    'roster roster audit --fail-on warning --csv-dir ./to-fix',
+    'roster roster audit --check missing-reference,duplicate-sourcedid --json > audit.json',
+    'roster roster audit --require academicSessions,enrollments   # a server without them fails',
+  ]);
+}
+
+/** Which checks run, what fails the run, and where the report goes. */
+function declareChecksAndOutputs(command: Command): void {
+  command
     .option('--check <ids>', 'run only these checks (comma-separated, repeatable)', repeatable)
     .option('--skip <ids>', 'run every check but these (comma-separated, repeatable)', repeatable)
     .option(
@@ -166,34 +198,41 @@ export function register(group: Command, ctx: Context): void {
       choice('--fail-on', FAIL_ON),
     )
     .option('--json', 'the report as JSON on stdout, every record')
-    .option('--csv-dir <dir>', 'write one CSV per check with findings: the records to fix')
-    .option('--html <file>', 'write the report as one self-contained HTML page')
+    .option(
+      '--csv-dir <dir>',
+      'write one CSV per check with findings: the records to fix',
+      outputPath('--csv-dir'),
+    )
+    .option('--html <file>', 'write the report as one self-contained HTML page', outputPath('--html'));
+}
+
+/** What the audit reads, for which day, how fast, and which collections it needs. */
+function declareReadFlags(command: Command): void {
+  command
     .option(
       '--max-children <n>',
       `guardian-many-students: children per e-mail at one school above which it is reported (default ${DEFAULT_MAX_CHILDREN_PER_EMAIL})`,
+      count('--max-children', 1, 1000),
     )
     .option(
       '--date <YYYY-MM-DD>',
       'the day to audit for: roles ended and the current school year (default today)',
+      auditDate,
     )
-    .option('--page-size <n>', `records per request (default ${DEFAULT_PAGE_SIZE})`)
-    .option('--concurrency <n>', `pages in flight (default ${DEFAULT_CONCURRENCY}, max ${MAX_CONCURRENCY})`)
+    .option(
+      '--page-size <n>',
+      `records per request (default ${DEFAULT_PAGE_SIZE})`,
+      count('--page-size', 1, MAX_PAGE_SIZE),
+    )
+    .option(
+      '--concurrency <n>',
+      `pages in flight (default ${DEFAULT_CONCURRENCY}, max ${MAX_CONCURRENCY})`,
+      count('--concurrency', 1, MAX_CONCURRENCY),
+    )
     .option(
       '--require <collections>',
       `fail (exit 1) when the server does not serve one of these (comma-separated, repeatable): ${AUDIT_COLLECTIONS.join(', ')}; otherwise a collection not served is reported as not checked, and the checks that need it do not run`,
       repeatable,
     )
-    .option('--refresh-schools', "read the district's schools again instead of using the day-old cache")
-    .action(async (flags: AuditFlags) => {
-      const outcome = await withJsonVerdict(ctx, Boolean(flags.json), () => run(flags, ctx));
-      await report(outcome, Boolean(flags.json), ctx);
-      await failOnFindings(outcome);
-    });
-  examples(command, [
-    'roster roster audit',
-    'roster roster audit --school "Alder Elementary School" --html audit.html',
-    'roster roster audit --fail-on warning --csv-dir ./to-fix',
-    'roster roster audit --check missing-reference,duplicate-sourcedid --json > audit.json',
-    'roster roster audit --require academicSessions,enrollments   # a server without them fails',
-  ]);
+    .option('--refresh-schools', "read the district's schools again instead of using the day-old cache");
 }
