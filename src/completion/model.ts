@@ -76,7 +76,8 @@ function flagOf(option: Option): FlagSpec {
 }
 
 function valueSourceOf(option: Option): ValueSource {
-  // Fixed values: commander's .choices(), or an argParser carrying `choices` (see commands/common.ts).
+  // Fixed values, as the command declares them: commander's .choices(), or an argParser carrying `choices`
+  // (commands/common.ts's choice(), invite send's --delimiter); never read back out of a description.
   const choices =
     option.argChoices ?? (option.parseArg as { choices?: readonly string[] } | undefined)?.choices;
   if (choices) return { kind: 'words', words: choices };
@@ -86,17 +87,8 @@ function valueSourceOf(option: Option): ValueSource {
   const placeholder = /<([^>]+)>|\[([^\]]+)\]/.exec(option.flags);
   const what = (placeholder?.[1] ?? placeholder?.[2] ?? '').toLowerCase();
   if (['file', 'csv', 'path'].includes(what)) return { kind: 'files' };
-  const listed = leadingAlternatives(option.description);
-  if (listed) return { kind: 'words', words: listed };
   if (['dir', 'directory'].includes(what)) return { kind: 'directories' };
   return { kind: 'none' };
-}
-
-/** "asc or desc (with --sort)" → [asc, desc]: values a description starts by listing. */
-function leadingAlternatives(description: string): string[] | undefined {
-  const match = /^([\w.-]+(?:, [\w.-]+)*,? or [\w.-]+)(?=$|[ (:;,.])/.exec(description);
-  if (!match?.[1]) return undefined;
-  return match[1].split(/,? or |, /).filter(Boolean);
 }
 
 function operandOf(
