@@ -1,7 +1,7 @@
 // `roster roster <collection> [SOURCED_ID]`: one command shape for every OneRoster collection, driven by
 // the table in oneroster/collections.ts. A list is streamed page by page to the chosen writer; a single
 // read prints one record.
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { offerHiddenCommand } from '../../completion/model.js';
 import type { Context } from '../../context.js';
 import { ApiError, UsageError } from '../../errors.js';
@@ -141,7 +141,7 @@ export function parseReadOptions(
     all: Boolean(flags.all),
     concurrency: flags.concurrency ?? DEFAULT_CONCURRENCY,
     format,
-    escapeFormulas: Boolean(flags.escapeFormulas || flags.excel),
+    escapeFormulas: Boolean(flags.escapeFormulas),
     excel: Boolean(flags.excel),
     ...(flags.columns === undefined ? {} : { columns: flags.columns }),
   };
@@ -152,8 +152,9 @@ function formatOf(flags: ReadFlags, stdoutIsTTY: boolean): RecordFormat {
   const formats = (['json', 'ndjson', 'csv'] as const).filter((f) => flags[f]);
   if (formats.length > 1) throw new UsageError(`Choose one of ${formats.map((f) => `--${f}`).join(', ')}.`);
   const format: RecordFormat = formats[0] ?? (stdoutIsTTY ? 'table' : 'tsv');
-  if (flags.escapeFormulas && format !== 'csv') throw new UsageError('--escape-formulas goes with --csv.');
+  // --excel first: it implies --escape-formulas (register), and the one typed is the one to name.
   if (flags.excel && format !== 'csv') throw new UsageError('--excel goes with --csv.');
+  if (flags.escapeFormulas && format !== 'csv') throw new UsageError('--escape-formulas goes with --csv.');
   if (flags.columns !== undefined && (format === 'json' || format === 'ndjson'))
     throw new UsageError(
       `--columns chooses the columns of a table or CSV; --${format} prints every field (--fields asks the server for fewer).`,
@@ -549,9 +550,11 @@ function declareOutputFlags(command: Command, collection: Collection): void {
       '--escape-formulas',
       "with --csv: a leading ' on cells starting with = + - @, a tab or a carriage return, so a spreadsheet shows them rather than running them as formulas",
     )
-    .option(
-      '--excel',
-      'with --csv: a file for Excel: a UTF-8 BOM first (accented names survive a double-click) and --escape-formulas',
+    .addOption(
+      new Option(
+        '--excel',
+        'with --csv: a file for Excel: a UTF-8 BOM first (accented names survive a double-click) and --escape-formulas',
+      ).implies({ escapeFormulas: true }),
     );
 }
 
