@@ -416,6 +416,7 @@ export async function rowsOfSentFile(
   content: string,
   given: string,
   lookup?: (value: string) => { kind: string; school?: { sourcedId: string } },
+  refused = 'nothing was asked',
 ): Promise<PlannedRow[]> {
   const read = await readInviteFile(
     content,
@@ -425,7 +426,7 @@ export async function rowsOfSentFile(
   if (!read.ok) {
     const first = read.problems.slice(0, 5).map((p) => `line ${p.line}: ${p.reason}`);
     throw new UsageError(
-      `${given}: ${read.problems.length} problem${read.problems.length === 1 ? '' : 's'} found (${first.join('; ')}${read.problems.length > 5 ? '; …' : ''}); nothing was asked.`,
+      `${given}: ${read.problems.length} problem${read.problems.length === 1 ? '' : 's'} found (${first.join('; ')}${read.problems.length > 5 ? '; …' : ''}); ${refused}.`,
     );
   }
   return read.rows;

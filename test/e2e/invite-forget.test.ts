@@ -143,6 +143,20 @@ describe('roster invite forget', () => {
     expect(all.stderr).toContain('Nothing to forget in roster');
   });
 
+  it('--file of a file naming its schools by name forgets its rows, as the send recorded them', async () => {
+    const file = csvFile(['named@example.org,Birch Elementary School,1']);
+    expect((await roster(['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1'])).code).toBe(0);
+    expect(await has('named@example.org', 'org-sch-2')).toBe(true);
+    const forgot = await roster(['invite', 'forget', '--file', file, '--yes', '--json']);
+    expect(forgot.code, forgot.stderr).toBe(0);
+    expect((JSON.parse(forgot.stdout) as { forgotten: { email: string }[] }).forgotten).toHaveLength(1);
+    expect(await has('named@example.org', 'org-sch-2')).toBe(false);
+    // Another file (its own journal) that roster's record had skipped sends it again.
+    const again = csvFile(['named@example.org,org-sch-2,1']);
+    expect((await roster(['invite', 'send', '--file', again, '--sent-by-user-id', 'usr-1'])).code).toBe(0);
+    expect(emailsTo('named@example.org')).toBe(2);
+  });
+
   it("--school given a school's name (not its sourcedId): nothing to forget, and the ids the record holds", async () => {
     await sendAll();
     const before = recordText();

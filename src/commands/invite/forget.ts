@@ -8,7 +8,7 @@ import type { Context } from '../../context.js';
 import { RosterError, UsageError } from '../../errors.js';
 import { exists } from '../../files.js';
 import { readInput } from '../../invite/file-check.js';
-import { readInviteFile } from '../../invite/invite-file.js';
+import { rowsOfSentFile } from '../../invite/invite-file.js';
 import type { Destination } from '../../invite/store/index.js';
 import {
   type ForgetOutcome,
@@ -20,6 +20,8 @@ import {
 import { printJson } from '../../output/render.js';
 import { displayText } from '../../output/safe-text.js';
 import { consent } from '../../prompter.js';
+import { SchoolDirectory } from '../../schools/directory.js';
+import type { Session } from '../../session.js';
 import { printable } from '../../values.js';
 import { examples } from '../common.js';
 
@@ -68,24 +70,15 @@ export function parseForgetFlags(flags: ForgetFlags, interactive: boolean): Requ
   };
 }
 
-/** The identities of an invitation file's rows (as `invite send --file` reads them). */
-async function fileIdentities(file: string): Promise<Set<string>> {
+/**
+ * The identities of an invitation file's rows, read as `invite send --file` read them: a school named by
+ * name is the sourcedId the district's list gives it (its cache first), as the send recorded it.
+ */
+async function fileIdentities(ctx: Context, session: Session, file: string): Promise<Set<string>> {
   const content = await readInput(file, file);
-  // Only the identity matters here: placeholders stand in for what a send would need.
-  const read = await readInviteFile(content, {
-    sentByUserId: 'forget',
-    scopes: 'fillEnrollment',
-    studentCount: '1',
-  });
-  if (!read.ok) {
-    const first = read.problems.slice(0, 5).map((p) => `line ${p.line}: ${p.reason}`);
-    throw new UsageError(
-      `${file}: ${read.problems.length} problem${read.problems.length === 1 ? '' : 's'} found (${first.join('; ')}${read.problems.length > 5 ? '; …' : ''}); nothing was forgotten.`,
-    );
-  }
-  return new Set(
-    read.rows.map((r) => invitationIdentity(r.body.email, r.body.schoolId, r.body.schoolYearId)),
-  );
+  const lookup = await new SchoolDirectory(ctx, session).lookup();
+  const rows = await rowsOfSentFile(content, file, lookup, 'nothing was forgotten');
+  return new Set(rows.map((r) => invitationIdentity(r.body.email, r.body.schoolId, r.body.schoolYearId)));
 }
 
 const identityOf = (p: InvitationParts) => invitationIdentity(p.email, p.schoolId, p.schoolYearId);
@@ -129,9 +122,11 @@ export interface ForgetHooks {
  */
 export async function run(flags: ForgetFlags, ctx: Context, hooks: ForgetHooks): Promise<ForgetResult> {
   const request = parseForgetFlags(flags, ctx.interactive);
-  const selection: Selection =
-    request.kind === 'file' ? { ...request, identities: await fileIdentities(request.file) } : request;
   const session = await ctx.session();
+  const selection: Selection =
+    request.kind === 'file'
+      ? { ...request, identities: await fileIdentities(ctx, session, request.file) }
+      : request;
   const destination: Destination = { baseUrl: session.baseUrl, clientId: session.settings.clientId ?? '' };
   const path = sentRecordPath(ctx.paths.stateDir, destination);
   const base = { record: path, destination, dryRun: Boolean(flags.dryRun), listed: 0 };
