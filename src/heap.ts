@@ -53,6 +53,3 @@ export async function keepHeapSmall(
     `heap: grows at most ${policy.growPercent}% past what survived its last collection; the young generation stays small`,
   );
 }
-
-/** Reads and plans: the same policy as a send's (the name the read commands call it by). */
-export const favourMemory = keepHeapSmall;

@@ -3,7 +3,7 @@
 // runs the checks. A --school selection limits the report, never what is read: a reference is checked
 // against the whole district.
 import { ApiError, RosterError } from '../errors.js';
-import { favourMemory } from '../heap.js';
+import { keepHeapSmall } from '../heap.js';
 import { COLLECTIONS } from '../oneroster/collections.js';
 import { Pager } from '../oneroster/pager.js';
 import { type OneRosterService, pageSender } from '../oneroster/service.js';
@@ -83,7 +83,7 @@ export async function runAudit(
   options: AuditOptions & ReadOptions,
   hooks: AuditHooks,
 ): Promise<AuditResult> {
-  await favourMemory(hooks.debug);
+  await keepHeapSmall(hooks.debug);
   const audit = new Audit({ ...options, version: service.version });
   const collections = collectionsFor(options.checks, options.require);
   for (const [index, name] of collections.entries()) {

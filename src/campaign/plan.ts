@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { privateFolder, writePrivateFile } from '../files.js';
-import { favourMemory, PLAN_HEAP } from '../heap.js';
+import { keepHeapSmall, PLAN_HEAP } from '../heap.js';
 import { encodePathSegment, type ReadQuery } from '../oneroster/query.js';
 import { onerosterService } from '../oneroster/service.js';
 import type { Session } from '../session.js';
@@ -55,7 +55,7 @@ export async function makePlan(
   const today = new Date(ctx.now()).toISOString().slice(0, 10);
   const planner = new CampaignPlanner({ ...request, schools });
   const sent = await alreadySent(ctx, session, session.settings.clientId ?? '');
-  await favourMemory((line) => ctx.log.debug(line), PLAN_HEAP);
+  await keepHeapSmall((line) => ctx.log.debug(line), PLAN_HEAP);
 
   // The grades the students read are in (key → a spelling): what --grade is checked against.
   const grades = new Map<string, string>();

@@ -9,7 +9,7 @@ import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ApiError, RosterError, UsageError } from '../errors.js';
 import { createFresh, exists, fileError, isOwnFile, outputFolder, writePrivateFile } from '../files.js';
-import { favourMemory } from '../heap.js';
+import { keepHeapSmall } from '../heap.js';
 import { csvLine } from '../output/csv.js';
 import { ChangeTracker, type SavedWindow, type StartWindow, type WindowKey } from './change-window.js';
 import { refused, setClock, warnStamps } from './changes.js';
@@ -110,7 +110,7 @@ export async function runExport(
 ): Promise<ExportResult> {
   const { dir, mode } = options;
   await outputFolder(dir, hooks.warn);
-  await favourMemory(hooks.debug);
+  await keepHeapSmall(hooks.debug);
   const tasks = exportTasks(service.version, mode);
   const source: ExportSource = {
     baseUrl: service.baseUrl,

@@ -90,7 +90,7 @@ describe('invite list --all of 200,000 invitations', () => {
       }
       console.log(`invite list --all ${flag}: 200,000 invitations, peak RSS ${result.rssMiB} MiB`);
       // Measured on Node 20: ~118–135 MiB (600,000 take no more); Node 24 ~134 MiB with the reads' heap policy
-      // (favourMemory; 168–263 MiB under load without it). Before
+      // (keepHeapSmall; 168–263 MiB under load without it). Before
       // streaming, holding them: 298 MiB (--ndjson), 754 MiB (--json) of RSS.
       expect(result.rssMiB).toBeLessThan(256);
     },

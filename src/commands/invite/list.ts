@@ -5,7 +5,7 @@ import type { InvitationPage } from '../../api/enrollment.js';
 import { isRecord } from '../../api/errors.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { favourMemory } from '../../heap.js';
+import { keepHeapSmall } from '../../heap.js';
 import { isValidEmail } from '../../invite/invitation.js';
 import { invitationPages } from '../../invite/invitation-pages.js';
 import { writeWithBackpressure } from '../../io.js';
@@ -182,7 +182,7 @@ async function list(options: ListOptions, ctx: Context): Promise<void> {
   buildQuery(options); // usage errors before any credentials are read
   ctx.stopWhenOutputCloses?.();
   // A long read that keeps a page at a time: the heap held near it, as the OneRoster reads' is.
-  if (options.all) await favourMemory((line) => ctx.log.debug(line));
+  if (options.all) await keepHeapSmall((line) => ctx.log.debug(line));
   const session = await ctx.session();
   if (options.schoolId !== undefined) options.schoolId = await schoolIdOf(ctx, session, options.schoolId);
   const output = await listOutput(ctx, session, options);

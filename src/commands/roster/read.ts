@@ -5,7 +5,7 @@ import { type Command, Option } from 'commander';
 import { offerHiddenCommand } from '../../completion/model.js';
 import type { Context } from '../../context.js';
 import { ApiError, UsageError } from '../../errors.js';
-import { favourMemory } from '../../heap.js';
+import { keepHeapSmall } from '../../heap.js';
 import { collectionPager, readRecord } from '../../oneroster/collection-read.js';
 import { type Collection, nestedRead, type ParentFlag, parentFlagsOf } from '../../oneroster/collections.js';
 import type { Pager } from '../../oneroster/pager.js';
@@ -277,7 +277,7 @@ export async function readFrom(
         encodePathSegment(options.parents[name] ?? ''),
       )
     : collection.path;
-  if (options.all) await favourMemory((line) => ctx.log.debug(line));
+  if (options.all) await keepHeapSmall((line) => ctx.log.debug(line));
   const pager = collectionPager(service, collection, {
     below,
     query: options.query,
