@@ -5,7 +5,7 @@
 import type { Context } from '../context.js';
 import type { Session } from '../session.js';
 import { Settler, settledWords } from './settle.js';
-import { claimHoldMs, fileRunName, type OpenClaim, SETTLE_RUN, SentRecord } from './store/index.js';
+import { claimHoldMs, claimRunName, type OpenClaim, SETTLE_RUN, SentRecord } from './store/index.js';
 
 /** One invitation asked about: who it is for, the run that left it open, and what it is now. */
 export interface SettledInvitation {
@@ -61,7 +61,7 @@ export async function settleRecord(
         schoolId: invitation.schoolId,
         ...(invitation.schoolYearId !== undefined && { schoolYearId: invitation.schoolYearId }),
         sentAt,
-        by: historyName(invitation),
+        by: claimRunName(invitation.claim) ?? 'invite send --file',
       });
       const createdAt = settlement.createdAt;
       rows.push({
@@ -75,12 +75,6 @@ export async function settleRecord(
   } finally {
     await record.close();
   }
-}
-
-/** The run that sent it, as the record names runs: its file's name, or the command that sent it. */
-function historyName({ claim }: OpenClaim): string {
-  if (claim.run.startsWith('\0')) return 'invite send --email';
-  return fileRunName(claim.file) ?? 'invite send --file';
 }
 
 /**

@@ -11,7 +11,7 @@ import type { Session } from '../session.js';
 import type { Settings } from '../settings.js';
 import { printable } from '../values.js';
 import { Settler, sendSettled } from './settle.js';
-import { claimHoldMs, invitationIdentity, SentRecord, sentEntry } from './store/index.js';
+import { claimHoldMs, claimRunName, invitationIdentity, SentRecord, sentEntry } from './store/index.js';
 
 /**
  * Sends `body` (validated, confirmed) and notes the outcome in the record; the server's answer. Says first
@@ -109,7 +109,7 @@ async function settle(
       identity,
       SINGLE_SEND,
       outcome === 'in-doubt' ? 'in-doubt' : 'done',
-      outcome === 'sent' ? sentEntry(body, new Date(ctx.now()), 'invite send --email') : undefined,
+      outcome === 'sent' ? sentEntry(body, new Date(ctx.now()), claimRunName(SINGLE_SEND)) : undefined,
     );
   } catch (error) {
     const problem = (error as Error).message.replace(/\.$/, '');

@@ -3,12 +3,11 @@
 // the claims still open (in doubt, or being sent now). Read only: nothing is created or locked, and the
 // record is read as every run reads it (its header checked, a damaged line refused).
 import { hostname } from 'node:os';
-import { readPrivateFile } from '../../files.js';
 import { type Claim, readClaims } from './claims.js';
 import { standing } from './decide.js';
-import { forEachLine } from './json-lines.js';
 import type { Destination } from './layout.js';
-import { identityParts, parseEntry, SentRecord } from './sent-record.js';
+import { claimRunName } from './row-guard.js';
+import { identityParts, SentRecord } from './sent-record.js';
 
 /** One event of an invitation, as the record tells it. */
 export interface HistoryEvent {
@@ -27,23 +26,17 @@ export async function recordHistory(
   stateDir: string,
   destination: Destination,
 ): Promise<{ path: string; events: HistoryEvent[] }> {
-  // Peeked first: a foreign or damaged record is refused as every run refuses it.
-  const { path } = await SentRecord.peek(stateDir, destination);
-  const text = await readPrivateFile(path, { own: true, followLinks: false });
+  // Read as every run reads it: a foreign or damaged record is refused.
   const events: HistoryEvent[] = [];
-  forEachLine(text ?? '', (line, index) => {
-    const entry = index === 0 ? undefined : parseEntry(line);
-    if (!entry) return;
+  const { path } = await SentRecord.peek(stateDir, destination, (entry) => {
     const { email, schoolId, schoolYearId } = entry;
     const parts = { email, schoolId, ...(schoolYearId !== undefined && { schoolYearId }) };
     if ('forgottenAt' in entry) events.push({ ...parts, event: 'forgotten', at: entry.forgottenAt });
     else events.push({ ...parts, event: 'sent', at: entry.sentAt, ...(entry.by && { by: entry.by }) });
   });
-  if (text !== undefined) {
-    for (const claim of (await readClaims(`${path}.claims`)).values()) {
-      const event = openEvent(claim);
-      if (event) events.push({ ...identityParts(claim.id), event, at: claim.at, ...byOf(claim) });
-    }
+  for (const claim of (await readClaims(`${path}.claims`)).values()) {
+    const event = openEvent(claim);
+    if (event) events.push({ ...identityParts(claim.id), event, at: claim.at, ...byOf(claim) });
   }
   return { path, events: events.sort((a, b) => a.at.localeCompare(b.at)) };
 }
@@ -56,12 +49,10 @@ function openEvent(claim: Claim): HistoryEvent['event'] | undefined {
   return undefined;
 }
 
-const byOf = (claim: Claim) =>
-  claim.run.startsWith('\0')
-    ? { by: (claim.file ?? '').replaceAll('\u0060', '').replace(/^roster /, '') }
-    : claim.file !== undefined
-      ? { by: claim.file.replace(/^.*[/\\]/, '') }
-      : {};
+const byOf = (claim: Claim) => {
+  const by = claimRunName(claim);
+  return by === undefined ? {} : { by };
+};
 
 /** No run's own: every live claim is someone else's. */
 const HISTORY_RUN = { run: `\0roster invite history ${hostname()}` };

@@ -59,7 +59,7 @@ export { FileRun, peekRun, type ResendFlags, type RunOf, type RunView } from './
 export { type HistoryEvent, recordHistory } from './history.js';
 export { bodyHash, contentHash, Journal, type JournalEntry, type LastEntry } from './journal.js';
 export { canonicalBaseUrl, type Destination, journalPath, sentRecordPath } from './layout.js';
-export { claimHoldMs, fileRunName, type RowGuard, sentEntry } from './row-guard.js';
+export { claimHoldMs, claimRunName, type RowGuard, sentEntry } from './row-guard.js';
 export {
   type ForgetOutcome,
   type InvitationParts,

@@ -145,5 +145,14 @@ export function sentEntry(body: InvitationBody, at: Date, by?: string): SentEntr
 /** A file run as the record names it (SentEntry.by): the file's name, short, for every line it sends. */
 export const fileRunName = (file: string | undefined) => (file === undefined ? undefined : basename(file));
 
+/**
+ * The run of a claim as the record names runs (SentEntry.by): a file run's file name; a command's own run
+ * (a single send: its run starts with NUL) by its name without backticks or "roster ".
+ */
+export function claimRunName(claim: ClaimingRun): string | undefined {
+  if (!claim.run.startsWith('\0')) return fileRunName(claim.file);
+  return claim.file?.replaceAll('\u0060', '').replace(/^roster /, '');
+}
+
 export const identityOf = (row: PlannedRow) =>
   invitationIdentity(row.body.email, row.body.schoolId, row.body.schoolYearId);

@@ -132,12 +132,16 @@ export class SentRecord {
    * Reads the record without creating anything or taking a lock (for a dry run or a plan that sends
    * nothing); a missing record is an empty one. add() is refused.
    */
-  static async peek(stateDir: string, destination: Destination): Promise<SentRecord> {
+  static async peek(
+    stateDir: string,
+    destination: Destination,
+    onEntry?: (entry: RecordEntry) => void,
+  ): Promise<SentRecord> {
     const path = sentRecordPath(stateDir, destination);
     await privateFolder(join(stateDir, 'sent'), stateDir, { create: false });
     const text = await readPrivateFile(path, { own: true, followLinks: false });
     const record = new SentRecord(path, undefined, canonical(destination));
-    if (text !== undefined) record.ingest(Buffer.from(text, 'utf8'));
+    if (text !== undefined) record.ingest(Buffer.from(text, 'utf8'), onEntry);
     return record;
   }
 
@@ -169,8 +173,11 @@ export class SentRecord {
     }
   }
 
-  /** Takes in the whole lines of `bytes` (what follows this.offset); a torn last line is not counted. */
-  private ingest(bytes: Buffer): void {
+  /**
+   * Takes in the whole lines of `bytes` (what follows this.offset); a torn last line is not counted.
+   * `onEntry` is shown each entry as it is read (`roster invite history`).
+   */
+  private ingest(bytes: Buffer, onEntry?: (entry: RecordEntry) => void): void {
     // A torn last line is either being written now or was cut by a kill: the next writer removes it.
     const end = bytes.lastIndexOf(10) + 1;
     if (end === 0) return;
@@ -182,6 +189,7 @@ export class SentRecord {
         return;
       }
       const entry = parseEntry(line);
+      if (entry) onEntry?.(entry);
       if (entry && 'forgottenAt' in entry) {
         const identity = invitationIdentity(entry.email, entry.schoolId, entry.schoolYearId);
         this.sent.delete(identity);
@@ -500,13 +508,7 @@ export class SentRecord {
    * answered. Without `write`, only says what it would forget.
    */
   async forget(pick: (invitation: InvitationParts) => boolean, write: boolean): Promise<ForgetOutcome> {
-    const { handle } = this;
-    if (!handle) throw new Error(`${this.path} was opened to be read only.`);
-    while (this.writing) await sleep(5);
-    const lockPath = `${this.path}.lock`;
-    const token = await waitForLock(lockPath);
-    try {
-      this.checkIdentity();
+    return this.alone(async () => {
       this.load();
       const busy = new Map<string, Claim>();
       this.claims ??= new ClaimsFile(`${this.path}.claims`);
@@ -533,9 +535,7 @@ export class SentRecord {
         this.load();
       }
       return outcome;
-    } finally {
-      await releaseLock(lockPath, token);
-    }
+    });
   }
 
   /**
@@ -543,12 +543,7 @@ export class SentRecord {
    * that stopped (`roster invite settle` asks the server about them). Live runs' claims are left out.
    */
   async openClaims(): Promise<OpenClaim[]> {
-    if (!this.handle) throw new Error(`${this.path} was opened to be read only.`);
-    while (this.writing) await sleep(5);
-    const lockPath = `${this.path}.lock`;
-    const token = await waitForLock(lockPath);
-    try {
-      this.checkIdentity();
+    return this.alone(async () => {
       const open: OpenClaim[] = [];
       this.claims ??= new ClaimsFile(`${this.path}.claims`);
       await this.claims.update((latest) => {
@@ -566,6 +561,21 @@ export class SentRecord {
         return [];
       });
       return open;
+    });
+  }
+
+  /**
+   * `body` under the record's lock, once this process's own batches are written, on the record this
+   * process holds (forget, openClaims: whole reads of the claims, outside the batches of a run).
+   */
+  private async alone<T>(body: () => Promise<T>): Promise<T> {
+    if (!this.handle) throw new Error(`${this.path} was opened to be read only.`);
+    while (this.writing) await sleep(5);
+    const lockPath = `${this.path}.lock`;
+    const token = await waitForLock(lockPath);
+    try {
+      this.checkIdentity();
+      return await body();
     } finally {
       await releaseLock(lockPath, token);
     }
@@ -686,10 +696,11 @@ export interface OpenClaim extends InvitationParts {
   claim: Claim;
 }
 
+/** A line of the record after its header: an invitation sent, or one `roster invite forget` took out. */
+export type RecordEntry = SentEntry | (InvitationParts & { forgottenAt: string });
+
 /** An entry, or a forgetting (roster invite forget), or undefined for a damaged line. */
-export function parseEntry(
-  line: string,
-): SentEntry | (InvitationParts & { forgottenAt: string }) | undefined {
+function parseEntry(line: string): RecordEntry | undefined {
   try {
     const value = JSON.parse(line) as Partial<SentEntry & { forgottenAt: string }>;
     if (
