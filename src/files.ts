@@ -403,6 +403,28 @@ export function openOwnAppendableSync(path: string): number {
   }
 }
 
+/**
+ * Whether `path` is there (created 0600 first with `create`): only a regular file of the user's that nobody
+ * else can write, opened without following a link, else a FileError; false when there is nothing.
+ */
+export function checkOwnFileSync(path: string, options: { create: boolean }): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, (options.create ? O_RDWR | O_CREAT : O_RDONLY) | O_NONBLOCK | O_NOFOLLOW, 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !options.create) return false;
+    throw fileError(error, path, 'open');
+  }
+  try {
+    trusted(fstatSync(fd), path, true, 'open');
+    return true;
+  } catch (error) {
+    throw fileError(error, path, 'open');
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** True when `path` is a regular file of the user's that nobody else can write (no link followed). */
 export async function isOwnFile(path: string): Promise<boolean> {
   try {

@@ -1,26 +1,22 @@
 // Sends planned rows with bounded concurrency: N workers each take the next row, claim it from other runs
-// (claims-ahead.ts: asked for a batch of rows ahead of the workers, so the record takes one lock and one fsync
-// for many rows), journal it in flight, send it, and note its outcome (row-notes.ts: sent, failed or
-// in-doubt); what they share is in one place (bulk-run-state.ts). Stops taking new rows on interrupt or on an
-// error every later row would meet too (credentials, permission, an unreachable server); rows already in
-// flight always finish.
+// and journal it in flight (one transaction: store/row-guard.ts), send it, and note its outcome (row-notes.ts:
+// sent, failed or in-doubt); what they share is in one place (bulk-run-state.ts). Stops taking new rows on
+// interrupt or on an error every later row would meet too (credentials, permission, an unreachable server);
+// rows already in flight always finish.
 import { ApiError, ForeignAnswerError, RosterError } from '../errors.js';
 import { RunState } from './bulk-run-state.js';
-import { ClaimsAhead, type RowClaims, UNGUARDED } from './claims-ahead.js';
 import { invitationKey } from './invitation.js';
 import type { PlannedRow } from './invite-file.js';
-import { markInFlight, noteOutcome } from './row-notes.js';
+import { inFlightEntry, type NotedRow, noteOutcome } from './row-notes.js';
 import { type RequestResult, type RowResult, type RowResults, type RunCounts, SENT } from './row-results.js';
-import { bodyHash, type Journal, type RowGuard } from './store/index.js';
+import { bodyHash, type RowGuard } from './store/index.js';
 
-export { CLAIM_FRESH_MS } from './claims-ahead.js';
 export { type RowResult, RowResults, type RunCounts } from './row-results.js';
 
 export interface RunnerOptions {
   rows: PlannedRow[];
-  journal: Journal;
-  /** Claims each row in roster's record of sent invitations (which every row confirmed sent joins). */
-  guard?: RowGuard;
+  /** Claims each row in roster's record and journals it (which every row confirmed sent joins). */
+  guard: RowGuard;
   concurrency: number;
   signal: AbortSignal;
   /** Keys of rows that were in doubt and are sent again on purpose (--resend-in-doubt). */
@@ -41,17 +37,12 @@ export interface RunOutcome {
 
 /** Sends `rows` with `concurrency` workers; resolves once every row taken is done and noted. */
 export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
-  const { rows, guard, concurrency, now } = options;
-  const run = new RunState(rows.length, options.signal, options.onProgress);
-  const claims = guard ? new ClaimsAhead({ rows, guard, concurrency, now }, run) : UNGUARDED;
-  const workers = Array.from({ length: Math.min(concurrency, rows.length) }, () =>
-    worker(options, run, claims),
+  const run = new RunState(options.rows.length, options.signal, options.onProgress);
+  const workers = Array.from({ length: Math.min(options.concurrency, options.rows.length) }, () =>
+    worker(options, run),
   );
   const settled = await Promise.allSettled(workers);
-  // The rows claimed ahead and never taken are let go, and every outcome reaches the journal and the record.
   run.endClaims();
-  await claims.releaseAhead();
-  await guard?.flush();
   await run.noted();
   // A journal that cannot be written is the one failure that must end the run as it is.
   const broken = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
@@ -61,15 +52,18 @@ export async function sendRows(options: RunnerOptions): Promise<RunOutcome> {
 }
 
 /**
- * One of the run's workers: takes the next row, claims it, marks it in flight, sends it and notes its
+ * One of the run's workers: takes the next row, claims it and marks it in flight, sends it and notes its
  * outcome, until the run stops taking rows or none is left. A row withheld (sent elsewhere, in doubt) is
  * counted without a request.
  */
-async function worker(options: RunnerOptions, run: RunState, claims: RowClaims): Promise<void> {
+async function worker(options: RunnerOptions, run: RunState): Promise<void> {
   for (let index = run.take(); index !== undefined; index = run.take()) {
-    const claimed = await claims.claimOf(index);
+    const row = options.rows[index]!;
+    const noted = { row, key: invitationKey(row.body.email, row.body.schoolId), hash: bodyHash(row.body) };
+    const inFlight = inFlightEntry(options, noted);
+    const claimed = await claim(options, run, noted, inFlight);
     if (claimed === 'aborted') {
-      // Interrupted while another run held the row: not started, like every row after it.
+      // Interrupted while another run held the row, or the record failed: not started, like every row after it.
       run.untake();
       return;
     }
@@ -77,13 +71,20 @@ async function worker(options: RunnerOptions, run: RunState, claims: RowClaims):
       run.count(index, claimed);
       continue;
     }
-    const row = options.rows[index]!;
-    const noted = { row, key: invitationKey(row.body.email, row.body.schoolId), hash: bodyHash(row.body) };
-    const requestedAt = options.now().toISOString();
-    await markInFlight(options, noted);
     const result = await request(options, run, row);
     run.count(index, result);
-    noteOutcome(options, run, noted, result, requestedAt);
+    noteOutcome(options, run, noted, result, inFlight.at);
+  }
+}
+
+/** The row claimed from other runs and journaled in flight: 'go', withheld, or 'aborted'. */
+async function claim(options: RunnerOptions, run: RunState, noted: NotedRow, inFlight: ReturnType<typeof inFlightEntry>) {
+  try {
+    return await options.guard.begin(noted.row, inFlight, run.claimSignal);
+  } catch (error) {
+    // Unclaimed, a row could go out beside another run's: this one and every later row stay unsent.
+    run.stopWith(error);
+    return 'aborted' as const;
   }
 }
 

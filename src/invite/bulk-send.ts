@@ -6,7 +6,7 @@
 // one whose other fields were edited since), and never re-sends one in doubt by accident. It never prompts
 // or prints: the command asks its question, shows the progress and the outcome (SendHooks, FileSendResult).
 import { rm } from 'node:fs/promises';
-import { basename, dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { INVITATIONS_PATH } from '../api/enrollment.js';
 import type { Context } from '../context.js';
 import { writePrivateFile } from '../files.js';
@@ -156,12 +156,10 @@ async function sendPlan(
   try {
     const outcome = await sendRows({
       rows: plan.toSend,
-      journal: store.rowJournal,
       // Claimed before each request: another run may be sending the same people right now.
       guard: store.guard({
         timeoutMs: settings.timeoutMs,
         now,
-        warn: (message) => ctx.log.warn(message),
         info: (message) => ctx.log.info(message),
       }),
       concurrency: options.concurrency,
@@ -211,7 +209,7 @@ async function reportOf(
     contentChanged,
     ...(sent.outcome.stoppedBy && { stoppedBy: sent.outcome.stoppedBy.message }),
     counts,
-    failedCsv: await writeFailed(failed, info, options.failedCsv, view.path),
+    failedCsv: await writeFailed(failed, info, options.failedCsv, view.failedCsv),
     rows: reportRows,
   };
 }
@@ -273,9 +271,9 @@ async function writeFailed(
   failed: PlannedRow[],
   info: InfoColumn[],
   chosen: string | undefined,
-  journal: string,
+  byDefault: string,
 ): Promise<string | null> {
-  const path = chosen ? resolve(chosen) : `${dirname(journal)}/${basename(journal, '.jsonl')}.failed.csv`;
+  const path = chosen ? resolve(chosen) : byDefault;
   if (failed.length === 0) {
     if (!chosen) await rm(path, { force: true });
     return null;

@@ -1,6 +1,5 @@
 // Runs of `invite send --file` over a real journal and record, opened as the command opens them, for tests
 // that drive sendRows and its guard directly; and the claims other runs leave on an invitation.
-import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { PlannedRow } from '../../src/invite/invite-file.js';
 import { contentHash, Journal, SentRecord } from '../../src/invite/store/index.js';
@@ -15,9 +14,9 @@ export const plannedRow = (email: string, line: number): PlannedRow => ({
 
 /** The journal, record and guard of a run of `/data/<name>.csv` in `state` (no --resend-*); close() after. */
 export async function guardedRun(state: string, name: string) {
-  const path = join(state, 'invites', `${name}.csv-0123456789abcdef.jsonl`);
-  const journal = await Journal.open(
-    path,
+  const record = await SentRecord.open(state, destination);
+  const journal = Journal.open(
+    record.store,
     {
       journal: 'roster invite send',
       version: 1,
@@ -27,21 +26,19 @@ export async function guardedRun(state: string, name: string) {
     },
     new Date(),
   );
-  const record = await SentRecord.open(state, destination);
   record.load();
-  const guard = recordGuard(record, {
-    run: { run: path, file: `/data/${name}.csv`, began: journal.header.createdAt },
+  const guard = recordGuard(record, journal, {
+    run: { run: journal.run, file: `/data/${name}.csv`, began: journal.header.createdAt },
     resendSent: false,
     resendInDoubt: false,
     resending: new Set(),
     timeoutMs: 30_000,
     now: () => new Date(),
-    warn: () => {},
     info: () => {},
   });
   const close = async () => {
+    journal.close();
     await record.close();
-    await journal.close();
   };
   return { journal, record, guard, close };
 }
@@ -49,7 +46,7 @@ export async function guardedRun(state: string, name: string) {
 /** Run C sent `identity` and could not tell whether it went out: in doubt for every run. */
 export async function inDoubtByC(state: string, identity: string): Promise<void> {
   const c = await SentRecord.open(state, destination);
-  const run = { run: join(state, 'invites', 'c.csv-fedcba9876543210.jsonl'), file: '/data/c.csv' };
+  const run = { run: '/data/c.csv', file: '/data/c.csv' };
   const never = new AbortController().signal;
   const claimed = await c.claim(identity, run, {
     ignoreSent: false,
@@ -67,7 +64,7 @@ export async function plainClaim(state: string, identity: string): Promise<strin
   const b = await SentRecord.open(state, destination);
   const outcome = await b.claim(
     identity,
-    { run: join(state, 'invites', 'b.csv-1111111111111111.jsonl'), file: '/data/b.csv' },
+    { run: '/data/b.csv', file: '/data/b.csv' },
     { ignoreSent: false, ignoreDoubt: false, signal: AbortSignal.timeout(3000), holdMs: 60_000 },
   );
   await b.close();

@@ -1,8 +1,7 @@
 // The one place that decides whether an invitation is sent, in doubt or not sent yet, from what the store
-// holds (index.ts describes the files):
+// holds (index.ts describes the tables):
 // - before a run (planRows): by the file's journal, then by roster's record of sent invitations;
-// - before a row's request, a batch ahead or just before it (claimDecision): by the record again and every
-//   run's latest claim, a dead run's read against its journal;
+// - just before a row's request (claimDecision): by the record again and every run's claim;
 // - what a row becomes when it may not be claimed (rowVerdict).
 // Throughout, what was (or may have been) sent wins: a row is never sent twice without --resend-*.
 import { hostname } from 'node:os';
@@ -128,21 +127,12 @@ export interface ClaimRequest {
   /** --resend-in-doubt: another run's doubt does not stop it. */
   ignoreDoubt: boolean;
   holdMs: number;
-  /**
-   * Asked ahead of the row's request (invite/claims-ahead.ts): taken only when nothing stands in the way, never
-   * over another claim or a record of it sent, and never waited for ('later': asked again just before the
-   * request). A row held ahead is not being sent yet, so holding it over another run's doubt could erase
-   * that doubt when it is let go, and holding it while waiting for another row could deadlock two runs.
-   */
-  ahead?: boolean;
 }
 
 /** What became of a claim (SentRecord.claim). */
 export type ClaimOutcome =
   /** `over`: taken over another run's doubt (--resend-*), which stands again if this run does not send it. */
   | { kind: 'claimed'; over?: true }
-  /** Asked ahead, and something stands in the way: ask again just before the request. */
-  | { kind: 'later' }
   | { kind: 'sent'; sentAt: string }
   | { kind: 'stopped' | 'in-doubt'; run: string; file?: string }
   | { kind: 'aborted' };
@@ -155,23 +145,17 @@ export type ClaimDecision =
 /**
  * Whether a claim may be taken, given when the record shows it sent (if it does) and the latest claim of any
  * run on it. `waitingSince` (this process's, by claim) bounds how long another run's claim is waited for.
- * `leftUnsent` tells of a claim whose run died (never one that only ran late: a live run may still send)
- * whether that run's journal shows the request never left: a run claims rows a little ahead of their
- * requests, and those it never sent are free, not in doubt.
  */
 export function claimDecision(
   request: ClaimRequest,
   sentAt: string | undefined,
   other: Claim | undefined,
   waitingSince: Map<string, number>,
-  leftUnsent: (claim: Claim) => boolean = () => false,
 ): ClaimDecision {
   if (sentAt !== undefined && !request.ignoreSent) return { kind: 'sent', sentAt };
+  if (other === undefined) return { kind: 'claimed' };
   const now = Date.now();
   const { state, wait } = standingWaited(request, other, waitingSince, now);
-  const unsent = state === 'stopped' && other !== undefined && !isRunning(other) && leftUnsent(other);
-  if (request.ahead && !clearAhead(sentAt, state, other, unsent)) return { kind: 'later' };
-  if (unsent || other === undefined) return { kind: 'claimed' };
   return decisionOver(other, state, request.ignoreDoubt, now, wait);
 }
 
@@ -181,25 +165,16 @@ export function claimDecision(
  */
 function standingWaited(
   request: ClaimRequest,
-  other: Claim | undefined,
+  other: Claim,
   waitingSince: Map<string, number>,
   now: number,
-): { state: Standing; wait?: Wait } {
-  if (other === undefined) return { state: standing(other, request.claim, now) };
+): { state: Standing; wait: Wait } {
   const key = JSON.stringify([other.id, other.run, other.at]);
   const wait: Wait = { since: waitingSince.get(key) ?? now, holdMs: request.holdMs };
   const state = standing(other, request.claim, now, wait);
   if (state === 'busy') waitingSince.set(key, wait.since);
   else waitingSince.delete(key);
   return { state, wait };
-}
-
-/**
- * Whether a row asked for ahead of its request may be claimed: not recorded sent, and free (no claim, a
- * settled one, or this run's own but its doubt) or a dead run's never sent.
- */
-function clearAhead(sentAt: string | undefined, state: Standing, other: Claim | undefined, unsent: boolean) {
-  return sentAt === undefined && ((state === 'free' && other?.state !== 'in-doubt') || unsent);
 }
 
 /**
@@ -211,7 +186,7 @@ function decisionOver(
   state: Standing,
   ignoreDoubt: boolean,
   now: number,
-  wait: Wait | undefined,
+  wait: Wait,
 ): ClaimDecision {
   if (state === 'busy') return { kind: 'busy', other, until: waitEnd(other, now, wait) };
   if (state === 'free') return { kind: 'claimed' };
@@ -225,12 +200,10 @@ function decisionOver(
 export type Withheld = { state: 'elsewhere'; sentAt: string } | { state: 'in-doubt'; reason: string };
 
 /** What a row of a file becomes once its claim is decided: sent now ('go'), or withheld, or not started. */
-export function rowVerdict(outcome: ClaimOutcome): 'go' | 'later' | 'aborted' | Withheld {
+export function rowVerdict(outcome: ClaimOutcome): 'go' | 'aborted' | Withheld {
   switch (outcome.kind) {
     case 'claimed':
       return 'go';
-    case 'later':
-      return 'later';
     case 'aborted':
       return 'aborted';
     case 'sent':

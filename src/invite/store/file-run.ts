@@ -1,21 +1,14 @@
 // The store as one run of `invite send --file` sees it: the file's journal (its own rows) and roster's record
-// of sent invitations (every run's), opened together, reconciled, and asked one question per row: send it,
-// skip it, or hold it in doubt (decide.ts).
-import { dirname } from 'node:path';
+// of sent invitations (every run's), in the destination's database, read together and asked one question
+// per row: send it, skip it, or hold it in doubt (decide.ts).
+import { join } from 'node:path';
 import { privateFolder } from '../../files.js';
 import type { PlannedRow } from '../invite-file.js';
 import { keyOf, planRows, type RowPlan, type SentElsewhere } from './decide.js';
-import { bodyHash, Journal, type JournalHeader, type LastEntry, locateJournal } from './journal.js';
-import type { Destination } from './layout.js';
-import {
-  fileRunName,
-  type GuardOptions,
-  identityOf,
-  type RowGuard,
-  recordGuard,
-  sentEntry,
-} from './row-guard.js';
-import { type SentEntry, SentRecord } from './sent-record.js';
+import { bodyHash, Journal, type JournalEntry, type JournalHeader, type LastEntry, realFile } from './journal.js';
+import { type Destination, journalPath } from './layout.js';
+import { fileRunName, type GuardOptions, identityOf, type RowGuard, recordGuard, sentEntry } from './row-guard.js';
+import { SentRecord } from './sent-record.js';
 
 /** What a run is: the file (an absolute path, any spelling), what it holds now, and where it sends. */
 export interface RunOf {
@@ -36,33 +29,40 @@ export interface ResendFlags {
 
 /** What a run finds before it sends: the journal's header (absent on a first run) and the rows' plan. */
 export interface RunView {
-  /** The journal's path (also where the failed rows' CSV goes by default). */
+  /** The database the journal is in. */
   path: string;
+  /** Where the rows that failed go by default: roster's invites folder, named after the file. */
+  failedCsv: string;
   header: JournalHeader | undefined;
   /** The rows' states before this run, by key. */
   before: ReadonlyMap<string, LastEntry>;
   plan: RowPlan;
 }
 
-/** The journal's place, with roster's state folders down to it checked (created unless `create` is false). */
-async function place(run: RunOf, create: boolean) {
-  const where = await locateJournal(run.stateDir, run.file, run.destination);
+/** The file's real path, with roster's state folders checked (created unless `create` is false). */
+async function place(run: RunOf, create: boolean): Promise<{ file: string; failedCsv: string }> {
+  const file = await realFile(run.file);
   // Refused if another user owns one of the folders or others can write to it.
-  await privateFolder(dirname(where.path), run.stateDir, { create });
-  return where;
+  await privateFolder(join(run.stateDir, 'sent'), run.stateDir, { create });
+  await privateFolder(join(run.stateDir, 'invites'), run.stateDir, { create });
+  const failedCsv = journalPath(run.stateDir, file, run.destination).replace(/\.jsonl$/, '.failed.csv');
+  return { file, failedCsv };
 }
 
-/** Reads the journal and the record without creating anything or taking a lock (for --dry-run). */
+/** Reads the journal and the record without taking anything (for --dry-run). */
 export async function peekRun(run: RunOf, rows: PlannedRow[], flags: ResendFlags): Promise<RunView> {
-  const { path } = await place(run, false);
-  const record = await SentRecord.peek(run.stateDir, run.destination);
-  const { header, states } = await Journal.peek(path);
-  return {
-    path,
-    header,
-    before: states,
-    plan: planRows(rows, states, flags.resendInDoubt, elsewhere(record, flags)),
-  };
+  const { file, failedCsv } = await place(run, false);
+  return SentRecord.peekWith(run.stateDir, run.destination, (record, db) => {
+    record.load();
+    const { header, states } = Journal.peek(db, file);
+    return {
+      path: record.path,
+      failedCsv,
+      header,
+      before: states,
+      plan: planRows(rows, states, flags.resendInDoubt, elsewhere(record, flags)),
+    };
+  });
 }
 
 /** A run holding its journal's lock and the record open: what it plans, journals and claims goes through it. */
@@ -87,49 +87,37 @@ export class FileRun {
    * journal says were sent and it lacks, and plans the rows.
    */
   static async open(run: RunOf, rows: PlannedRow[], flags: ResendFlags, now: Date): Promise<FileRun> {
-    const where = await place(run, true);
-    const journal = await Journal.open(
-      where.path,
-      {
-        journal: 'roster invite send',
-        version: 1,
-        file: where.file,
-        destination: run.destination,
-        sha256: run.sha256,
-      },
-      now,
-    );
-    let record: SentRecord | undefined;
+    const { file, failedCsv } = await place(run, true);
+    const record = await SentRecord.open(run.stateDir, run.destination);
+    let journal: Journal | undefined;
     try {
-      record = await SentRecord.open(run.stateDir, run.destination);
+      journal = Journal.open(
+        record.store,
+        { journal: 'roster invite send', version: 1, file, destination: run.destination, sha256: run.sha256 },
+        now,
+      );
       record.load();
-      await recordSentRows(record, rows, journal.states, fileRunName(run.file));
-      // Not copied: the journal's states stay what it held when opened.
       const before = journal.states;
       const plan = planRows(rows, before, flags.resendInDoubt, elsewhere(record, flags));
       return new FileRun(journal, record, flags, run.file, rows, {
-        path: where.path,
+        path: record.path,
+        failedCsv,
         header: journal.header,
         before,
         plan,
       });
     } catch (error) {
-      await record?.close();
-      await journal.close();
+      journal?.close();
+      await record.close();
       throw error;
     }
   }
 
-  /** The journal rows are noted in as they are sent (bulk-runner.ts). */
-  get rowJournal(): Journal {
-    return this.journal;
-  }
-
-  /** Claims each row in the record before its request, and settles it after. */
+  /** Claims each row in the record before its request, and settles it after, with its journal entries. */
   guard(options: Omit<GuardOptions, 'run' | 'resendSent' | 'resendInDoubt' | 'resending'>): RowGuard {
-    return recordGuard(this.record, {
+    return recordGuard(this.record, this.journal, {
       ...options,
-      run: { run: this.view.path, file: this.file, began: this.journal.header.createdAt },
+      run: { run: this.journal.run, file: this.file, began: this.journal.header.createdAt },
       resendSent: this.flags.resendSent,
       resendInDoubt: this.flags.resendInDoubt,
       resending: this.view.plan.resending,
@@ -142,8 +130,7 @@ export class FileRun {
    */
   async noteSettled(settled: { row: PlannedRow; reason: string }[], now: Date): Promise<void> {
     const at = now.toISOString();
-    await this.journal.record(
-      settled.map(({ row, reason }) => ({
+    const entries = settled.map(({ row, reason }): JournalEntry => ({
         key: keyOf(row),
         line: row.line,
         state: 'sent',
@@ -153,10 +140,12 @@ export class FileRun {
         // The hash of the request that was sent (its body may differ from the row read now).
         bodyHash: this.current.before.get(keyOf(row))?.bodyHash ?? bodyHash(row.body),
         reason,
-      })),
-    );
+    }));
     const unrecorded = settled.filter(({ row }) => !this.record.has(identityOf(row)));
-    await this.record.add(unrecorded.map(({ row }) => sentEntry(row.body, now, fileRunName(this.file))));
+    await this.record.batch(() => {
+      this.journal.write(entries);
+      this.record.note(unrecorded.map(({ row }) => sentEntry(row.body, now, fileRunName(this.file))));
+    });
     // Copied only now: the journal's states stay what it held when opened (see open).
     const before = new Map(this.current.before);
     for (const { row } of settled) before.set(keyOf(row), { state: 'sent', at });
@@ -166,9 +155,9 @@ export class FileRun {
 
   async close(): Promise<void> {
     try {
-      await this.record.close();
+      this.journal.close();
     } finally {
-      await this.journal.close();
+      await this.record.close();
     }
   }
 }
@@ -180,28 +169,4 @@ export class FileRun {
  */
 function elsewhere(record: SentRecord, flags: ResendFlags): SentElsewhere {
   return (row) => (flags.resendSent ? undefined : record.sentAt(identityOf(row)));
-}
-
-/**
- * Rows the journal says were sent and the record lacks (a run killed between the two writes) are added, so
- * no campaign plan lists them again; not those forgotten (`roster invite forget`) since they were sent,
- * which would undo the forgetting.
- */
-async function recordSentRows(
-  record: SentRecord,
-  rows: PlannedRow[],
-  states: ReadonlyMap<string, LastEntry>,
-  by: string | undefined,
-): Promise<void> {
-  const missing: SentEntry[] = [];
-  for (const row of rows) {
-    const entry = states.get(keyOf(row));
-    if (entry?.state !== 'sent') continue;
-    const identity = identityOf(row);
-    if (record.has(identity)) continue;
-    const forgotten = record.forgottenAt(identity);
-    if (forgotten === undefined || forgotten < entry.at)
-      missing.push(sentEntry(row.body, new Date(entry.at), by));
-  }
-  await record.add(missing);
 }

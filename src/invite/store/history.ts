@@ -3,7 +3,7 @@
 // the claims still open (in doubt, or being sent now). Read only: nothing is created or locked, and the
 // record is read as every run reads it (its header checked, a damaged line refused).
 import { hostname } from 'node:os';
-import { type Claim, readClaims } from './claims.js';
+import type { Claim } from './claims.js';
 import { standing } from './decide.js';
 import type { Destination } from './layout.js';
 import { claimRunName } from './row-guard.js';
@@ -28,16 +28,19 @@ export async function recordHistory(
 ): Promise<{ path: string; events: HistoryEvent[] }> {
   // Read as every run reads it: a foreign or damaged record is refused.
   const events: HistoryEvent[] = [];
-  const { path } = await SentRecord.peek(stateDir, destination, (entry) => {
-    const { email, schoolId, schoolYearId } = entry;
-    const parts = { email, schoolId, ...(schoolYearId !== undefined && { schoolYearId }) };
-    if ('forgottenAt' in entry) events.push({ ...parts, event: 'forgotten', at: entry.forgottenAt });
-    else events.push({ ...parts, event: 'sent', at: entry.sentAt, ...(entry.by && { by: entry.by }) });
+  const path = await SentRecord.peekWith(stateDir, destination, (record) => {
+    record.load((entry) => {
+      const { email, schoolId, schoolYearId } = entry;
+      const parts = { email, schoolId, ...(schoolYearId !== undefined && { schoolYearId }) };
+      if ('forgottenAt' in entry) events.push({ ...parts, event: 'forgotten', at: entry.forgottenAt });
+      else events.push({ ...parts, event: 'sent', at: entry.sentAt, ...(entry.by && { by: entry.by }) });
+    });
+    for (const claim of record.claims()) {
+      const event = openEvent(claim);
+      if (event) events.push({ ...identityParts(claim.id), event, at: claim.at, ...byOf(claim) });
+    }
+    return record.path;
   });
-  for (const claim of (await readClaims(`${path}.claims`)).values()) {
-    const event = openEvent(claim);
-    if (event) events.push({ ...identityParts(claim.id), event, at: claim.at, ...byOf(claim) });
-  }
   return { path, events: events.sort((a, b) => a.at.localeCompare(b.at)) };
 }
 

@@ -64,7 +64,14 @@ export function journalPath(stateDir: string, realFile: string, destination: Des
   return join(stateDir, 'invites', `${name}-${hash.slice(0, 16)}.jsonl`);
 }
 
-/** `<state>/sent/<host>-<16 hex of the canonical base URL and client id>.jsonl`. */
+/** `<state>/sent/<host>-<16 hex of the canonical base URL and client id>.db`: the destination's database. */
+export const storePath = (stateDir: string, destination: Destination) =>
+  sentRecordPath(stateDir, destination).replace(/\.jsonl$/, '.db');
+
+/**
+ * `<state>/sent/<host>-<16 hex of the canonical base URL and client id>.jsonl`: the record of sent
+ * invitations before roster kept it in a database (legacy.ts imports it once).
+ */
 export function sentRecordPath(stateDir: string, destination: Destination): string {
   const baseUrl = canonicalBaseUrl(destination.baseUrl);
   const hash = createHash('sha256').update(baseUrl).update('\0').update(destination.clientId).digest('hex');

@@ -1,10 +1,9 @@
-// The RowGuard of `invite send --file` over roster's record of sent invitations: each row is claimed there
-// before its request leaves and settled after, so a run of another file never sends it meanwhile, and a row
-// this run leaves in doubt stays in doubt for every other run too, until this file's run settles it. Rows
-// are claimed a batch ahead of their requests where nothing stands in the way (invite/claims-ahead.ts), and settled
-// with the next batch: one lock and one fsync per file for a batch of rows. A row claimed but never sent is
-// released ('unsent'); if the run dies first, its journal shows the request never left, and other runs take
-// the row (decide.ts). A row taken over another run's doubt (--resend-*) and not sent is in doubt again.
+// The RowGuard of `invite send --file`: each row is claimed in roster's record before its request leaves,
+// in the transaction that writes its in-flight entry in the run's journal, and settled after it in the
+// transaction that writes its outcome (and, sent, its record entry): a run of another file never sends it
+// meanwhile, a row this run leaves in doubt stays in doubt for every other run too, and a kill at any
+// instant leaves the journal, the record and the claim saying the same. A row taken over another run's
+// doubt (--resend-*) and not sent is in doubt again.
 
 import { hostname } from 'node:os';
 import { basename } from 'node:path';
@@ -13,38 +12,23 @@ import { MAX_RETRIES, MAX_RETRY_AFTER_MS } from '../../api/retry.js';
 import type { PlannedRow } from '../invite-file.js';
 import type { ClaimingRun } from './claims.js';
 import { keyOf, rowVerdict, type Withheld } from './decide.js';
+import type { Journal, JournalEntry } from './journal.js';
 import { invitationIdentity, type SentEntry, type SentRecord } from './sent-record.js';
 
-/** Keeps other runs (other files' journals) from sending a row while this run does, and after it. */
+/** Keeps other runs (other files) from sending a row while this run does, and after it. */
 export interface RowGuard {
   /**
-   * Before the row's request: 'go' once this run holds the row (waiting while another run sends it), else
-   * what becomes of the row instead; 'aborted' when `signal` fired while waiting. `ahead`: a batch ahead of
-   * the request, never waiting: 'later' when something stands in the way (ask again just before it).
+   * Before the row's request: 'go' once this run holds the row (waiting while another run sends it) and
+   * `inFlight` is on disk, else what becomes of the row instead; 'aborted' when `signal` fired while
+   * waiting. Throws when the record was deleted or replaced since the run began.
    */
-  claim(
-    row: PlannedRow,
-    signal: AbortSignal,
-    ahead?: boolean,
-  ): Promise<'go' | 'later' | 'aborted' | Withheld>;
-  /**
-   * After it, or when it never left ('unsent': claimed ahead, then not sent): never fails, a problem is the
-   * guard's to report. May be written with the next claims (flush() writes what is queued now).
-   */
-  settle(row: PlannedRow, outcome: 'sent' | 'failed' | 'in-doubt' | 'unsent'): Promise<void>;
-  flush(): Promise<void>;
-  /**
-   * Just before a request of a row claimed ahead: throws when the record the claim is in was deleted or
-   * replaced since (other runs no longer see the claim).
-   */
-  checkRecord(): void;
+  begin(row: PlannedRow, inFlight: JournalEntry, signal: AbortSignal): Promise<'go' | 'aborted' | Withheld>;
+  /** After it: `outcome` in the journal, the claim settled (and, sent, the record told), on disk together. */
+  end(row: PlannedRow, outcome: JournalEntry): Promise<void>;
 }
 
 export interface GuardOptions {
-  /**
-   * This run: its journal's path, the file it sends (named to other runs), and when its journal began (a
-   * dead run's claims are read against that journal).
-   */
+  /** This run: its file's real path, the file as given (named to other runs), and when its journal began. */
   run: ClaimingRun;
   /** --resend-sent: rows recorded sent by other runs are sent again (never those in doubt: --resend-in-doubt). */
   resendSent: boolean;
@@ -55,8 +39,6 @@ export interface GuardOptions {
   /** The HTTP timeout of one attempt (--timeout), which bounds how long a row's claim may be held. */
   timeoutMs: number;
   now(): Date;
-  /** Told once, of the first problem noting an outcome (the row's outcome itself stands). */
-  warn(message: string): void;
   /** Told when a row has waited a few seconds for another run. */
   info(message: string): void;
 }
@@ -70,16 +52,13 @@ export function claimHoldMs(timeoutMs: number): number {
   return (MAX_RETRIES + 2) * timeoutMs + MAX_RETRIES * MAX_RETRY_AFTER_MS + 60_000;
 }
 
-export function recordGuard(record: SentRecord, options: GuardOptions): RowGuard {
-  let warned = false;
+export function recordGuard(record: SentRecord, journal: Journal, options: GuardOptions): RowGuard {
   /** Rows this run took over another run's doubt: in doubt again unless this run has them confirmed sent. */
   const over = new Set<string>();
   return {
-    async claim(row, signal, ahead = false) {
+    async begin(row, inFlight, signal) {
+      record.checkIdentity();
       const again = options.resending.has(keyOf(row));
-      // A row this file's earlier run left in doubt is claimed only just before its request: held ahead and
-      // let go, its claim would say "done" while that earlier request may have reached the server.
-      if (ahead && again) return 'later';
       const outcome = await record.claim(identityOf(row), options.run, {
         // Recorded sent means some run had it confirmed: even this run's own doubt is settled by that.
         ignoreSent: options.resendSent,
@@ -87,47 +66,31 @@ export function recordGuard(record: SentRecord, options: GuardOptions): RowGuard
         ignoreDoubt: options.resendInDoubt || again,
         signal,
         holdMs: claimHoldMs(options.timeoutMs),
-        ahead,
         onWait: (other, until) =>
           options.info(
             `Line ${row.line} waits for another roster run (pid ${other.pid}${other.host && other.host !== hostname() ? ` on ${other.host}` : ''}${other.file ? `, ${other.file}` : ''}) sending the same invitation; at most until ${Number.isFinite(until) ? `${new Date(until).toISOString()} by this machine's clock` : 'it ends'}.`,
           ),
+        alsoWhenClaimed: () => journal.write([inFlight]),
       });
       if (outcome.kind === 'claimed' && outcome.over) over.add(identityOf(row));
       return rowVerdict(outcome);
     },
-    async settle(row, state) {
+    end(row, outcome) {
       const identity = identityOf(row);
-      // Another run's doubt stands until this run has the invitation confirmed sent: a failure now, or no
-      // request at all, says nothing of what that run's request did.
-      const doubtOver = state !== 'sent' && over.has(identity);
+      const sent = outcome.state === 'sent';
+      // Another run's doubt stands until this run has the invitation confirmed sent: a failure now says
+      // nothing of what that run's request did.
+      const doubtOver = !sent && over.has(identity);
       // The same for this file's own earlier doubt, sent again (--resend-in-doubt) and not confirmed.
-      const again = options.resending.has(keyOf(row));
-      const doubt = state === 'in-doubt' || doubtOver || (state !== 'sent' && again);
+      const again = !sent && options.resending.has(keyOf(row));
       over.delete(identity);
-      try {
-        await record.settle(
-          identity,
-          options.run,
-          doubt ? 'in-doubt' : 'done',
-          state === 'sent' ? sentEntry(row.body, options.now(), fileRunName(options.run.file)) : undefined,
-          // Nobody waits for it: it goes with the next batch of claims (or shortly), not in one of its own.
-          { lazy: true, over: doubtOver },
-        );
-      } catch (error) {
-        if (warned) return;
-        warned = true;
-        const problem = (error as Error).message.replace(/\.$/, '');
-        options.warn(
-          state === 'sent'
-            ? `Invitations were sent, but roster could not note them in its record of sent invitations (${problem}); this file's journal still has them, but another file or a campaign plan may list them again.`
-            : `roster could not note the outcome of a row in its record of sent invitations (${problem}); other runs may wait for it, or take it for in doubt.`,
-        );
-      }
+      return record.batch(() => {
+        journal.write([outcome]);
+        if (sent) record.note([sentEntry(row.body, options.now(), fileRunName(options.run.file))]);
+        const doubt = outcome.state === 'in-doubt' || doubtOver || again;
+        record.release(identity, options.run, doubt ? 'in-doubt' : 'done', doubtOver);
+      });
     },
-    // A failure reaches the settles' own promises, which report it.
-    flush: () => record.flush().catch(() => {}),
-    checkRecord: () => record.checkIdentity(),
   };
 }
 

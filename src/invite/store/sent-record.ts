@@ -1,42 +1,22 @@
-// roster's record of the invitations it has seen confirmed sent, one file per destination (canonical base URL
-// and client id): `<state>/sent/<host>-<hash>.jsonl` (layout.ts), a header line then one JSON object per
-// invitation (format: index.ts).
-// Every single send and every row of `invite send --file` that the server confirmed (spec §2.5) is appended,
-// so a campaign plan can leave out whoever roster already invited, whichever file or command invited them.
-//
-// - Private like the journals: the folders are roster's own (0700, refused when another user owns one or
-//   others can write to it), the file is created 0600 and opened without following a link, and only the
-//   user's own file that nobody else can write is trusted (a planted record of "sent" rows would silently
-//   leave families out).
-// - Several roster processes append at once: each batch is written under the record's lock file
-//   (lock.ts, waitForLock), after cutting a torn last line a killed writer left (so it can never swallow the next entry),
-//   in one write and one fsync. Readers take no lock: they ignore a torn last line.
-// - A row of `invite send --file` is claimed before its request leaves and settled after it (claims.ts),
-//   under the same lock and in the same batches, so runs of different files never send one family at once.
-// - Forgetting (`roster invite forget`) appends a line per invitation forgotten (`forgottenAt` in place of
-//   `sentAt`), under the same lock: the file is never rewritten or replaced, so processes holding it open
-//   read the forgetting like any entry. One that finds the file at its path deleted or replaced (another
-//   device or inode than the one it holds) stops writing to it: its sends would be recorded nowhere.
-// - Read in one pass: hundreds of thousands of entries load in a fraction of a second (test/bench).
-import { fstatSync, ftruncateSync, lstatSync, readSync, writeFileSync } from 'node:fs';
-import type { FileHandle } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+// roster's record of the invitations it has seen confirmed sent, and the claims on those being sent: the
+// `record` and `claims` tables of the destination's database (database.ts).
+// Every single send and every row of `invite send --file` that the server confirmed (spec §2.5) is a row of
+// the record, so a campaign plan can leave out whoever roster already invited, whichever file or command
+// invited them. Forgetting (`roster invite forget`) adds a row with `forgotten_at` in place of `sent_at`:
+// nothing is ever rewritten, and `roster invite history` tells both.
+// A row of `invite send --file` is claimed before its request leaves and settled after it, each in one
+// transaction with its journal's entry (row-guard.ts), so runs of different files never send one family at
+// once and a kill at any instant leaves every row sent, not sent or in doubt.
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { RosterError } from '../../errors.js';
-import { fileError, openOwnAppendable, privateFolder, readPrivateFile } from '../../files.js';
-import { releaseLock, syncFd, thisProcess, waitForLock } from '../../lock.js';
-import { invitationKey } from '../invitation.js';
-import { type Claim, type ClaimingRun, type ClaimState, ClaimsFile } from './claims.js';
-import {
-  type ClaimDecision,
-  type ClaimOutcome,
-  type ClaimRequest,
-  claimDecision,
-  standing,
-} from './decide.js';
-import { requestsLeftIn } from './journal.js';
-import { forEachLine } from './json-lines.js';
-import { canonical, canonicalBaseUrl, type Destination, sentRecordPath } from './layout.js';
+import { privateFolder } from '../../files.js';
+import { thisProcess } from '../../lock.js';
+import { type Claim, type ClaimingRun, type ClaimState, claimOf, openClaimsIn, putClaim } from './claims.js';
+import { StoreDb } from './database.js';
+import { type ClaimDecision, type ClaimOutcome, type ClaimRequest, claimDecision, standing } from './decide.js';
+import { identityParts, type InvitationParts, invitationIdentity } from './identity.js';
+import { importLegacyRecord } from './legacy.js';
+import { canonical, type Destination, storePath } from './layout.js';
 
 /** An invitation roster saw confirmed sent. */
 export interface SentEntry {
@@ -49,13 +29,6 @@ export interface SentEntry {
   by?: string;
 }
 
-/** An invitation as its identity spells it: the e-mail trimmed and in lower case, school, school year. */
-export interface InvitationParts {
-  email: string;
-  schoolId: string;
-  schoolYearId?: string;
-}
-
 /** What forget() found: the invitations it forgot (or would), and those another live run is sending. */
 export interface ForgetOutcome {
   /** Recorded sent, and forgotten (with `write`), each with when it was sent. */
@@ -64,248 +37,202 @@ export interface ForgetOutcome {
   inFlight: (InvitationParts & { pid: number; file?: string })[];
 }
 
-interface RecordHeader {
-  record: 'roster sent invitations';
-  version: 1;
-  /** The canonical base URL and the client id: what the file is for, for a human reading the folder. */
-  destination: Destination;
-  createdAt: string;
-}
+export { identityParts, type InvitationParts, invitationIdentity } from './identity.js';
 
-const KIND = 'roster sent invitations';
-
-/**
- * The identity of an invitation: the e-mail trimmed and in lower case, the school and the school year
- * (trimmed; '' when none), as one string. JSON keeps the three apart whatever they hold (ids may hold
- * spaces), so two different invitations never share an identity.
- */
-export function invitationIdentity(email: string, schoolId: string, schoolYearId?: string | null): string {
-  return JSON.stringify([email.trim().toLowerCase(), schoolId.trim(), (schoolYearId ?? '').trim()]);
-}
-
-/** The parts of an identity (invitationIdentity), as it spells them. */
-export function identityParts(identity: string): InvitationParts {
-  const [email = '', schoolId = '', schoolYearId = ''] = JSON.parse(identity) as string[];
-  return { email, schoolId, ...(schoolYearId !== '' && { schoolYearId }) };
-}
-
-/**
- * The longest a settled claim nobody waits for stays queued: it goes with the next batch of claims (a run
- * claims rows ahead, a batch at a time), or alone after this long.
- */
-const SETTLE_DELAY_MS = 200;
+/** A row of the record: an invitation sent, or one `roster invite forget` took out. */
+export type RecordEntry = SentEntry | (InvitationParts & { forgottenAt: string });
 
 /** How long a claim waits on another run before saying so. */
 const WAIT_NOTICE_MS = 5_000;
-/** Bytes read from the end to find a torn line: one entry is far smaller. */
-const TAIL = 64 * 1024;
+
+/** When an identity was last sent since it was last forgotten, by the record's rows. */
+const SENT_AT = `SELECT MAX(sent_at) AS at FROM record WHERE identity = ?1 AND sent_at IS NOT NULL
+  AND seq > COALESCE((SELECT MAX(seq) FROM record WHERE identity = ?1 AND forgotten_at IS NOT NULL), 0)`;
+
+/** The record read whole, once (load): what a run's plan asks of every row. */
+interface Snapshot {
+  /** Identity → when it was (last) confirmed sent (keptTime). */
+  sent: Map<string, number | string>;
+  /** Identity → when it was (last) forgotten. */
+  forgotten: Map<string, string>;
+}
+
+export interface ClaimOptions {
+  ignoreSent: boolean;
+  ignoreDoubt: boolean;
+  signal: AbortSignal;
+  holdMs: number;
+  onWait?(other: Claim, until: number): void;
+  /** Written in the claim's own transaction once it is taken (a row's in-flight entry in its journal). */
+  alsoWhenClaimed?(): void;
+}
 
 export class SentRecord {
-  /** Identity → when it was (last) confirmed sent (keptTime); filled by load(). */
-  private readonly sent = new Map<string, number | string>();
-  /** Identity → when it was (last) forgotten (roster invite forget); filled by load(). */
-  private readonly forgotten = new Map<string, string>();
-  /** Bytes of the file read so far (a later load() reads only what was appended since). */
-  private offset = 0;
-  /** Lines of the file read so far (for a message naming a damaged one). */
-  private lines = 0;
-  private queue: Operation[] = [];
-  private writing = false;
-  /** When the queue is to be written: at the end of this turn of the event loop, or after SETTLE_DELAY_MS. */
-  private scheduled: 'soon' | 'later' | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  /** The claims beside the record, read as they grow. */
-  private claims: ClaimsFile | undefined;
-  /** The device and inode of the file this process holds open (checkIdentity). */
-  private held: { dev: number; ino: number } | undefined;
+  private snapshot: Snapshot | undefined;
   /** When (this machine's clock) this process first saw each claim it waits for: waits are bounded from there. */
   private readonly waitingSince = new Map<string, number>();
 
   private constructor(
     readonly path: string,
-    /** Undefined for a record only read (peek). */
-    private readonly handle: FileHandle | undefined,
-    private readonly destination: Destination,
+    /** Undefined for a record only read (peek), or none yet. */
+    private readonly db: StoreDb | undefined,
   ) {}
 
   /**
-   * Reads the record without creating anything or taking a lock (for a dry run or a plan that sends
-   * nothing); a missing record is an empty one. add() is refused.
+   * Reads the record without taking anything (a dry run, a plan that sends nothing); a missing record is an
+   * empty one. `onEntry` is shown each row, oldest first. Writing is refused.
    */
   static async peek(
     stateDir: string,
     destination: Destination,
     onEntry?: (entry: RecordEntry) => void,
   ): Promise<SentRecord> {
-    const path = sentRecordPath(stateDir, destination);
-    await privateFolder(join(stateDir, 'sent'), stateDir, { create: false });
-    const text = await readPrivateFile(path, { own: true, followLinks: false });
-    const record = new SentRecord(path, undefined, canonical(destination));
-    if (text !== undefined) record.ingest(Buffer.from(text, 'utf8'), onEntry);
-    return record;
-  }
-
-  /** Opens (creating privately if absent) the record of a destination; refuses folders or a file others control. */
-  static async open(stateDir: string, destination: Destination): Promise<SentRecord> {
-    const path = sentRecordPath(stateDir, destination);
-    // roster's state folder down to sent/: another user's folder could hold a record seeded with "sent" rows.
-    await privateFolder(join(stateDir, 'sent'), stateDir);
-    const handle = await openOwnAppendable(path);
-    return new SentRecord(path, handle, canonical(destination));
+    const snapshot = await SentRecord.peekWith(stateDir, destination, (record) => {
+      record.load(onEntry);
+      return record.snapshot;
+    });
+    return new SentRecord(storePath(stateDir, destination), undefined).withSnapshot(snapshot);
   }
 
   /**
-   * Reads what was appended since the last load (all of it the first time); a torn last line is left for
-   * later. Synchronous: cheap when nothing was appended (one fstat), and callers checking a row just before
-   * sending it keep their order.
+   * `read` given the record and the database (none yet: undefined), neither created (unless an earlier
+   * roster's state is there to import), and closed after.
    */
-  load(): void {
-    if (!this.handle) return;
-    const { fd } = this.handle;
+  static async peekWith<T>(
+    stateDir: string,
+    destination: Destination,
+    read: (record: SentRecord, db: StoreDb | undefined) => T,
+  ): Promise<T> {
+    await privateFolder(join(stateDir, 'sent'), stateDir, { create: false });
+    const db = openStore(stateDir, destination, false);
     try {
-      const { size } = fstatSync(fd);
-      if (size <= this.offset) return;
-      const bytes = Buffer.alloc(size - this.offset);
-      const read = readSync(fd, bytes, 0, bytes.length, this.offset);
-      this.ingest(bytes.subarray(0, read));
-    } catch (error) {
-      throw fileError(error, this.path, 'read');
+      return read(new SentRecord(storePath(stateDir, destination), db), db);
+    } finally {
+      db?.close();
     }
   }
 
-  /**
-   * Takes in the whole lines of `bytes` (what follows this.offset); a torn last line is not counted.
-   * `onEntry` is shown each entry as it is read (`roster invite history`).
-   */
-  private ingest(bytes: Buffer, onEntry?: (entry: RecordEntry) => void): void {
-    // A torn last line is either being written now or was cut by a kill: the next writer removes it.
-    const end = bytes.lastIndexOf(10) + 1;
-    if (end === 0) return;
-    const first = this.offset === 0;
-    const text = bytes.toString('utf8', 0, end);
-    const count = forEachLine(text, (line, index) => {
-      if (first && index === 0) {
-        this.checkHeader(line);
-        return;
+  /** Opens (creating privately if absent) the destination's record; refuses folders or a file others control. */
+  static async open(stateDir: string, destination: Destination): Promise<SentRecord> {
+    // roster's state folder down to sent/: another user's folder could hold a record seeded with "sent" rows.
+    await privateFolder(join(stateDir, 'sent'), stateDir);
+    const db = openStore(stateDir, destination, true) as StoreDb;
+    return new SentRecord(storePath(stateDir, destination), db);
+  }
+
+  private withSnapshot(snapshot: Snapshot | undefined): this {
+    this.snapshot = snapshot ?? { sent: new Map(), forgotten: new Map() };
+    return this;
+  }
+
+  /** The database, for the journals kept in it (journal.ts). */
+  get store(): StoreDb {
+    return this.writable();
+  }
+
+  /** Reads the whole record once, so that has() and sentAt() answer a run's every row without a query. */
+  load(onEntry?: (entry: RecordEntry) => void): void {
+    const snapshot: Snapshot = { sent: new Map(), forgotten: new Map() };
+    this.snapshot = snapshot;
+    if (!this.db) return;
+    const rows = this.db.iterate(
+      'SELECT identity, email, school_id, school_year_id, sent_at, forgotten_at, by FROM record ORDER BY seq',
+    );
+    this.db.read(() => {
+      for (const row of rows) {
+        const entry = entryOf(row);
+        onEntry?.(entry);
+        const identity = row.identity as string;
+        if ('forgottenAt' in entry) {
+          snapshot.sent.delete(identity);
+          snapshot.forgotten.set(identity, entry.forgottenAt);
+          continue;
+        }
+        const known = snapshot.sent.get(identity);
+        if (known === undefined || shownTime(known) < entry.sentAt) snapshot.sent.set(identity, keptTime(entry.sentAt));
       }
-      const entry = parseEntry(line);
-      if (entry) onEntry?.(entry);
-      if (entry && 'forgottenAt' in entry) {
-        const identity = invitationIdentity(entry.email, entry.schoolId, entry.schoolYearId);
-        this.sent.delete(identity);
-        this.forgotten.set(identity, entry.forgottenAt);
-        return;
-      }
-      if (!entry) {
-        throw new RosterError(
-          'failure',
-          `The record of sent invitations ${this.path} is damaged at line ${this.lines + index + 1}.`,
-          'Move it aside only if you are sure: invitations it recorded could be sent again.',
-        );
-      }
-      this.note(entry);
     });
-    this.offset += end;
-    this.lines += count;
   }
 
-  private note(entry: SentEntry): void {
-    const identity = invitationIdentity(entry.email, entry.schoolId, entry.schoolYearId);
-    const known = this.sentAt(identity);
-    if (known === undefined || known < entry.sentAt) this.sent.set(identity, keptTime(entry.sentAt));
+  /** True when roster recorded this identity (invitationIdentity) as sent. */
+  has(identity: string): boolean {
+    return this.sentAt(identity) !== undefined;
   }
 
-  private checkHeader(line: string): void {
-    let header: Partial<RecordHeader> | undefined;
-    try {
-      header = JSON.parse(line) as Partial<RecordHeader>;
-    } catch {}
-    const same =
-      header?.record === KIND &&
-      header.version === 1 &&
-      header.destination?.clientId === this.destination.clientId &&
-      typeof header.destination.baseUrl === 'string' &&
-      canonicalBaseUrl(header.destination.baseUrl) === this.destination.baseUrl;
-    if (!same) {
-      throw new RosterError(
-        'failure',
-        `${this.path} is not roster's record of invitations sent to ${this.destination.baseUrl} as ${this.destination.clientId}.`,
-        'Move it aside and run the command again.',
+  /** When the identity was last recorded as sent (ISO 8601), or undefined. */
+  sentAt(identity: string): string | undefined {
+    if (this.snapshot) {
+      const at = this.snapshot.sent.get(identity);
+      return at === undefined ? undefined : shownTime(at);
+    }
+    return this.db ? this.sentAtNow(identity) : undefined;
+  }
+
+  /** When the identity was last forgotten (ISO 8601), or undefined. */
+  forgottenAt(identity: string): string | undefined {
+    if (this.snapshot) return this.snapshot.forgotten.get(identity);
+    const row = this.db?.get(
+      'SELECT forgotten_at FROM record WHERE identity = ? AND forgotten_at IS NOT NULL ORDER BY seq DESC LIMIT 1',
+      identity,
+    );
+    return row?.forgotten_at as string | undefined;
+  }
+
+  /** Identities recorded sent (after load()). */
+  get size(): number {
+    return this.snapshot?.sent.size ?? 0;
+  }
+
+  /** Records invitations confirmed sent; resolves once they are on disk. */
+  add(entries: SentEntry[]): Promise<void> {
+    if (entries.length === 0) return Promise.resolve();
+    return this.batch(() => this.note(entries));
+  }
+
+  /** `op` in a transaction shared with what else this turn of the event loop writes (database.ts). */
+  batch<T>(op: () => T): Promise<T> {
+    return this.writable().batch(op);
+  }
+
+  /** Inside a transaction: the entries into the record (and into has(), once loaded). */
+  note(entries: SentEntry[]): void {
+    const db = this.writable();
+    for (const e of entries) {
+      db.run(
+        'INSERT INTO record (identity, email, school_id, school_year_id, sent_at, by) VALUES (?, ?, ?, ?, ?, ?)',
+        invitationIdentity(e.email, e.schoolId, e.schoolYearId),
+        e.email,
+        e.schoolId,
+        e.schoolYearId ?? null,
+        e.sentAt,
+        e.by ?? null,
       );
     }
   }
 
-  /** True when roster recorded this identity (invitationIdentity) as sent; after load(). */
-  has(identity: string): boolean {
-    return this.sent.has(identity);
-  }
-
-  /** When the identity was last recorded as sent (ISO 8601), or undefined; after load(). */
-  sentAt(identity: string): string | undefined {
-    const at = this.sent.get(identity);
-    return typeof at === 'number' ? new Date(at).toISOString() : at;
-  }
-
-  /** When the identity was last forgotten (ISO 8601), or undefined; after load(). */
-  forgottenAt(identity: string): string | undefined {
-    return this.forgotten.get(identity);
-  }
-
-  /** Identities known (after load()). */
-  get size(): number {
-    return this.sent.size;
-  }
-
   /**
-   * Appends invitations confirmed sent; resolves once they are on disk. Calls made while a batch is being
-   * written are written together (one lock, one write, one fsync). They count for has() at once.
+   * Claims an invitation for `run` before its request leaves: waits while another live run is sending it;
+   * otherwise the claim is on disk when this resolves 'claimed'. 'sent': roster's record shows it sent
+   * (unless `ignoreSent`); 'stopped' or 'in-doubt': another run was killed while sending it, or could not
+   * tell whether it was sent (unless `ignoreDoubt`); 'aborted': the signal fired meanwhile. The claim holds
+   * for `holdMs` at most (the longest the request can take), and another run's claim is waited for no
+   * longer than that from when this run first saw it, whatever deadline it states; `onWait` is told once
+   * when another run has held it for a few seconds, with until when this run waits.
    */
-  add(entries: SentEntry[]): Promise<void> {
-    if (entries.length === 0) return Promise.resolve();
-    if (!this.handle) return Promise.reject(new Error(`${this.path} was opened to be read only.`));
-    for (const e of entries) this.note(e);
-    return this.enqueue({ kind: 'write', sent: entries, claims: [] }).then(() => {});
-  }
-
-  /**
-   * Claims an invitation for `run` (a journal's path) before its request leaves: waits while another live
-   * run is sending it (or, `ahead`, says 'later' at once when anything stands in the way); otherwise the
-   * claim is on disk when this resolves 'claimed'. 'sent': roster's
-   * record shows it sent (unless `ignoreSent`); 'stopped' or 'in-doubt': another run was killed while sending
-   * it, or could not tell whether it was sent (unless `ignoreDoubt`); 'aborted': the signal fired meanwhile.
-   * The claim holds for `holdMs` at most (the longest the request can take), and another run's claim is
-   * waited for no longer than that from when this run first saw it, whatever deadline it states; `onWait`
-   * is told once when another run has held it for a few seconds, with until when this run waits.
-   */
-  async claim(
-    identity: string,
-    run: ClaimingRun,
-    options: {
-      ignoreSent: boolean;
-      ignoreDoubt: boolean;
-      signal: AbortSignal;
-      holdMs: number;
-      /** Ahead of the request: taken only when nothing stands in the way, else 'later' at once (decide.ts). */
-      ahead?: boolean;
-      onWait?(other: Claim, until: number): void;
-    },
-  ): Promise<ClaimOutcome> {
+  async claim(identity: string, run: ClaimingRun, options: ClaimOptions): Promise<ClaimOutcome> {
     const started = Date.now();
     let told = false;
     for (let delay = 10; ; delay = Math.min(delay * 2, 200)) {
       if (options.signal.aborted) return { kind: 'aborted' };
-      const claim = this.claimLine(identity, run, 'sending');
-      claim.until = new Date(Date.now() + options.holdMs).toISOString();
-      const outcome = await this.enqueue({
-        kind: 'claim',
-        claim,
+      const request: ClaimRequest = {
+        claim: this.claimRow(identity, run, 'sending', options.holdMs),
         ignoreSent: options.ignoreSent,
         ignoreDoubt: options.ignoreDoubt,
         holdMs: options.holdMs,
-        ...(options.ahead && { ahead: true }),
-      });
-      if (outcome && outcome.kind !== 'busy') return outcome;
-      if (outcome && !told && Date.now() - started > WAIT_NOTICE_MS) {
+      };
+      const outcome = await this.batch(() => this.decide(request, options.alsoWhenClaimed));
+      if (outcome.kind !== 'busy') return outcome;
+      if (!told && Date.now() - started > WAIT_NOTICE_MS) {
         told = true;
         options.onWait?.(outcome.other, outcome.until);
       }
@@ -313,376 +240,162 @@ export class SentRecord {
     }
   }
 
+  /** Inside a transaction: whether the claim may be taken, taken if so (with `also` written beside it). */
+  private decide(request: ClaimRequest, also?: () => void): ClaimDecision {
+    const db = this.writable();
+    const { id } = request.claim;
+    const decision = claimDecision(request, this.sentAtNow(id), claimOf(db, id), this.waitingSince);
+    if (decision.kind !== 'claimed') return decision;
+    putClaim(db, decision.over ? { ...request.claim, over: 'in-doubt' } : request.claim);
+    also?.();
+    return decision;
+  }
+
   /**
    * Settles `run`'s claim after the request: 'done' (with `sent`, the invitation confirmed sent, recorded
-   * first) or 'in-doubt' (it may have been sent: no other run sends it without being told to). The sent
-   * entry goes to the file only, not to has(): a run never asks again about an invitation it sent (a file's
-   * rows are each sent once), and a district's run would hold an identity per row. `lazy`: written with the
-   * next batch that is waited for, or within SETTLE_DELAY_MS (flush() writes it now). `over`: the doubt is
-   * another run's, taken over and not settled (decide.ts: never this run's own, for its next run).
+   * in the same transaction) or 'in-doubt' (it may have been sent: no other run sends it without being told
+   * to). `over`: the doubt is another run's, taken over and not settled (decide.ts: never this run's own).
    */
   settle(
     identity: string,
     run: ClaimingRun,
     state: Exclude<ClaimState, 'sending'>,
     sent?: SentEntry,
-    { lazy = false, over = false }: { lazy?: boolean; over?: boolean } = {},
+    over = false,
   ): Promise<void> {
-    const claim = this.claimLine(identity, run, state);
-    if (over) claim.over = 'in-doubt';
-    return this.enqueue({ kind: 'write', sent: sent ? [sent] : [], claims: [claim] }, !lazy).then(() => {});
-  }
-
-  /** Writes the lazy settles queued now, at the end of this turn of the event loop; resolves once on disk. */
-  flush(): Promise<void> {
-    if (!this.queue.some((o) => !o.urgent)) return Promise.resolve();
-    return this.enqueue({ kind: 'write', sent: [], claims: [] }).then(() => {});
-  }
-
-  private claimLine(identity: string, run: ClaimingRun, state: ClaimState): Claim {
-    return { id: identity, ...run, state, ...thisProcess(), at: new Date().toISOString() };
-  }
-
-  private enqueue(request: Request, urgent = true): Promise<Answer> {
-    if (!this.handle) return Promise.reject(new Error(`${this.path} was opened to be read only.`));
-    return new Promise<Answer>((resolve, reject) => {
-      this.queue.push({ request, urgent, resolve, reject });
-      // While a batch is being written, the loop in writeQueued takes what is waited for next.
-      if (!this.writing) this.schedule(urgent);
+    return this.batch(() => {
+      if (sent) this.note([sent]);
+      this.release(identity, run, state, over);
     });
   }
 
   /**
-   * A batch waited for starts once this turn of the event loop is done: what the other rows ask meanwhile
-   * (claims taken ahead, settles queued) joins it, under one lock and one fsync per file.
+   * Inside a transaction: `run`'s claim settled. Another run's claim is left as it is: one that took this
+   * claim over (it ran past its deadline) holds it now.
    */
-  private schedule(urgent: boolean): void {
-    if (this.scheduled === 'soon' || (this.scheduled === 'later' && !urgent)) return;
-    clearTimeout(this.timer);
-    this.scheduled = urgent ? 'soon' : 'later';
-    const write = () => {
-      this.scheduled = undefined;
-      void this.writeQueued();
-    };
-    if (urgent) setImmediate(write);
-    else this.timer = setTimeout(write, SETTLE_DELAY_MS);
+  release(identity: string, run: ClaimingRun, state: Exclude<ClaimState, 'sending'>, over = false): void {
+    const db = this.writable();
+    const now = claimOf(db, identity);
+    if (now !== undefined && now.run !== run.run) return;
+    const claim = this.claimRow(identity, run, state);
+    putClaim(db, over ? { ...claim, over: 'in-doubt' } : claim);
   }
 
-  async close(): Promise<void> {
-    while (this.writing || this.queue.length > 0) {
-      if (!this.writing) this.schedule(true);
-      await sleep(5);
-    }
-    clearTimeout(this.timer);
-    await this.handle?.close();
-  }
-
-  private async writeQueued(): Promise<void> {
-    if (this.writing) return;
-    this.writing = true;
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0);
-      try {
-        const outcomes = await this.writeBatch(batch);
-        for (const [i, b] of batch.entries()) b.resolve(outcomes[i]);
-      } catch (error) {
-        const failure =
-          error instanceof RosterError
-            ? error
-            : new RosterError(
-                'failure',
-                `Could not write the record of sent invitations ${this.path}: ${(error as Error).message}.`,
-              );
-        for (const b of batch) b.reject(failure);
-      }
-      // Lazy settles that came meanwhile wait for the next batch that is waited for, or their delay.
-      if (!this.queue.some((o) => o.urgent)) break;
-    }
-    this.writing = false;
-    if (this.queue.length > 0) this.schedule(false);
-  }
-
-  /**
-   * One batch under one lock: the record's new entries first (so a claim is never settled before its
-   * invitation is recorded), then the claims, decided on everything other processes wrote before.
-   */
-  private async writeBatch(operations: Operation[]): Promise<Answer[]> {
-    const batch = operations.map((o) => o.request);
-    if (batch.every((b) => b.kind === 'write' && b.sent.length === 0 && b.claims.length === 0)) return [];
-    const lockPath = `${this.path}.lock`;
-    const token = await waitForLock(lockPath);
-    try {
-      this.checkIdentity();
-      // What other runs appended, read before this batch's entries, which are not read back (see settle).
-      // A record that cannot be read (a damaged line) still gets the entries first: the batch fails after,
-      // where it reads the record to decide claims, as it always did.
-      let unread: unknown;
-      try {
-        this.load();
-      } catch (error) {
-        unread = error;
-      }
-      const lines = batch.flatMap((b) => (b.kind === 'write' ? b.sent.map(entryLine) : []));
-      if (lines.length > 0) this.passOver(await this.append(lines));
-      if (!batch.some((b) => b.kind === 'claim' || b.claims.length > 0)) return [];
-      if (unread !== undefined) throw unread;
-      this.load();
-      const outcomes: Answer[] = [];
-      this.claims ??= new ClaimsFile(`${this.path}.claims`);
-      await this.claims.update((latest) => {
-        const leftUnsent = this.leftUnsentBy(
-          batch.flatMap((b) => (b.kind === 'claim' ? [b.claim.id] : [])),
-          latest,
-        );
-        return batch.flatMap((b, i) => {
-          if (b.kind === 'write') return b.claims;
-          const outcome = claimDecision(
-            b,
-            this.sentAt(b.claim.id),
-            latest.get(b.claim.id),
-            this.waitingSince,
-            leftUnsent,
-          );
-          outcomes[i] = outcome;
-          if (outcome.kind !== 'claimed') return [];
-          return [outcome.over ? { ...b.claim, over: 'in-doubt' as const } : b.claim];
-        });
-      });
-      return outcomes;
-    } finally {
-      await releaseLock(lockPath, token);
-    }
-  }
-
-  /**
-   * For the invitations `ids` (a batch's claims): whether a dead run's claim left its invitation unsent
-   * (decide.ts), by that run's journal, read once for the ids it claimed: unsent when the journal never let the
-   * row's request leave (no in-flight entry for it, by any run of that file). Only the journal the claim
-   * names (in roster's invites folder beside this record, begun when the claim says) is read; a claim taken
-   * over another run's doubt, one from an earlier roster or a single send's stays in doubt.
-   */
-  private leftUnsentBy(ids: string[], latest: ReadonlyMap<string, Claim>): (claim: Claim) => boolean {
-    const invites = join(dirname(dirname(this.path)), 'invites');
-    const journals = new Map<string, ReturnType<typeof requestsLeftIn>>();
-    return (claim) => {
-      if (claim.over || claim.began === undefined) return false;
-      if (dirname(claim.run) !== invites || !claim.run.endsWith('.jsonl')) return false;
-      if (!journals.has(claim.run)) {
-        const keys = new Set<string>();
-        for (const id of ids) if (latest.get(id)?.run === claim.run) keys.add(journalKey(id));
-        journals.set(claim.run, requestsLeftIn(claim.run, keys, this.destination));
-      }
-      const journal = journals.get(claim.run);
-      return journal?.createdAt === claim.began && !journal.inFlight.has(journalKey(claim.id));
+  private claimRow(identity: string, run: ClaimingRun, state: ClaimState, holdMs?: number): Claim {
+    const at = new Date();
+    return {
+      id: identity,
+      ...run,
+      state,
+      ...thisProcess(),
+      at: at.toISOString(),
+      ...(holdMs !== undefined && { until: new Date(at.getTime() + holdMs).toISOString() }),
     };
   }
 
-  /**
-   * The file at the record's path is still the one this process holds (checked under the lock for every
-   * batch, and before each request of a row claimed ahead). Deleted or replaced (a copy put back, a new
-   * record another run created after a delete), what this run sends next would be recorded where no other
-   * run looks, and the other runs' sends would be unknown to it: it stops.
-   */
+  private sentAtNow(identity: string): string | undefined {
+    return (this.writable().get(SENT_AT, identity)?.at as string | null) ?? undefined;
+  }
+
+  /** Throws when the database was deleted or replaced since this process opened it (database.ts). */
   checkIdentity(): void {
-    // The open file's device and inode never change: asked once (this runs before every row's request).
-    this.held ??= fstatSync((this.handle as FileHandle).fd);
-    const { held } = this;
-    let now: { dev: number; ino: number } | undefined;
-    try {
-      now = lstatSync(this.path, { throwIfNoEntry: false });
-    } catch (error) {
-      throw fileError(error, this.path, 'read');
-    }
-    if (now?.dev === held.dev && now.ino === held.ino) return;
-    throw new RosterError(
-      'failure',
-      `roster's record of sent invitations ${this.path} was ${now ? 'replaced' : 'deleted'} while this run was using it; roster stops sending so that no family is e-mailed twice.`,
-      'Run the same command again to continue (its journal skips the rows already sent). To let invitations be sent again, use `roster invite forget`; never delete or replace the record while roster runs.',
-    );
+    this.db?.checkIdentity();
   }
 
   /**
-   * Forgets the recorded invitations `pick` chooses, under the record's lock: each gets a line that takes
-   * it out of the record (every process reading the record sees it), so it can be sent again. Invitations
-   * another live run is sending right now are left alone and listed: that run records them when they are
-   * answered. Without `write`, only says what it would forget.
+   * Forgets the recorded invitations `pick` chooses, in one transaction: each gets a row that takes it out
+   * of the record, so it can be sent again. Invitations another live run is sending right now are left
+   * alone and listed: that run records them when they are answered. Without `write`, only says what it
+   * would forget.
    */
   async forget(pick: (invitation: InvitationParts) => boolean, write: boolean): Promise<ForgetOutcome> {
-    return this.alone(async () => {
+    const db = this.writable();
+    return db.transaction(() => {
       this.load();
       const busy = new Map<string, Claim>();
-      this.claims ??= new ClaimsFile(`${this.path}.claims`);
-      await this.claims.update((latest) => {
-        for (const [id, claim] of latest)
-          if (standing(claim, { run: FORGET_RUN }) === 'busy' && pick(identityParts(id))) busy.set(id, claim);
-        return [];
-      });
+      for (const claim of openClaimsIn(db))
+        if (standing(claim, { run: FORGET_RUN }) === 'busy' && pick(identityParts(claim.id))) busy.set(claim.id, claim);
       const outcome: ForgetOutcome = { forgotten: [], inFlight: [] };
-      for (const id of this.sent.keys()) {
+      for (const id of (this.snapshot as Snapshot).sent.keys()) {
         if (busy.has(id) || !pick(identityParts(id))) continue;
         outcome.forgotten.push({ ...identityParts(id), sentAt: this.sentAt(id) as string });
       }
       for (const [id, claim] of busy)
-        outcome.inFlight.push({
-          ...identityParts(id),
-          pid: claim.pid,
-          ...(claim.file !== undefined && { file: claim.file }),
-        });
-      if (write && outcome.forgotten.length > 0) {
-        const at = new Date().toISOString();
-        await this.append(outcome.forgotten.map((f) => forgetLine(f, at)));
-        // Read back at once, so this process's view and its offset follow the file.
-        this.load();
-      }
+        outcome.inFlight.push({ ...identityParts(id), pid: claim.pid, ...(claim.file !== undefined && { file: claim.file }) });
+      if (write) this.noteForgotten(outcome.forgotten, new Date().toISOString());
+      this.snapshot = undefined;
       return outcome;
     });
   }
 
+  private noteForgotten(forgotten: InvitationParts[], at: string): void {
+    for (const f of forgotten)
+      this.writable().run(
+        'INSERT INTO record (identity, email, school_id, school_year_id, forgotten_at) VALUES (?, ?, ?, ?, ?)',
+        invitationIdentity(f.email, f.schoolId, f.schoolYearId),
+        f.email,
+        f.schoolId,
+        f.schoolYearId ?? null,
+        at,
+      );
+  }
+
   /**
-   * The invitations whose last claim leaves them open, read under the lock: in doubt, or `sending` by a run
-   * that stopped (`roster invite settle` asks the server about them). Live runs' claims are left out.
+   * The invitations whose claim leaves them open: in doubt, or `sending` by a run that stopped (`roster
+   * invite settle` asks the server about them). Live runs' claims are left out.
    */
   async openClaims(): Promise<OpenClaim[]> {
-    return this.alone(async () => {
-      const open: OpenClaim[] = [];
-      this.claims ??= new ClaimsFile(`${this.path}.claims`);
-      await this.claims.update((latest) => {
-        const left = [...latest].filter(([, claim]) =>
-          ['in-doubt', 'stopped'].includes(standing(claim, SETTLE_RUN)),
-        );
-        // A dead run's claim whose request never left (by its journal) left nothing open.
-        const leftUnsent = this.leftUnsentBy(
-          left.map(([id]) => id),
-          latest,
-        );
-        for (const [id, claim] of left)
-          if (claim.state === 'in-doubt' || !leftUnsent(claim))
-            open.push({ ...identityParts(id), identity: id, claim });
-        return [];
-      });
-      return open;
-    });
+    const db = this.writable();
+    return db.read(() =>
+      openClaimsIn(db)
+        .filter((claim) => ['in-doubt', 'stopped'].includes(standing(claim, SETTLE_RUN)))
+        .map((claim) => ({ ...identityParts(claim.id), identity: claim.id, claim })),
+    );
   }
 
-  /**
-   * `body` under the record's lock, once this process's own batches are written, on the record this
-   * process holds (forget, openClaims: whole reads of the claims, outside the batches of a run).
-   */
-  private async alone<T>(body: () => Promise<T>): Promise<T> {
-    if (!this.handle) throw new Error(`${this.path} was opened to be read only.`);
-    while (this.writing) await sleep(5);
-    const lockPath = `${this.path}.lock`;
-    const token = await waitForLock(lockPath);
-    try {
-      this.checkIdentity();
-      return await body();
-    } finally {
-      await releaseLock(lockPath, token);
-    }
+  /** Every open claim, live or not (`roster invite history`). */
+  claims(): Claim[] {
+    return this.db ? this.db.read(() => openClaimsIn(this.db as StoreDb)) : [];
   }
 
-  /** Moves the read offset past what this process just appended, when nothing else is left before it. */
-  private passOver(written: Appended): void {
-    if (this.offset !== written.from) return;
-    this.offset = written.to;
-    this.lines += written.lines;
+  async close(): Promise<void> {
+    this.db?.close();
   }
 
-  /**
-   * Appends the lines (each ending with a newline) under the lock: the header first if the file is new, a
-   * torn last line cut off first. Says where the lines written start and end, and how many there were.
-   */
-  private async append(lines: string[]): Promise<Appended> {
-    // Synchronous but for the fsync, like the claims (the handle is opened O_APPEND).
-    const { fd } = this.handle as FileHandle;
-    try {
-      const { size } = fstatSync(fd);
-      const whole = this.wholeLength(fd, size);
-      if (whole < size) ftruncateSync(fd, whole);
-      const header: RecordHeader = {
-        record: KIND,
-        version: 1,
-        destination: this.destination,
-        createdAt: new Date().toISOString(),
-      };
-      const written = whole === 0 ? [`${JSON.stringify(header)}\n`, ...lines] : lines;
-      const text = written.join('');
-      writeFileSync(fd, text);
-      await syncFd(fd);
-      return { from: whole, to: whole + Buffer.byteLength(text), lines: written.length };
-    } catch (error) {
-      throw fileError(error, this.path, 'write');
-    }
-  }
-
-  /** The length of the file up to its last complete line (a kill -9 mid-write can leave a torn one). */
-  private wholeLength(fd: number, size: number): number {
-    if (size === 0) return 0;
-    const from = Math.max(0, size - TAIL);
-    const tail = Buffer.alloc(size - from);
-    readSync(fd, tail, 0, tail.length, from);
-    const newline = tail.lastIndexOf(10);
-    if (newline === tail.length - 1) return size;
-    if (newline < 0 && from > 0) {
-      throw new RosterError('failure', `The record of sent invitations ${this.path} is damaged at its end.`);
-    }
-    return from + newline + 1;
+  private writable(): StoreDb {
+    if (!this.db) throw new Error(`${this.path} was opened to be read only.`);
+    return this.db;
   }
 }
 
 /**
- * A time as the record holds it in memory: an ISO 8601 time roster wrote as its milliseconds (a number takes
- * 16 bytes where the text took 40, and a district's record has an entry per invitation), any other text
- * as it is.
+ * The destination's database: created (`create`) with the record of an earlier roster imported into it
+ * (legacy.ts); without `create`, undefined when there is neither.
+ */
+function openStore(stateDir: string, destination: Destination, create: boolean): StoreDb | undefined {
+  const path = storePath(stateDir, destination);
+  const legacy = importLegacyRecord(stateDir, canonical(destination));
+  return StoreDb.open(path, destination, { create: create || legacy.exists, created: legacy.into });
+}
+
+/** A record row as an entry: sent, or forgotten. */
+function entryOf(row: Record<string, unknown>): RecordEntry {
+  const parts: InvitationParts = { email: row.email as string, schoolId: row.school_id as string };
+  if (typeof row.school_year_id === 'string') parts.schoolYearId = row.school_year_id;
+  if (typeof row.forgotten_at === 'string') return { ...parts, forgottenAt: row.forgotten_at };
+  return { ...parts, sentAt: row.sent_at as string, ...(typeof row.by === 'string' && { by: row.by }) };
+}
+
+/**
+ * A time as the snapshot holds it: an ISO 8601 time roster wrote as its milliseconds (a number takes 16
+ * bytes where the text took 40, and a district's record has an entry per invitation), any other text as is.
  */
 function keptTime(at: string): number | string {
   const ms = Date.parse(at);
   return !Number.isNaN(ms) && new Date(ms).toISOString() === at ? ms : at;
 }
 
-/** Lines appended: from and to which byte of the file, and how many. */
-interface Appended {
-  from: number;
-  to: number;
-  lines: number;
-}
-
-/** What a batch is asked: to write entries and settled claims, or whether a claim may be taken. */
-type Request = { kind: 'write'; sent: SentEntry[]; claims: Claim[] } | ({ kind: 'claim' } & ClaimRequest);
-/** A claim's decision, or nothing for a write. */
-type Answer = ClaimDecision | undefined;
-
-interface Operation {
-  request: Request;
-  /** A row waits for it (a claim, or an outcome the caller awaits); else it may wait for a later batch. */
-  urgent: boolean;
-  resolve(answer: Answer): void;
-  reject(error: unknown): void;
-}
-
-const entryLine = (e: SentEntry) =>
-  `${JSON.stringify({
-    email: e.email,
-    schoolId: e.schoolId,
-    ...(e.schoolYearId ? { schoolYearId: e.schoolYearId } : {}),
-    sentAt: e.sentAt,
-    ...(e.by ? { by: e.by } : {}),
-  })}\n`;
-
-/** A line forgetting an invitation: its parts, and `forgottenAt` where an entry has `sentAt`. */
-const forgetLine = (f: InvitationParts, at: string) =>
-  `${JSON.stringify({
-    email: f.email,
-    schoolId: f.schoolId,
-    ...(f.schoolYearId ? { schoolYearId: f.schoolYearId } : {}),
-    forgottenAt: at,
-  })}\n`;
-
-/** A journal's key of a row (invitationKey) for an invitation's identity. */
-function journalKey(identity: string): string {
-  const { email, schoolId } = identityParts(identity);
-  return invitationKey(email, schoolId);
-}
+const shownTime = (at: number | string) => (typeof at === 'number' ? new Date(at).toISOString() : at);
 
 /** The run forget() stands as when it reads the claims: no run's own, so every live one counts. */
 const FORGET_RUN = '\0roster invite forget';
@@ -690,28 +403,8 @@ const FORGET_RUN = '\0roster invite forget';
 /** The run `roster invite settle` stands as: no run's own. */
 export const SETTLE_RUN = { run: '\0roster invite settle', file: '`roster invite settle`' };
 
-/** An invitation left open by a run (SentRecord.openClaims): its parts, its identity and its last claim. */
+/** An invitation left open by a run (SentRecord.openClaims): its parts, its identity and its claim. */
 export interface OpenClaim extends InvitationParts {
   identity: string;
   claim: Claim;
-}
-
-/** A line of the record after its header: an invitation sent, or one `roster invite forget` took out. */
-export type RecordEntry = SentEntry | (InvitationParts & { forgottenAt: string });
-
-/** An entry, or a forgetting (roster invite forget), or undefined for a damaged line. */
-function parseEntry(line: string): RecordEntry | undefined {
-  try {
-    const value = JSON.parse(line) as Partial<SentEntry & { forgottenAt: string }>;
-    if (
-      typeof value.email === 'string' &&
-      typeof value.schoolId === 'string' &&
-      (value.schoolYearId === undefined || typeof value.schoolYearId === 'string') &&
-      (value.by === undefined || typeof value.by === 'string')
-    ) {
-      if (typeof value.sentAt === 'string') return value as SentEntry;
-      if (typeof value.forgottenAt === 'string') return value as InvitationParts & { forgottenAt: string };
-    }
-  } catch {}
-  return undefined;
 }

@@ -1,0 +1,183 @@
+// The state of sending as roster kept it before its database (0.1 and earlier: JSON Lines files), imported
+// once, in the transaction that creates the destination's database (database.ts), so that a send begun
+// before an upgrade resumes after it without e-mailing anyone twice:
+//   sent/<host>-<hex>.jsonl          the record: a header line, then {email, schoolId, schoolYearId?, sentAt | forgottenAt, by?}
+//   sent/<host>-<hex>.jsonl.claims   claims: {id, run (a journal's path), file?, began?, over?, state, at, until?, pid, host?, started?}, the last line of an id its claim
+//   invites/<file>-<hex>.jsonl       a file run's journal: a header {journal, version, file, destination, sha256, createdAt}, then row entries, a row's last its state
+// The files are left where they were (nothing reads them again). A damaged line anywhere but a torn last one
+// refuses the import, as it refused a run before: skipping could forget an invitation that was sent.
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { RosterError } from '../../errors.js';
+import { readPrivateFileSync } from '../../files.js';
+import { invitationKey } from '../invitation.js';
+import type { StoreDb } from './database.js';
+import { forEachLine } from './json-lines.js';
+import { type Destination, sameDestination, sentRecordPath } from './layout.js';
+import { invitationIdentity } from './identity.js';
+
+interface LegacyJournal {
+  path: string;
+  header: { file: string; sha256: string; createdAt: string };
+  /** Each row's last entry, by key. */
+  states: Map<string, Record<string, unknown>>;
+}
+
+/** Whether an earlier roster left state for `destination`, and how to import it into a new database. */
+export function importLegacyRecord(
+  stateDir: string,
+  destination: Destination,
+): { exists: boolean; into(db: StoreDb): void } {
+  const record = sentRecordPath(stateDir, destination);
+  const recordText = read(record);
+  const journals = legacyJournals(join(stateDir, 'invites'), destination);
+  return {
+    exists: recordText !== undefined || journals.length > 0,
+    into(db) {
+      if (recordText !== undefined) importRecord(db, record, recordText);
+      for (const journal of journals) importJournal(db, journal);
+      const claims = read(`${record}.claims`);
+      if (claims !== undefined) importClaims(db, `${record}.claims`, claims, journals);
+    },
+  };
+}
+
+/** The text of a file of roster's, whole lines only (a torn last line was never an entry); undefined if none. */
+function read(path: string): string | undefined {
+  const text = readPrivateFileSync(path, { own: true, followLinks: false });
+  return text?.slice(0, text.lastIndexOf('\n') + 1);
+}
+
+function parse(path: string, line: string, index: number): Record<string, unknown> {
+  try {
+    const value = JSON.parse(line) as unknown;
+    if (value !== null && typeof value === 'object') return value as Record<string, unknown>;
+  } catch {}
+  throw new RosterError(
+    'failure',
+    `${path} is damaged at line ${index + 1}; roster cannot take it into its database.`,
+    'Move it aside only if you are sure: invitations it recorded could be sent again.',
+  );
+}
+
+function importRecord(db: StoreDb, path: string, text: string): void {
+  forEachLine(text, (line, index) => {
+    if (index === 0 || line === '') return;
+    const e = parse(path, line, index);
+    if (typeof e.email !== 'string' || typeof e.schoolId !== 'string') parse(path, '', index);
+    const year = typeof e.schoolYearId === 'string' ? e.schoolYearId : null;
+    db.run(
+      'INSERT INTO record (identity, email, school_id, school_year_id, sent_at, forgotten_at, by) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      invitationIdentity(e.email as string, e.schoolId as string, year),
+      e.email as string,
+      e.schoolId as string,
+      year,
+      typeof e.sentAt === 'string' ? e.sentAt : null,
+      typeof e.forgottenAt === 'string' ? e.forgottenAt : null,
+      typeof e.by === 'string' ? e.by : null,
+    );
+  });
+}
+
+/** The journals in `folder` for `destination`, each read to its rows' last entries. */
+function legacyJournals(folder: string, destination: Destination): LegacyJournal[] {
+  let names: string[];
+  try {
+    names = readdirSync(folder).filter((name) => name.endsWith('.jsonl'));
+  } catch {
+    return [];
+  }
+  const journals: LegacyJournal[] = [];
+  for (const name of names) {
+    const path = join(folder, name);
+    const text = read(path);
+    if (!text) continue;
+    const journal = readJournal(path, text);
+    if (journal && sameDestination(journal.destination, destination)) journals.push(journal);
+  }
+  return journals;
+}
+
+function readJournal(path: string, text: string): (LegacyJournal & { destination: Destination }) | undefined {
+  let journal: (LegacyJournal & { destination: Destination }) | undefined;
+  forEachLine(text, (line, index) => {
+    if (line === '') return;
+    const entry = parse(path, line, index);
+    if (index === 0) {
+      if (entry.journal !== 'roster invite send') return;
+      const header = entry as unknown as LegacyJournal['header'] & { destination: Destination };
+      journal = { path, header, destination: header.destination, states: new Map() };
+    } else if (journal && typeof entry.key === 'string' && typeof entry.state === 'string')
+      journal.states.set(entry.key, entry);
+    else if (journal) parse(path, '', index);
+  });
+  return journal;
+}
+
+function importJournal(db: StoreDb, { header, states }: LegacyJournal): void {
+  db.run(
+    'INSERT OR IGNORE INTO runs (run, file, sha256, created_at) VALUES (?, ?, ?, ?)',
+    header.file,
+    header.file,
+    header.sha256,
+    header.createdAt,
+  );
+  for (const [key, e] of states) {
+    // An earlier build's `pending` (planned, never tried) means the same as no entry.
+    if (e.state === 'pending') continue;
+    const text = (name: string) => (typeof e[name] === 'string' ? (e[name] as string) : null);
+    db.run(
+      `INSERT OR REPLACE INTO journal (run, key, line, state, at, email, school_id, body_hash, reason, status,
+        resend, requested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      header.file,
+      key,
+      typeof e.line === 'number' ? e.line : 0,
+      e.state as string,
+      text('at') ?? header.createdAt,
+      text('email'),
+      text('schoolId'),
+      text('bodyHash'),
+      text('reason'),
+      typeof e.status === 'number' ? e.status : null,
+      e.resend === true ? 1 : null,
+      text('requestedAt'),
+    );
+  }
+}
+
+/**
+ * Each invitation's last claim that was not settled. A claim names its run by the journal's path: it is
+ * named by the run's file now, as the database names runs. A `sending` claim of a run whose journal shows
+ * the row's request never left (claimed a batch ahead, then the run stopped) left nothing: it is dropped.
+ */
+function importClaims(db: StoreDb, path: string, text: string, journals: LegacyJournal[]): void {
+  const latest = new Map<string, Record<string, unknown>>();
+  forEachLine(text, (line, index) => {
+    const claim = parse(path, line, index);
+    if (typeof claim.id === 'string') latest.set(claim.id, claim);
+  });
+  const byPath = new Map(journals.map((j) => [j.path, j]));
+  for (const claim of latest.values()) {
+    if (claim.state === 'done') continue;
+    const journal = byPath.get(claim.run as string);
+    const [email = '', schoolId = ''] = JSON.parse(claim.id as string) as string[];
+    const key = invitationKey(email, schoolId);
+    if (claim.state === 'sending' && journal && journal.states.get(key)?.state !== 'in-flight') continue;
+    const text = (name: string) => (typeof claim[name] === 'string' ? (claim[name] as string) : null);
+    db.run(
+      `INSERT OR REPLACE INTO claims (identity, run, file, began, over, state, at, until, pid, host, started)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      claim.id as string,
+      journal ? journal.header.file : (claim.run as string),
+      text('file'),
+      text('began'),
+      text('over'),
+      claim.state as string,
+      text('at') ?? '',
+      text('until'),
+      typeof claim.pid === 'number' ? claim.pid : 0,
+      text('host'),
+      text('started'),
+    );
+  }
+}
