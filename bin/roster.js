@@ -17,6 +17,14 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   } catch {
     // stdout closed early (`roster --version | true`): nothing to report
   }
+} else if (!nodeFits(process.versions.node)) {
+  // roster keeps the state of sending invitations in node:sqlite, which Node has from 22.13 on.
+  writeSync(
+    2,
+    `roster needs Node 22.13 or later; this is Node ${process.versions.node}.\n` +
+      'Install Node 22, 24 or 26 (https://nodejs.org), or download roster\'s standalone executable, which needs no Node.\n',
+  );
+  process.exitCode = 1;
 } else {
   enableCompileCache();
   const cli = new URL('../dist/cli.js', import.meta.url);
@@ -35,6 +43,12 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
     process.exit(1);
   }
   process.exitCode = await run(argv);
+}
+
+/** Node 22.13 or later (node:sqlite without a flag). */
+function nodeFits(version) {
+  const [major, minor] = version.split('.').map(Number);
+  return major > 22 || (major === 22 && minor >= 13);
 }
 
 /**

@@ -1,10 +1,8 @@
-// roster's one lock discipline: an exclusive lock file between roster processes, made of plain files so it
-// works wherever the journal does. Two ways to take it, by how long its holder keeps it:
-// - refuseIfHeld: a journal's lock, held by a run for as long as it sends; another run holding it is a clear
-//   failure (exit 1), never a wait.
-// - waitForLock: the record's lock, held by whichever process for one batch (one write and one fsync), and
-//   the config file's, held for one change (config-file.ts's updateConfig); it is waited for, up to
-//   LOCK_WAIT_MS, never a failure before that.
+// roster's lock between processes for the config file (config-file.ts's updateConfig), made of plain files
+// so it works wherever the config folder does: held for one change by whichever process holds it, waited
+// for (waitForLock), up to LOCK_WAIT_MS, never a failure before that. (The state of sending invitations
+// coordinates through its database's own locking: invite/store/database.ts.) It also says which processes
+// still run (isRunning), for the store's claims and runs.
 //
 // How it is made:
 // - Taken atomically: the owner record (pid, the process's start time where the OS tells it, host, a random
@@ -22,15 +20,11 @@
 //   lock's token, so exactly one process removes it, and only after reading that it is still that very lock.
 //   A taker killed half-way leaves such a claim behind; it is stale in turn and taken over the same way.
 // - Released only by its owner: a lock that is not ours (any more) is left alone.
-// - Synchronous system calls behind a promise: a lock is a handful of tiny file operations, and a bulk run
-//   takes its record's lock for every batch of rows; through the thread pool each call costs a round trip
-//   that would add up on every row's way out (test/bench/bulk.js). The record's and the claims' fsyncs,
-//   which wait for the disk longer, go through the thread pool (syncFd); the journal's, on every row's way
-//   out, do so only on a slow disk (Journal.sync).
+// - Synchronous system calls behind a promise: a lock is a handful of tiny file operations, each a thread-pool
+//   round trip if asynchronous.
 import { createHash, randomBytes } from 'node:crypto';
 import {
   closeSync,
-  fsync,
   fsyncSync,
   linkSync,
   openSync,
@@ -43,7 +37,6 @@ import {
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
 import { RosterError } from './errors.js';
 import { fileError } from './files.js';
 
@@ -69,40 +62,14 @@ const MAX_DEPTH = 3;
 /** An unreadable lock younger than this may be one created in place (no hard links), written just after. */
 const UNREADABLE_GRACE_MS = 10_000;
 
-/** fsync in the thread pool: the event loop (other rows' answers) goes on meanwhile. */
-export const syncFd: (fd: number) => Promise<void> = promisify(fsync);
-
 /** How long a lock taken by waitForLock is waited for (each holder keeps it for one write and fsync). */
 const LOCK_WAIT_MS = 30_000;
 
 /**
- * A journal's lock (`<journal>.lock`): taken, or a RosterError naming the run that holds it (exit 1, never a
- * wait: that run sends the same file to the same place for as long as it runs). Returns the release token.
+ * A lock held for one short change by whichever process holds it (the config file's), so waited for; `what`
+ * is what cannot be written while another holds it.
  */
-export async function refuseIfHeld(journal: string): Promise<string> {
-  try {
-    return await acquireLock(`${journal}.lock`);
-  } catch (error) {
-    if (!(error instanceof LockHeld)) throw error;
-    const { pid, host } = error.owner;
-    const elsewhere = host !== undefined && host !== hostname();
-    throw new RosterError(
-      'failure',
-      pid > 0
-        ? `Another roster run (pid ${pid}${elsewhere ? ` on ${host}` : ''}) is sending invitations from this file.`
-        : 'Another roster run is starting to send invitations from this file.',
-      elsewhere
-        ? `If no roster runs there any more, delete ${error.path} and run the command again.`
-        : `Wait for it to finish; the journal is ${journal}.`,
-    );
-  }
-}
-
-/**
- * A lock held for one short change by whichever process holds it (the record's for one batch, the config
- * file's for one change), so waited for; `what` is what cannot be written while another holds it.
- */
-export async function waitForLock(path: string, what = 'the record of sent invitations'): Promise<string> {
+export async function waitForLock(path: string, what: string): Promise<string> {
   const deadline = Date.now() + LOCK_WAIT_MS;
   for (let delay = 2; ; delay = Math.min(delay * 2, 100)) {
     try {

@@ -50,7 +50,7 @@ export async function fileHistory(
       const key = invitationKey(row.body.email, row.body.schoolId);
       const base = { line: row.line, email: row.body.email, schoolId: row.body.schoolId };
       const entry = view.before.get(key);
-      if (entry && entry.state !== 'pending')
+      if (entry)
         return { ...base, state: entry.state, at: entry.at, ...(entry.reason && { reason: entry.reason }) };
       const elsewhere = view.plan.elsewhere.get(key);
       if (elsewhere !== undefined) return { ...base, state: 'sent elsewhere', at: elsewhere };

@@ -8,6 +8,7 @@
 // ~/.cache/roster-ci/trixie as .ci/run makes it (wine10.mjs says why not Debian 12's Wine 8). Kept between
 // runs inside that folder: node.exe and the Wine prefix. Wine cannot hand a Unix pipe to Node's stdio, so
 // every roster run reads stdin from a file and writes stdout and stderr to files.
+
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import {
@@ -22,6 +23,7 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { startBundledSandbox } from './sandbox.mjs';
@@ -250,10 +252,25 @@ async function main() {
   };
   const appData = join(place.profile, 'AppData');
   const winAppData = `C:\\users\\${place.user}\\AppData`;
-  const journals = (name) =>
-    readdirSync(join(appData, 'Local', 'roster', 'state', 'invites')).filter(
-      (f) => f.startsWith(name) && f.endsWith('.jsonl'),
-    );
+  // The file runs roster's database of sending holds for `name`, however the file was spelled.
+  const journals = (name) => {
+    const sent = join(appData, 'Local', 'roster', 'state', 'sent');
+    const { DatabaseSync } = createRequire(import.meta.url)('node:sqlite');
+    return readdirSync(sent)
+      .filter((f) => f.endsWith('.db'))
+      .flatMap((f) => {
+        const db = new DatabaseSync(join(sent, f), { readOnly: true });
+        try {
+          return db
+            .prepare('SELECT file FROM runs')
+            .all()
+            .map((row) => row.file);
+        } finally {
+          db.close();
+        }
+      })
+      .filter((file) => file.split('\\').pop().toLowerCase() === name);
+  };
 
   try {
     await check('roster --version', async () => {
@@ -333,7 +350,7 @@ async function main() {
       );
       assert.match(
         result.stderr,
-        /Journal: C:\\users\\[^\\]+\\AppData\\Local\\roster\\state\\invites\\families\.csv-[0-9a-f]{16}\.jsonl/,
+        /Journal: C:\\users\\[^\\]+\\AppData\\Local\\roster\\state\\sent\\127\.0\.0\.1_\d+-[0-9a-f]{16}\.db/,
       );
       assert.equal(journals('families.csv').length, 1);
     });

@@ -17,8 +17,7 @@ import { isRunning, thisProcess } from '../../lock.js';
 import type { StoreDb } from './database.js';
 import type { Destination } from './layout.js';
 
-/** `pending`: an earlier build's entry for a row planned and not yet tried (index.ts), read as none. */
-export type RowState = 'pending' | 'in-flight' | 'sent' | 'failed' | 'in-doubt';
+export type RowState = 'in-flight' | 'sent' | 'failed' | 'in-doubt';
 
 export interface JournalEntry {
   /** The row's identity, invitationKey(email, schoolId): what a later run looks the row up by. */

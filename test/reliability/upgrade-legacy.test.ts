@@ -1,0 +1,154 @@
+// An upgrade in the middle of a send: roster 0.1 kept the state of sending in JSON Lines files (a journal per
+// file, a record and a claims file per destination); this roster keeps it in SQLite and imports those files
+// once, when it first opens the destination's database. A run of the old roster killed with kill -9 half-way
+// leaves rows sent, rows in flight (their requests reached the server) and rows claimed ahead and never sent:
+// after the upgrade the same command sends the rest, and nobody is e-mailed twice (counted at the sandbox).
+// The old files are written here as roster 0.1 wrote them (captured from a real killed run of it).
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { journalPath, sentRecordPath } from '../../src/invite/store/layout.js';
+import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/context.js';
+import { demoEnv, useSandbox } from '../helpers/sandbox.js';
+import { journalRows, recordRows, storeOf } from '../helpers/store.js';
+
+const fixture = useSandbox();
+const ROWS = 60;
+const SENT = 20; // confirmed, in the journal and the record
+const IN_FLIGHT = 4; // their requests reached the server; the journal says in-flight
+const AHEAD = 8; // claimed ahead, never sent: the journal has no entry for them
+const email = (i: number) => `fam${i}@example.org`;
+const key = (i: number) => `${email(i)} org-sch-1`;
+const identity = (i: number) => JSON.stringify([email(i), 'org-sch-1', '']);
+
+/** A pid that ran and ended: the killed run's. */
+const deadPid = () => spawnSync(process.execPath, ['-e', '0']).pid as number;
+
+const lines = (objects: object[]) => objects.map((o) => `${JSON.stringify(o)}\n`).join('');
+
+function writeLegacyState(state: string, file: string): void {
+  const destination = { baseUrl: fixture.sandbox.baseUrl, clientId: 'demo-allowed' };
+  const journal = journalPath(state, file, destination);
+  const record = sentRecordPath(state, destination);
+  mkdirSync(join(state, 'invites'), { recursive: true, mode: 0o700 });
+  mkdirSync(join(state, 'sent'), { recursive: true, mode: 0o700 });
+  const began = '2026-11-29T07:56:51.279Z';
+  const at = '2026-11-29T07:56:51.500Z';
+  const entry = (i: number, state: string) => ({
+    key: key(i),
+    line: i + 2,
+    at,
+    email: email(i),
+    schoolId: 'org-sch-1',
+    bodyHash: '0123456789abcdef',
+    state,
+  });
+  const header = {
+    journal: 'roster invite send',
+    version: 1,
+    file,
+    destination,
+    sha256: 'x',
+    createdAt: began,
+  };
+  const sent = Array.from({ length: SENT }, (_, i) => i);
+  const flying = Array.from({ length: IN_FLIGHT }, (_, i) => SENT + i);
+  const ahead = Array.from({ length: AHEAD }, (_, i) => SENT + IN_FLIGHT + i);
+  writeFileSync(
+    journal,
+    lines([
+      header,
+      ...[...sent, ...flying].map((i) => entry(i, 'in-flight')),
+      ...sent.map((i) => entry(i, 'sent')),
+    ]) + '{"key":"torn',
+    { mode: 0o600 },
+  );
+  writeFileSync(
+    record,
+    lines([
+      { record: 'roster sent invitations', version: 1, destination, createdAt: began },
+      ...sent.map((i) => ({ email: email(i), schoolId: 'org-sch-1', sentAt: at, by: 'fams.csv' })),
+    ]),
+    { mode: 0o600 },
+  );
+  const pid = deadPid();
+  const claim = (i: number, state: string) => ({
+    id: identity(i),
+    run: journal,
+    file,
+    began,
+    state,
+    pid,
+    host: 'vm',
+    at,
+    ...(state === 'sending' && { until: '2099-01-01T00:00:00.000Z' }),
+  });
+  writeFileSync(
+    `${record}.claims`,
+    lines([
+      ...[...sent, ...flying, ...ahead].map((i) => claim(i, 'sending')),
+      ...sent.map((i) => claim(i, 'done')),
+    ]),
+    { mode: 0o600 },
+  );
+}
+
+describe('an upgrade half-way through a send (roster 0.1 killed with kill -9)', () => {
+  it('the same command after the upgrade sends the rest; nobody e-mailed twice; the old state imported once', async () => {
+    const { sandbox, home } = fixture;
+    const dir = tempDir();
+    const file = join(dir, 'fams.csv');
+    writeFileSync(
+      file,
+      `email,schoolId,studentCount\n${Array.from({ length: ROWS }, (_, i) => `${email(i)},org-sch-1,1`).join('\n')}\n`,
+    );
+    // What the old run's requests did at the server: the sent rows and the ones in flight were created.
+    const elsewhere = tempDir();
+    for (let i = 0; i < SENT + IN_FLIGHT; i++) {
+      const one = await runCli(
+        [
+          'invite',
+          'send',
+          '--email',
+          email(i),
+          '--school-id',
+          'org-sch-1',
+          '--sent-by-user-id',
+          'usr-1',
+          '--yes',
+        ],
+        elsewhere,
+        { env: demoEnv(sandbox) },
+      );
+      expect(one.code, one.stderr).toBe(0);
+    }
+    const state = join(home, '.local', 'state', 'roster');
+    writeLegacyState(state, file);
+
+    const args = ['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1', '--concurrency', '4'];
+    const resumed = await runCli(args, home, { env: demoEnv(sandbox) });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    // The rows in flight are settled by the server's list, not sent again; the rows claimed ahead are sent.
+    expect(resumed.stderr).toContain(
+      `Line ${SENT + 2}: Invitation to ${email(SENT)} was sent: the server lists it`,
+    );
+    expect(resumed.stderr).toContain(`Sent ${ROWS - SENT - IN_FLIGHT} of ${ROWS} invitations`);
+    const perAddress = Array.from(
+      { length: ROWS },
+      (_, i) => sandbox.outbox.filter((m) => m.to === email(i)).length,
+    );
+    expect(perAddress).toEqual(Array(ROWS).fill(1));
+
+    const db = storeOf(state);
+    expect(journalRows(db).map((r) => r.state)).toEqual(Array(ROWS).fill('sent'));
+    expect(new Set(recordRows(db).map((r) => r.email)).size).toBe(ROWS);
+
+    // Imported once: the old files are not read again (a row added to them now changes nothing).
+    const again = await runCli(args, home, { env: demoEnv(sandbox) });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain(`Skipped ${ROWS} already sent`);
+    expect(sandbox.outbox).toHaveLength(ROWS);
+  });
+});
