@@ -89,7 +89,7 @@ const common = {
   bundle: true,
   format: 'esm',
   platform: 'node',
-  target: 'node20',
+  target: 'node22',
   minifyWhitespace: true,
   minifySyntax: true,
   legalComments: 'none',

@@ -1,4 +1,5 @@
 // Shared by the benchmark scripts: start the sandbox as its own process, time commands, print ratios.
+
 import { spawn, spawnSync } from 'node:child_process';
 import {
   closeSync,
@@ -11,6 +12,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -223,43 +225,51 @@ export function inviteCsv(dir, tag, rows) {
 }
 
 /**
- * Follows the journal of a run (the one .jsonl under the private state folder's invites/) as it grows,
- * reading only what was appended (from `from` bytes on): counts rows journaled sent and notes when the first
- * in-flight entry appeared. Call poll() on a timer.
+ * Follows the journal of a run (in the one database under the private state folder's sent/) as it grows:
+ * counts rows journaled sent and notes when the first in-flight entry appeared. Call poll() on a timer.
  */
-export function journalFollower(stateHome, from = 0) {
-  const folder = join(stateHome, 'roster', 'invites');
+export function journalFollower(stateHome) {
+  const folder = join(stateHome, 'roster', 'sent');
+  const { DatabaseSync } = createRequire(import.meta.url)('node:sqlite');
   let path;
-  let offset = from;
-  let tail = '';
+  /** What was there when restart() was called: the sent rows, and the latest in-flight entry's time. */
+  const base = { sent: 0, inFlightAt: '' };
   const seen = { sent: 0, firstInFlightAt: undefined };
-  const poll = () => {
+  const read = () => {
     if (!path) {
       try {
-        const name = readdirSync(folder).find((f) => f.endsWith('.jsonl'));
+        const name = readdirSync(folder).find((f) => f.endsWith('.db'));
         if (name) path = join(folder, name);
       } catch {}
-      if (!path) return seen;
+      if (!path) return undefined;
     }
-    const size = statSync(path).size;
-    if (size <= offset) return seen;
-    const fd = openSync(path, 'r');
-    const bytes = Buffer.alloc(size - offset);
-    readSync(fd, bytes, 0, bytes.length, offset);
-    closeSync(fd);
-    offset = size;
-    const lines = (tail + bytes.toString('utf8')).split('\n');
-    tail = lines.pop();
-    for (const line of lines) {
-      if (line.includes('"state":"sent"')) seen.sent++;
-      else if (seen.firstInFlightAt === undefined && line.includes('"state":"in-flight"'))
-        seen.firstInFlightAt = process.hrtime.bigint();
+    try {
+      const db = new DatabaseSync(path, { readOnly: true });
+      try {
+        return db
+          .prepare(
+            `SELECT (SELECT COUNT(*) FROM journal WHERE state = 'sent') AS sent,
+              (SELECT COALESCE(MAX(at), '') FROM journal WHERE state = 'in-flight') AS inFlightAt`,
+          )
+          .get();
+      } finally {
+        db.close();
+      }
+    } catch {
+      return undefined; // not made yet, or being made
     }
+  };
+  const poll = () => {
+    const now = read();
+    if (!now) return seen;
+    seen.sent = now.sent - base.sent;
+    if (seen.firstInFlightAt === undefined && now.inFlightAt > base.inFlightAt)
+      seen.firstInFlightAt = process.hrtime.bigint();
     return seen;
   };
   /** Reads what is there, then counts afresh: what follows is a new run's. */
   const restart = () => {
-    poll();
+    Object.assign(base, read() ?? { sent: 0, inFlightAt: '' });
     seen.sent = 0;
     seen.firstInFlightAt = undefined;
   };

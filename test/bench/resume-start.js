@@ -4,11 +4,11 @@
 // re-run's start several times against copies of it (each re-run is stopped at its first in-flight entry).
 //   node test/bench/resume-start.js [--rows 80000] [--runs 5] [--prof DIR] [--full] [--keep DIR]
 // --keep DIR: the killed run's file and state are kept in DIR and reused by the next call with the same DIR
-// (the sandbox then listens on a fixed port, which the journal's name depends on).
+// (the sandbox then listens on a fixed port, which the database's name depends on).
 // --prof DIR: each re-run writes a V8 CPU profile there (stopped by SIGINT, so the profile is written).
 // --full: one more re-run sent to the end, for its peak RSS.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -33,9 +33,12 @@ const PORT = 47_231;
 
 requireBuild();
 
-/** A send (`stop` as followedRun's), its journal followed from `from` bytes on. */
-const run = (env, file, { from = 0, stop, nodeArgs }) =>
-  followedRun(env, sendArgs(file), { follower: journalFollower(env.XDG_STATE_HOME, from), stop, nodeArgs });
+/** A send (`stop` as followedRun's), its journal followed (`resumed`: from what the killed run left). */
+function run(env, file, { resumed = false, stop, nodeArgs }) {
+  const follower = journalFollower(env.XDG_STATE_HOME);
+  if (resumed) follower.restart();
+  return followedRun(env, sendArgs(file), { follower, stop, nodeArgs });
+}
 
 const sandbox = await startSandbox(['--latency', '1', ...(KEEP ? ['--port', String(PORT)] : [])]);
 try {
@@ -59,14 +62,12 @@ try {
     spawnSync('cp', ['-a', saved, state]);
   };
   restore();
-  const journalName = readdirSync(join(state, 'roster', 'invites')).find((f) => f.endsWith('.jsonl'));
-  const journalSize = () => statSync(join(state, 'roster', 'invites', journalName)).size;
   const times = [];
   for (let i = 0; i < RUNS; i++) {
     restore();
     const nodeArgs = PROF ? ['--cpu-prof', '--cpu-prof-dir', PROF] : [];
     const r = await run(env, file, {
-      from: journalSize(),
+      resumed: true,
       nodeArgs,
       stop: (seen) => seen.firstInFlightAt !== undefined && (PROF ? 'SIGINT' : 'SIGKILL'),
     });
@@ -78,7 +79,7 @@ try {
   console.log(`median time to first request: ${median(times).toFixed(0)} ms`);
   if (FULL) {
     restore();
-    const r = await run(env, file, { from: journalSize() });
+    const r = await run(env, file, { resumed: true });
     console.log(
       `full re-run: exit ${r.code}, ${r.sent} sent in ${(r.ms / 1000).toFixed(1)} s, first request after ${r.firstMs?.toFixed(0)} ms, peak RSS ${r.peakMb.toFixed(1)} MB`,
     );
