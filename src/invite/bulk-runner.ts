@@ -78,7 +78,12 @@ async function worker(options: RunnerOptions, run: RunState): Promise<void> {
 }
 
 /** The row claimed from other runs and journaled in flight: 'go', withheld, or 'aborted'. */
-async function claim(options: RunnerOptions, run: RunState, noted: NotedRow, inFlight: ReturnType<typeof inFlightEntry>) {
+async function claim(
+  options: RunnerOptions,
+  run: RunState,
+  noted: NotedRow,
+  inFlight: ReturnType<typeof inFlightEntry>,
+) {
   try {
     return await options.guard.begin(noted.row, inFlight, run.claimSignal);
   } catch (error) {

@@ -69,7 +69,10 @@ function writeLegacyState(state: string, file: string): void {
     record,
     lines([
       { record: 'roster sent invitations', version: 1, destination, createdAt: began },
-      ...sent.map((i) => ({ email: email(i), schoolId: 'org-sch-1', sentAt: at, by: 'fams.csv' })),
+      // The record lags the journal by two rows: the run was killed between the two writes.
+      ...sent
+        .slice(0, SENT - 2)
+        .map((i) => ({ email: email(i), schoolId: 'org-sch-1', sentAt: at, by: 'fams.csv' })),
     ]),
     { mode: 0o600 },
   );
@@ -143,6 +146,7 @@ describe('an upgrade half-way through a send (roster 0.1 killed with kill -9)', 
 
     const db = storeOf(state);
     expect(journalRows(db).map((r) => r.state)).toEqual(Array(ROWS).fill('sent'));
+    // Every invitation in the record, the two the old record lacked too: no plan or other file lists them again.
     expect(new Set(recordRows(db).map((r) => r.email)).size).toBe(ROWS);
 
     // Imported once: the old files are not read again (a row added to them now changes nothing).

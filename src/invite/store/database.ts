@@ -72,6 +72,7 @@ export class StoreDb {
   private readonly statements = new Map<string, StatementSync>();
   private queue: { op: () => unknown; resolve(value: unknown): void; reject(error: unknown): void }[] = [];
   private scheduled = false;
+  private closed = false;
   /** The device and inode of the file opened (checkIdentity). */
   private readonly held: { dev: number; ino: number };
 
@@ -102,8 +103,10 @@ export class StoreDb {
     const { DatabaseSync } = loadSqlite();
     let db: DatabaseSync;
     try {
-      db = new DatabaseSync(path, { timeout: BUSY_MS });
-      db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;');
+      db = new DatabaseSync(path);
+      // The wait first (a pragma, not the constructor's `timeout`, which Node has only from 22.16): two
+      // processes opening a new database at once both switch it to WAL.
+      db.exec(`PRAGMA busy_timeout = ${BUSY_MS}; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;`);
     } catch (error) {
       throw storeError(error, path);
     }
@@ -134,7 +137,12 @@ export class StoreDb {
       created?.(this);
       return;
     }
-    if (row.kind !== KIND || row.version !== VERSION || row.base_url !== baseUrl || row.client_id !== destination.clientId)
+    if (
+      row.kind !== KIND ||
+      row.version !== VERSION ||
+      row.base_url !== baseUrl ||
+      row.client_id !== destination.clientId
+    )
       throw new RosterError(
         'failure',
         `${this.path} is not roster's record of invitations sent to ${baseUrl} as ${destination.clientId}.`,
@@ -154,7 +162,10 @@ export class StoreDb {
       this.db.exec('COMMIT');
       return result;
     } catch (error) {
-      if (this.db.isTransaction) this.db.exec('ROLLBACK');
+      // A COMMIT that failed may have ended the transaction already (Node 22.13 cannot ask: isTransaction).
+      try {
+        this.db.exec('ROLLBACK');
+      } catch {}
       throw error instanceof RosterError ? error : storeError(error, this.path);
     }
   }
@@ -260,8 +271,9 @@ export class StoreDb {
 
   /** Closes the database, once what was asked of batch() is written. */
   close(): void {
-    if (!this.db.isOpen) return;
+    if (this.closed) return;
     if (this.queue.length > 0) this.flush();
+    this.closed = true;
     this.db.close();
   }
 }

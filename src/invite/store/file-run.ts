@@ -5,10 +5,24 @@ import { join } from 'node:path';
 import { privateFolder } from '../../files.js';
 import type { PlannedRow } from '../invite-file.js';
 import { keyOf, planRows, type RowPlan, type SentElsewhere } from './decide.js';
-import { bodyHash, Journal, type JournalEntry, type JournalHeader, type LastEntry, realFile } from './journal.js';
+import {
+  bodyHash,
+  Journal,
+  type JournalEntry,
+  type JournalHeader,
+  type LastEntry,
+  realFile,
+} from './journal.js';
 import { type Destination, journalPath } from './layout.js';
-import { fileRunName, type GuardOptions, identityOf, type RowGuard, recordGuard, sentEntry } from './row-guard.js';
-import { SentRecord } from './sent-record.js';
+import {
+  fileRunName,
+  type GuardOptions,
+  identityOf,
+  type RowGuard,
+  recordGuard,
+  sentEntry,
+} from './row-guard.js';
+import { type SentEntry, SentRecord } from './sent-record.js';
 
 /** What a run is: the file (an absolute path, any spelling), what it holds now, and where it sends. */
 export interface RunOf {
@@ -97,6 +111,7 @@ export class FileRun {
         now,
       );
       record.load();
+      await recordSentRows(record, rows, journal.states, fileRunName(run.file));
       const before = journal.states;
       const plan = planRows(rows, before, flags.resendInDoubt, elsewhere(record, flags));
       return new FileRun(journal, record, flags, run.file, rows, {
@@ -130,7 +145,8 @@ export class FileRun {
    */
   async noteSettled(settled: { row: PlannedRow; reason: string }[], now: Date): Promise<void> {
     const at = now.toISOString();
-    const entries = settled.map(({ row, reason }): JournalEntry => ({
+    const entries = settled.map(
+      ({ row, reason }): JournalEntry => ({
         key: keyOf(row),
         line: row.line,
         state: 'sent',
@@ -140,7 +156,8 @@ export class FileRun {
         // The hash of the request that was sent (its body may differ from the row read now).
         bodyHash: this.current.before.get(keyOf(row))?.bodyHash ?? bodyHash(row.body),
         reason,
-    }));
+      }),
+    );
     const unrecorded = settled.filter(({ row }) => !this.record.has(identityOf(row)));
     await this.record.batch(() => {
       this.journal.write(entries);
@@ -169,4 +186,29 @@ export class FileRun {
  */
 function elsewhere(record: SentRecord, flags: ResendFlags): SentElsewhere {
   return (row) => (flags.resendSent ? undefined : record.sentAt(identityOf(row)));
+}
+
+/**
+ * Rows the journal says were sent and the record lacks are added, so no campaign plan or other file lists
+ * them again: a run of an earlier roster killed between its journal's write and its record's (legacy.ts
+ * imports both as they were; this roster writes the two in one transaction). Not those forgotten (`roster
+ * invite forget`) since they were sent, which would undo the forgetting.
+ */
+async function recordSentRows(
+  record: SentRecord,
+  rows: PlannedRow[],
+  states: ReadonlyMap<string, LastEntry>,
+  by: string | undefined,
+): Promise<void> {
+  const missing: SentEntry[] = [];
+  for (const row of rows) {
+    const entry = states.get(keyOf(row));
+    if (entry?.state !== 'sent') continue;
+    const identity = identityOf(row);
+    if (record.has(identity)) continue;
+    const forgotten = record.forgottenAt(identity);
+    if (forgotten === undefined || forgotten < entry.at)
+      missing.push(sentEntry(row.body, new Date(entry.at), by));
+  }
+  await record.add(missing);
 }

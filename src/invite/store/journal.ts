@@ -91,7 +91,10 @@ export class Journal {
   }
 
   /** Reads a file's journal without taking it (for --dry-run); none when the database is not there. */
-  static peek(db: StoreDb | undefined, file: string): { header?: JournalHeader; states: Map<string, LastEntry> } {
+  static peek(
+    db: StoreDb | undefined,
+    file: string,
+  ): { header?: JournalHeader; states: Map<string, LastEntry> } {
     if (!db) return { states: new Map() };
     return db.read(() => {
       const row = db.get(HEADER, file);
@@ -152,7 +155,11 @@ export class Journal {
   close(): void {
     const me = thisProcess();
     this.db.transaction(() =>
-      this.db.run('UPDATE runs SET pid = NULL, host = NULL, started = NULL WHERE run = ? AND pid = ?', this.run, me.pid),
+      this.db.run(
+        'UPDATE runs SET pid = NULL, host = NULL, started = NULL WHERE run = ? AND pid = ?',
+        this.run,
+        me.pid,
+      ),
     );
   }
 }

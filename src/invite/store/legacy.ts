@@ -6,15 +6,15 @@
 //   invites/<file>-<hex>.jsonl       a file run's journal: a header {journal, version, file, destination, sha256, createdAt}, then row entries, a row's last its state
 // The files are left where they were (nothing reads them again). A damaged line anywhere but a torn last one
 // refuses the import, as it refused a run before: skipping could forget an invitation that was sent.
-import { readdirSync } from 'node:fs';
+import { closeSync, constants, openSync, readdirSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { RosterError } from '../../errors.js';
 import { readPrivateFileSync } from '../../files.js';
 import { invitationKey } from '../invitation.js';
 import type { StoreDb } from './database.js';
+import { invitationIdentity } from './identity.js';
 import { forEachLine } from './json-lines.js';
 import { type Destination, sameDestination, sentRecordPath } from './layout.js';
-import { invitationIdentity } from './identity.js';
 
 interface LegacyJournal {
   path: string;
@@ -23,23 +23,66 @@ interface LegacyJournal {
   states: Map<string, Record<string, unknown>>;
 }
 
-/** Whether an earlier roster left state for `destination`, and how to import it into a new database. */
-export function importLegacyRecord(
-  stateDir: string,
-  destination: Destination,
-): { exists: boolean; into(db: StoreDb): void } {
+/**
+ * Whether an earlier roster left state for `destination`: its record, or a journal whose header names it
+ * (only the first line of each is read: this is asked whenever the destination has no database yet).
+ */
+export function hasLegacyState(stateDir: string, destination: Destination): boolean {
+  if (
+    readPrivateFileSync(sentRecordPath(stateDir, destination), { own: true, followLinks: false }) !==
+    undefined
+  )
+    return true;
+  return journalFiles(join(stateDir, 'invites')).some((path) => {
+    const header = firstLine(path);
+    return (
+      header !== undefined && sameDestination(header.destination as Destination | undefined, destination)
+    );
+  });
+}
+
+/** Imports an earlier roster's state for `destination` into `db` (inside the transaction that made it). */
+export function importLegacyState(stateDir: string, destination: Destination, db: StoreDb): void {
   const record = sentRecordPath(stateDir, destination);
   const recordText = read(record);
+  if (recordText !== undefined) importRecord(db, record, recordText);
   const journals = legacyJournals(join(stateDir, 'invites'), destination);
-  return {
-    exists: recordText !== undefined || journals.length > 0,
-    into(db) {
-      if (recordText !== undefined) importRecord(db, record, recordText);
-      for (const journal of journals) importJournal(db, journal);
-      const claims = read(`${record}.claims`);
-      if (claims !== undefined) importClaims(db, `${record}.claims`, claims, journals);
-    },
-  };
+  for (const journal of journals) importJournal(db, journal);
+  const claims = read(`${record}.claims`);
+  if (claims !== undefined) importClaims(db, `${record}.claims`, claims, journals);
+}
+
+function journalFiles(folder: string): string[] {
+  try {
+    return readdirSync(folder)
+      .filter((name) => name.endsWith('.jsonl'))
+      .map((name) => join(folder, name));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * A journal's header, read from its first 4 KB (a district's journal is tens of MB); undefined for anything
+ * else. Only what decides whether to import: the import reads the file as roster's own (read()).
+ */
+function firstLine(path: string): Record<string, unknown> | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+  } catch {
+    return undefined;
+  }
+  try {
+    const bytes = Buffer.alloc(4096);
+    const read = readSync(fd, bytes, 0, bytes.length, 0);
+    const end = bytes.subarray(0, read).indexOf(10);
+    return JSON.parse(bytes.toString('utf8', 0, end < 0 ? read : end)) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The text of a file of roster's, whole lines only (a torn last line was never an entry); undefined if none. */
@@ -81,15 +124,8 @@ function importRecord(db: StoreDb, path: string, text: string): void {
 
 /** The journals in `folder` for `destination`, each read to its rows' last entries. */
 function legacyJournals(folder: string, destination: Destination): LegacyJournal[] {
-  let names: string[];
-  try {
-    names = readdirSync(folder).filter((name) => name.endsWith('.jsonl'));
-  } catch {
-    return [];
-  }
   const journals: LegacyJournal[] = [];
-  for (const name of names) {
-    const path = join(folder, name);
+  for (const path of journalFiles(folder)) {
     const text = read(path);
     if (!text) continue;
     const journal = readJournal(path, text);

@@ -7,16 +7,23 @@
 // A row of `invite send --file` is claimed before its request leaves and settled after it, each in one
 // transaction with its journal's entry (row-guard.ts), so runs of different files never send one family at
 // once and a kill at any instant leaves every row sent, not sent or in doubt.
-import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { privateFolder } from '../../files.js';
 import { thisProcess } from '../../lock.js';
 import { type Claim, type ClaimingRun, type ClaimState, claimOf, openClaimsIn, putClaim } from './claims.js';
 import { StoreDb } from './database.js';
-import { type ClaimDecision, type ClaimOutcome, type ClaimRequest, claimDecision, standing } from './decide.js';
-import { identityParts, type InvitationParts, invitationIdentity } from './identity.js';
-import { importLegacyRecord } from './legacy.js';
+import {
+  type ClaimDecision,
+  type ClaimOutcome,
+  type ClaimRequest,
+  claimDecision,
+  standing,
+} from './decide.js';
+import { type InvitationParts, identityParts, invitationIdentity } from './identity.js';
 import { canonical, type Destination, storePath } from './layout.js';
+import { hasLegacyState, importLegacyState } from './legacy.js';
 
 /** An invitation roster saw confirmed sent. */
 export interface SentEntry {
@@ -37,7 +44,7 @@ export interface ForgetOutcome {
   inFlight: (InvitationParts & { pid: number; file?: string })[];
 }
 
-export { identityParts, type InvitationParts, invitationIdentity } from './identity.js';
+export { type InvitationParts, identityParts, invitationIdentity } from './identity.js';
 
 /** A row of the record: an invitation sent, or one `roster invite forget` took out. */
 export type RecordEntry = SentEntry | (InvitationParts & { forgottenAt: string });
@@ -149,7 +156,8 @@ export class SentRecord {
           continue;
         }
         const known = snapshot.sent.get(identity);
-        if (known === undefined || shownTime(known) < entry.sentAt) snapshot.sent.set(identity, keptTime(entry.sentAt));
+        if (known === undefined || shownTime(known) < entry.sentAt)
+          snapshot.sent.set(identity, keptTime(entry.sentAt));
       }
     });
   }
@@ -183,9 +191,15 @@ export class SentRecord {
     return this.snapshot?.sent.size ?? 0;
   }
 
-  /** Records invitations confirmed sent; resolves once they are on disk. */
+  /**
+   * Records invitations confirmed sent, and has() answers for them at once; resolves once they are on disk.
+   * (A run's own rows go through note() alone: it never asks again about a row it sent, and a district's run
+   * would hold an identity per row.)
+   */
   add(entries: SentEntry[]): Promise<void> {
     if (entries.length === 0) return Promise.resolve();
+    for (const e of entries)
+      this.snapshot?.sent.set(invitationIdentity(e.email, e.schoolId, e.schoolYearId), keptTime(e.sentAt));
     return this.batch(() => this.note(entries));
   }
 
@@ -314,14 +328,19 @@ export class SentRecord {
       this.load();
       const busy = new Map<string, Claim>();
       for (const claim of openClaimsIn(db))
-        if (standing(claim, { run: FORGET_RUN }) === 'busy' && pick(identityParts(claim.id))) busy.set(claim.id, claim);
+        if (standing(claim, { run: FORGET_RUN }) === 'busy' && pick(identityParts(claim.id)))
+          busy.set(claim.id, claim);
       const outcome: ForgetOutcome = { forgotten: [], inFlight: [] };
       for (const id of (this.snapshot as Snapshot).sent.keys()) {
         if (busy.has(id) || !pick(identityParts(id))) continue;
         outcome.forgotten.push({ ...identityParts(id), sentAt: this.sentAt(id) as string });
       }
       for (const [id, claim] of busy)
-        outcome.inFlight.push({ ...identityParts(id), pid: claim.pid, ...(claim.file !== undefined && { file: claim.file }) });
+        outcome.inFlight.push({
+          ...identityParts(id),
+          pid: claim.pid,
+          ...(claim.file !== undefined && { file: claim.file }),
+        });
       if (write) this.noteForgotten(outcome.forgotten, new Date().toISOString());
       this.snapshot = undefined;
       return outcome;
@@ -369,13 +388,20 @@ export class SentRecord {
 }
 
 /**
- * The destination's database: created (`create`) with the record of an earlier roster imported into it
- * (legacy.ts); without `create`, undefined when there is neither.
+ * The destination's database, created (`create`) with the state an earlier roster kept imported into it
+ * (legacy.ts); without `create`, undefined when there is none, unless there is such state to import.
  */
 function openStore(stateDir: string, destination: Destination, create: boolean): StoreDb | undefined {
   const path = storePath(stateDir, destination);
-  const legacy = importLegacyRecord(stateDir, canonical(destination));
-  return StoreDb.open(path, destination, { create: create || legacy.exists, created: legacy.into });
+  const open = (made: boolean) =>
+    StoreDb.open(path, destination, {
+      create: made,
+      created: (db) => importLegacyState(stateDir, canonical(destination), db),
+    });
+  const found = open(create);
+  if (found || !hasLegacyState(stateDir, canonical(destination))) return found;
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  return open(true);
 }
 
 /** A record row as an entry: sent, or forgotten. */
