@@ -22,7 +22,7 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   writeSync(
     2,
     `roster needs Node 22.13 or later; this is Node ${process.versions.node}.\n` +
-      'Install Node 22, 24 or 26 (https://nodejs.org), or download roster\'s standalone executable, which needs no Node.\n',
+      "Install Node 22, 24 or 26 (https://nodejs.org), or download roster's standalone executable, which needs no Node.\n",
   );
   process.exitCode = 1;
 } else {
