@@ -1,13 +1,17 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+// sendRows: N workers, each row begun (claimed + journaled in flight) before its request and ended (outcome
+// journaled, claim settled, record told) after it, through the run's RowGuard: a real one over the
+// destination's database (helpers/claims.ts's guardedRun, read back straight from SQLite), or a fake one
+// that logs what the runner asks of it.
 import { describe, expect, it } from 'vitest';
 import { NetworkError } from '../../src/api/transport.js';
 import { ApiError, ForeignAnswerError, InDoubtError, RosterError } from '../../src/errors.js';
-import { CLAIM_FRESH_MS, classify, sendRows } from '../../src/invite/bulk-runner.js';
+import { classify, sendRows } from '../../src/invite/bulk-runner.js';
 import { invitationKey } from '../../src/invite/invitation.js';
 import type { PlannedRow } from '../../src/invite/invite-file.js';
-import { contentHash, Journal } from '../../src/invite/store/index.js';
+import type { JournalEntry, RowGuard } from '../../src/invite/store/index.js';
+import { guardedRun, inDoubtByC } from '../helpers/claims.js';
 import { tempDir } from '../helpers/context.js';
+import { claimRows, journalRows, recordRows, storeDump, storeOf } from '../helpers/store.js';
 
 const rows = (n: number): PlannedRow[] =>
   Array.from({ length: n }, (_, i) => ({
@@ -20,24 +24,23 @@ const rows = (n: number): PlannedRow[] =>
       sentByUserId: 'u1',
     },
   }));
-/** Each row's last entry in the journal on disk, by key (the journal keeps no run's entries in memory). */
-function journaled(path: string): Map<string, { state: string }> {
-  const entries = readFileSync(path, 'utf8').trim().split('\n').slice(1);
-  return new Map(entries.map((line) => JSON.parse(line)).map((e) => [e.key, e]));
+const keyOf = (row: PlannedRow) => invitationKey(row.body.email, row.body.schoolId);
+
+/** A run of /data/f.csv over a real database in a new state folder. */
+async function realRun() {
+  const state = tempDir();
+  const run = await guardedRun(state, 'f');
+  /** Each row's last state in the journal on disk, by key. */
+  const journaled = () => new Map(journalRows(storeOf(state), '/data/f.csv').map((e) => [e.key, e.state]));
+  return { ...run, state, journaled };
 }
 
-const openJournal = () =>
-  Journal.open(
-    join(tempDir(), 'j.jsonl'),
-    {
-      journal: 'roster invite send',
-      version: 1,
-      file: '/f.csv',
-      destination: { baseUrl: 'https://a.example/v1', clientId: 'c1' },
-      sha256: contentHash(''),
-    },
-    new Date(),
-  );
+const base = {
+  signal: new AbortController().signal,
+  resending: new Set<string>(),
+  now: () => new Date(),
+  onProgress: () => {},
+};
 
 describe('classify', () => {
   it.each([
@@ -67,49 +70,47 @@ describe('classify', () => {
 });
 
 describe('sendRows', () => {
-  it('never has more than `concurrency` requests in flight, and journals each row before and after', async () => {
-    const journal = await openJournal();
+  it('never has more than `concurrency` requests in flight; each row is in flight on disk before its request, and its outcome after', async () => {
+    const run = await realRun();
     let inFlight = 0;
     let peak = 0;
     const outcome = await sendRows({
+      ...base,
       rows: rows(30),
-      journal,
+      guard: run.guard,
       concurrency: 4,
-      signal: new AbortController().signal,
-      resending: new Set(),
       send: async (row) => {
-        expect(journaled(journal.path).get(invitationKey(row.body.email, row.body.schoolId))?.state).toBe(
-          'in-flight',
+        expect(run.journaled().get(keyOf(row))).toBe('in-flight');
+        expect(claimRows(storeOf(run.state)).map((c) => c.identity)).toContain(
+          JSON.stringify([row.body.email, 's1', '']),
         );
         peak = Math.max(peak, ++inFlight);
         await new Promise((r) => setTimeout(r, 2));
         inFlight--;
         return { message: 'ok' };
       },
-      now: () => new Date(),
-      onProgress: () => {},
     });
-    await journal.close();
+    // Every outcome on disk when sendRows resolves, before the run closes.
+    expect([...run.journaled().values()]).toEqual(Array(30).fill('sent'));
+    expect(recordRows(storeOf(run.state))).toHaveLength(30);
+    expect(claimRows(storeOf(run.state))).toEqual([]);
+    await run.close();
     expect(peak).toBe(4);
     expect([...outcome.results.values()].every((r) => r.state === 'sent')).toBe(true);
-    expect([...journaled(journal.path).values()].every((e) => e.state === 'sent')).toBe(true);
   });
 
   it("keeps the server's message of each sent row only when asked (--json's report); else none is held", async () => {
     for (const keepMessages of [true, false]) {
-      const journal = await openJournal();
+      const run = await realRun();
       const outcome = await sendRows({
+        ...base,
         rows: rows(3),
-        journal,
+        guard: run.guard,
         concurrency: 2,
-        signal: new AbortController().signal,
-        resending: new Set(),
         send: async (row) => ({ message: `Invitation sent to ${row.body.email}` }),
         keepMessages,
-        now: () => new Date(),
-        onProgress: () => {},
       });
-      await journal.close();
+      await run.close();
       expect([...outcome.results.values()]).toEqual(
         keepMessages
           ? ['p0', 'p1', 'p2'].map((p) => ({ state: 'sent', message: `Invitation sent to ${p}@x.org` }))
@@ -119,259 +120,249 @@ describe('sendRows', () => {
   });
 
   it('keeps results by row and journal entries by e-mail and school; marks rows sent again on purpose', async () => {
-    const journal = await openJournal();
+    const run = await realRun();
     const [first, second] = rows(2);
-    const resent = invitationKey(second!.body.email, second!.body.schoolId);
+    const resent = keyOf(second!);
+    const inFlight: unknown[][] = [];
     const outcome = await sendRows({
+      ...base,
       rows: [first!, second!],
-      journal,
+      guard: run.guard,
       concurrency: 1,
-      signal: new AbortController().signal,
       resending: new Set([resent]),
-      send: async () => ({ message: 'ok' }),
-      now: () => new Date(),
-      onProgress: () => {},
+      // Only the row sent again is marked so while it is in flight (what a run killed then leaves).
+      send: async (row) => {
+        const entry = storeDump(storeOf(run.state)).journal!.find((e) => e.key === keyOf(row));
+        inFlight.push([entry?.key, entry?.state, entry?.resend]);
+        if (row === first) throw new ApiError('api', 400, 'refused');
+        return { message: 'ok' };
+      },
     });
-    await journal.close();
-    expect(outcome.results.size).toBe(2);
-    expect([outcome.results.get(0), outcome.results.get(1)]).toEqual([{ state: 'sent' }, { state: 'sent' }]);
-    const entries = readFileSync(journal.path, 'utf8')
-      .trim()
-      .split('\n')
-      .slice(1)
-      .map((l) => JSON.parse(l));
-    expect(entries.filter((e) => e.resend).map((e) => e.key)).toEqual([resent]);
-    expect(entries.every((e) => typeof e.bodyHash === 'string' && e.line >= 2)).toBe(true);
+    expect([outcome.results.get(0), outcome.results.get(1)]).toEqual([
+      { state: 'failed', reason: 'refused', status: 400 },
+      { state: 'sent' },
+    ]);
+    const entries = storeDump(storeOf(run.state)).journal!;
+    await run.close();
+    expect(inFlight).toEqual([
+      [keyOf(first!), 'in-flight', null],
+      [resent, 'in-flight', 1],
+    ]);
+    // A row's last entry is its outcome.
+    expect(entries.map((e) => [e.key, e.state, e.line])).toEqual([
+      [keyOf(first!), 'failed', 2],
+      [resent, 'sent', 3],
+    ]);
+    expect(entries.every((e) => typeof e.body_hash === 'string')).toBe(true);
+    expect(entries[0]!.requested_at).toEqual(expect.any(String));
+    expect(entries[0]!.status).toBe(400);
   });
 
-  it('an abort stops taking rows but lets the ones in flight finish', async () => {
-    const journal = await openJournal();
+  it("a row another run left in doubt is withheld: neither sent nor journaled, and that run's doubt stands", async () => {
+    const state = tempDir();
+    const p1 = JSON.stringify(['p1@x.org', 's1', '']);
+    await inDoubtByC(state, p1);
+    const run = await guardedRun(state, 'f');
+    const sent: string[] = [];
+    const outcome = await sendRows({
+      ...base,
+      rows: rows(3),
+      guard: run.guard,
+      concurrency: 2,
+      send: async (row) => {
+        sent.push(row.body.email);
+        return { message: 'ok' };
+      },
+    });
+    await run.close();
+    expect(sent.sort()).toEqual(['p0@x.org', 'p2@x.org']);
+    expect(outcome.results.get(1)).toEqual({
+      state: 'in-doubt',
+      reason: 'another run (/data/c.csv) could not tell whether it was sent; it may have been sent',
+    });
+    expect(journalRows(storeOf(state), '/data/f.csv').map((e) => [e.email, e.state])).toEqual([
+      ['p0@x.org', 'sent'],
+      ['p2@x.org', 'sent'],
+    ]);
+    expect(claimRows(storeOf(state))).toEqual([
+      expect.objectContaining({ identity: p1, run: '/data/c.csv', state: 'in-doubt' }),
+    ]);
+  });
+
+  it('an abort stops taking rows but lets the ones in flight finish, each journaled', async () => {
+    const run = await realRun();
     const controller = new AbortController();
     let started = 0;
     const outcome = await sendRows({
+      ...base,
       rows: rows(20),
-      journal,
+      guard: run.guard,
       concurrency: 3,
       signal: controller.signal,
-      resending: new Set(),
       send: async () => {
         if (++started === 5) controller.abort();
         await new Promise((r) => setTimeout(r, 5));
         return { message: 'ok' };
       },
-      now: () => new Date(),
-      onProgress: () => {},
     });
-    await journal.close();
+    const journaled = run.journaled();
+    await run.close();
     expect(outcome.results.size).toBe(started);
     expect(started).toBeLessThan(8);
-    expect([...journaled(journal.path).values()].filter((e) => e.state === 'in-flight')).toHaveLength(0);
+    expect([...journaled.values()]).toEqual(Array(started).fill('sent'));
   });
 
   it('an authentication failure stops the run after the rows in flight', async () => {
-    const journal = await openJournal();
+    const run = await realRun();
     const outcome = await sendRows({
+      ...base,
       rows: rows(20),
-      journal,
+      guard: run.guard,
       concurrency: 2,
-      signal: new AbortController().signal,
-      resending: new Set(),
       send: async () => {
         throw new ApiError('auth', 401, 'token rejected');
       },
-      now: () => new Date(),
-      onProgress: () => {},
     });
-    await journal.close();
+    const journaled = run.journaled();
+    await run.close();
     expect(outcome.stoppedBy?.message).toBe('token rejected');
     expect(outcome.results.size).toBeLessThanOrEqual(2);
+    expect([...journaled.values()]).toEqual(Array(outcome.results.size).fill('failed'));
   });
 });
 
-describe('sendRows with a guard (claims in roster’s record)', () => {
-  const guardLog = () => {
+describe('sendRows and its RowGuard', () => {
+  /** A guard that logs each begin and end; p1 is withheld (another run stopped while sending it). */
+  const guardLog = (overrides: Partial<RowGuard> = {}) => {
     const calls: string[] = [];
-    const guard = {
-      claim: async (row: PlannedRow) => {
-        calls.push(`claim ${row.body.email}`);
+    const entries: JournalEntry[] = [];
+    const guard: RowGuard = {
+      begin: async (row, inFlight) => {
+        calls.push(`begin ${row.body.email}`);
+        entries.push(inFlight);
         return row.body.email === 'p1@x.org'
-          ? ({ state: 'in-doubt', reason: 'another run was stopped while sending it' } as const)
-          : ('go' as const);
+          ? { state: 'in-doubt', reason: 'another run was stopped while sending it' }
+          : 'go';
       },
-      settle: async (row: PlannedRow, outcome: string) => {
-        calls.push(`settle ${row.body.email} ${outcome}`);
+      end: async (row, outcome) => {
+        calls.push(`end ${row.body.email} ${outcome.state}`);
+        entries.push(outcome);
       },
-      flush: async () => {
-        calls.push('flush');
-      },
-      checkRecord: () => {},
+      ...overrides,
     };
-    return { calls, guard };
+    return { calls, entries, guard };
   };
 
-  /**
-   * sendRows of `count` rows under guardLog's guard, each request logged (`send <email>`); `before` runs as
-   * a row's request leaves, and may throw for it.
-   */
-  async function guarded(
+  /** sendRows of `count` rows under `guard`, each request logged in `calls` (`send <email>`). */
+  function guarded(
     count: number,
     concurrency: number,
+    { calls, guard }: ReturnType<typeof guardLog>,
     before: (email: string) => void = () => {},
-    now = () => new Date(),
   ) {
-    const journal = await openJournal();
-    const { calls, guard } = guardLog();
-    const outcome = await sendRows({
+    return sendRows({
+      ...base,
       rows: rows(count),
-      journal,
       guard,
       concurrency,
-      signal: new AbortController().signal,
-      resending: new Set(),
       send: async (row) => {
         calls.push(`send ${row.body.email}`);
         before(row.body.email);
         return { message: 'ok' };
       },
-      now,
-      onProgress: () => {},
     });
-    await journal.close();
-    return { calls, outcome, journal };
   }
 
-  it('claims the rows ahead of their requests, settles each after its own, and flushes the settles at the end; a row withheld is neither journaled nor sent', async () => {
-    const { calls, outcome, journal } = await guarded(3, 1, (email) => {
+  it('begins each row before its request and ends it after with its outcome; a row withheld is neither sent nor ended', async () => {
+    const log = guardLog();
+    const outcome = await guarded(3, 1, log, (email) => {
       if (email === 'p2@x.org') throw new ApiError('api', 400, 'refused');
     });
-    expect(calls).toEqual([
-      'claim p0@x.org',
-      'claim p1@x.org',
-      'claim p2@x.org',
+    expect(log.calls).toEqual([
+      'begin p0@x.org',
       'send p0@x.org',
-      'settle p0@x.org sent',
+      'end p0@x.org sent',
+      'begin p1@x.org',
+      'begin p2@x.org',
       'send p2@x.org',
-      'settle p2@x.org failed',
-      'flush',
+      'end p2@x.org failed',
     ]);
     expect(outcome.results.get(1)).toEqual({
       state: 'in-doubt',
       reason: 'another run was stopped while sending it',
     });
-    expect(journaled(journal.path).has('p1@x.org s1')).toBe(false);
-  });
-
-  it('a journal that fails after a confirmed send still settles the row as sent (the record learns it), then ends the run', async () => {
-    const journal = await openJournal();
-    const { calls, guard } = guardLog();
-    const record = journal.record.bind(journal);
-    let writes = 0;
-    journal.record = async (entries) => {
-      if (++writes === 2) throw new RosterError('failure', 'disk full');
-      return record(entries);
-    };
-    await expect(
-      sendRows({
-        rows: rows(1),
-        journal,
-        guard,
-        concurrency: 1,
-        signal: new AbortController().signal,
-        resending: new Set(),
-        send: async () => ({ message: 'ok' }),
-        now: () => new Date(),
-        onProgress: () => {},
-      }),
-    ).rejects.toThrow('disk full');
-    await journal.close();
-    expect(calls).toEqual(['claim p0@x.org', 'settle p0@x.org sent', 'flush']);
-  });
-
-  it('claims a batch of rows at once, half a window ahead of the workers, not one claim per request', async () => {
-    const { calls } = await guarded(40, 2);
-    // 16 claims (the window at concurrency 2), then 8 more each time 8 of them were taken.
-    const firstSend = calls.indexOf('send p0@x.org');
-    expect(calls.slice(0, firstSend)).toEqual(Array.from({ length: 16 }, (_, i) => `claim p${i}@x.org`));
-    expect(calls.filter((c) => c.startsWith('claim'))).toHaveLength(40);
-    // Every row sent was claimed first (p1 is withheld: another run's, never sent).
-    for (let i = 0; i < 40; i++)
-      if (i !== 1) expect(calls.indexOf(`claim p${i}@x.org`)).toBeLessThan(calls.indexOf(`send p${i}@x.org`));
-    expect(calls).not.toContain('send p1@x.org');
-  });
-
-  it('releases the rows it claimed ahead but never sent when the run stops (an authentication failure): each settled once, as unsent', async () => {
-    const { calls, outcome } = await guarded(30, 1, (email) => {
-      if (email === 'p3@x.org') throw new ApiError('auth', 401, 'token rejected');
+    // What begin is given is the in-flight entry; a failure's outcome says when that request left.
+    const [p0, p0end, , p2, p2end] = log.entries;
+    expect(p0).toMatchObject({ key: 'p0@x.org s1', line: 2, state: 'in-flight', email: 'p0@x.org' });
+    expect(p0end).toMatchObject({ key: 'p0@x.org s1', line: 2, state: 'sent', bodyHash: p0!.bodyHash });
+    expect(p2end).toMatchObject({
+      key: 'p2@x.org s1',
+      state: 'failed',
+      status: 400,
+      reason: 'refused',
+      requestedAt: p2!.at,
     });
-    expect(outcome.stoppedBy?.message).toBe('token rejected');
-    expect(calls.filter((c) => c.startsWith('send'))).toEqual([
-      'send p0@x.org',
-      'send p2@x.org',
-      'send p3@x.org',
-    ]);
-    // p1 is withheld (in doubt elsewhere): never this run's, never settled by it.
-    expect(calls.filter((c) => c.startsWith('settle'))).toEqual([
-      'settle p0@x.org sent',
-      'settle p2@x.org sent',
-      'settle p3@x.org failed',
-      ...Array.from({ length: 12 }, (_, i) => `settle p${i + 4}@x.org unsent`),
-    ]);
-    expect(calls.at(-1)).toBe('flush');
   });
 
-  it('takes a claim again when its request leaves more than CLAIM_FRESH_MS after it was taken', async () => {
-    let clock = Date.parse('2026-01-01T00:00:00Z');
-    const { calls } = await guarded(
-      3,
-      1,
-      // A slow request: the rows claimed with it wait longer than a claim stays fresh.
-      (email) => {
-        if (email === 'p0@x.org') clock += CLAIM_FRESH_MS + 1;
+  it('an end that fails (the journal cannot be written) after a confirmed send ends the run with that error, taking no more rows', async () => {
+    const log = guardLog();
+    let ends = 0;
+    const end = log.guard.end;
+    log.guard.end = async (row, outcome) => {
+      await end(row, outcome);
+      if (++ends === 1) throw new RosterError('failure', 'disk full');
+    };
+    await expect(guarded(5, 1, log)).rejects.toThrow('disk full');
+    expect(log.calls.filter((c) => c.startsWith('send'))).toHaveLength(ends);
+    expect(log.calls.filter((c) => c.startsWith('send')).length).toBeLessThan(3);
+  });
+
+  it('a begin that throws (the record deleted or replaced) stops the run: that row and every later one not started', async () => {
+    const log = guardLog({
+      begin: async (row) => {
+        log.calls.push(`begin ${row.body.email}`);
+        if (row.body.email === 'p2@x.org') throw new RosterError('failure', 'the record was deleted');
+        return 'go';
       },
-      () => new Date(clock),
-    );
-    expect(calls.filter((c) => !c.startsWith('settle') && c !== 'flush')).toEqual([
-      'claim p0@x.org',
-      'claim p1@x.org',
-      'claim p2@x.org',
+    });
+    const outcome = await guarded(6, 1, log);
+    expect(outcome.stoppedBy?.message).toBe('the record was deleted');
+    expect(log.calls).toEqual([
+      'begin p0@x.org',
       'send p0@x.org',
-      'claim p2@x.org',
-      'send p2@x.org',
+      'end p0@x.org sent',
+      'begin p1@x.org',
+      'send p1@x.org',
+      'end p1@x.org sent',
+      'begin p2@x.org',
     ]);
+    expect([outcome.results.size, outcome.results.get(2)]).toEqual([2, undefined]);
   });
 
   it("a failure that stops the run ends a worker's wait for another run's row at once, not after the claim's hold", async () => {
-    const journal = await openJournal();
     const events: string[] = [];
-    const guard = {
-      claim: async (row: PlannedRow, signal: AbortSignal, ahead?: boolean) => {
-        if (row.body.email !== 'p1@x.org') return 'go' as const;
-        if (ahead) return 'later' as const;
+    const log = guardLog({
+      begin: async (row, _inFlight, signal) => {
+        if (row.body.email !== 'p1@x.org') return 'go';
         // Held by another live run: waited for until the run is told to stop.
         await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
         events.push('wait for p1 ended');
-        return 'aborted' as const;
+        return 'aborted';
       },
-      settle: async () => {},
-      flush: async () => {},
-      checkRecord: () => {},
-    };
+    });
     const outcome = await sendRows({
+      ...base,
       rows: rows(2),
-      journal,
-      guard,
+      guard: log.guard,
       concurrency: 2,
-      signal: new AbortController().signal,
-      resending: new Set(),
       send: async () => {
         await new Promise((resolve) => setTimeout(resolve, 20));
         throw new ApiError('auth', 401, 'token rejected');
       },
-      now: () => new Date(),
-      onProgress: () => {},
     });
-    await journal.close();
     expect(outcome.stoppedBy?.message).toBe('token rejected');
     expect(events).toEqual(['wait for p1 ended']);
+    // p1 was never started: not a result.
+    expect([outcome.results.size, outcome.results.get(1)]).toEqual([1, undefined]);
   }, 5_000);
 });

@@ -1,11 +1,12 @@
-// `roster invite send --file`, in-process against the sandbox: validation, journal, re-runs, failures,
-// drops, interrupts.
+// `roster invite send --file`, in-process against the sandbox: validation, journal (the destination's
+// database, read straight from SQLite), re-runs, failures, drops, interrupts.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { tempDir } from '../helpers/context.js';
 import { listOutOfUse } from '../helpers/sandbox.js';
+import { journalRows, storeDump, storeOf } from '../helpers/store.js';
 import { csvOf, deliveries, posts, roster, scriptedPrompter } from './helpers.js';
 
 let sandbox: Sandbox;
@@ -25,15 +26,10 @@ function csvFile(text: string): string {
   writeFileSync(path, text);
   return path;
 }
-const journalOf = (stderr: string) => /Journal: (\S+\.jsonl)/.exec(stderr)?.[1] ?? '';
-const journalStates = (path: string) => {
-  const last = new Map<number, string>();
-  for (const line of readFileSync(path, 'utf8').trim().split('\n').slice(1)) {
-    const entry = JSON.parse(line);
-    last.set(entry.line, entry.state);
-  }
-  return last;
-};
+/** The database the report names ("Journal: <path>"): the destination's, holding the file's journal. */
+const journalOf = (stderr: string) => /Journal: (\S+\.db)$/m.exec(stderr)?.[1] ?? '';
+/** Each journaled row's last state, by line. */
+const journalStates = (db: string) => new Map(journalRows(db).map((e) => [e.line, e.state]));
 
 describe('invite send --file', () => {
   it('sends every row once with the per-run values; the same command again sends nothing', async () => {
@@ -52,7 +48,8 @@ describe('invite send --file', () => {
       sentByUserId: 'usr-1',
     });
     const journal = journalOf(run.stderr);
-    expect(journal.startsWith(join(run.home, 'state', 'invites'))).toBe(true);
+    expect(journal).toBe(storeOf(join(run.home, 'state')));
+    expect(journal.startsWith(join(run.home, 'state', 'sent'))).toBe(true);
     expect([...journalStates(journal).values()]).toEqual(Array(20).fill('sent'));
 
     sandbox.requests.length = 0;
@@ -306,7 +303,7 @@ describe('invite send --file', () => {
         'fix-2@example.org,org-sch-2,2\n' +
         'fix-4@example.org,org-sch-3,2\n',
     );
-    const recorded = readFileSync(journal, 'utf8');
+    const recorded = storeDump(journal);
     sandbox.requests.length = 0;
     const dry = await roster(sandbox, [...args, '--dry-run'], { home: first.home });
     expect(
@@ -316,7 +313,7 @@ describe('invite send --file', () => {
         .map((l) => JSON.parse(l).body.email),
     ).toEqual(['new-0@example.org', 'fix-1@example.org', 'fix-2@example.org']);
     expect(dry.stderr).toContain('changed since the first run');
-    expect(readFileSync(journal, 'utf8')).toBe(recorded); // a dry run writes nothing
+    expect(storeDump(journal)).toEqual(recorded); // a dry run writes nothing
 
     const again = await roster(sandbox, [...args, '--json'], { home: first.home });
     expect(again.code).toBe(0);
@@ -363,7 +360,9 @@ describe('invite send --file', () => {
       const here = await roster(sandbox, args);
       const there = await roster(other, args, { home: here.home });
       expect([here.code, there.code]).toEqual([0, 0]);
+      expect(journalOf(here.stderr)).toMatch(/\.db$/);
       expect(journalOf(there.stderr)).not.toBe(journalOf(here.stderr));
+      expect(journalRows(journalOf(there.stderr)).map((e) => e.state)).toEqual(Array(5).fill('sent'));
       expect(there.stderr).toContain('Sent 5 of 5 invitations');
       expect([...deliveries(sandbox).values()]).toEqual(Array(5).fill(1));
       expect([...deliveries(other).values()]).toEqual(Array(5).fill(1));

@@ -1,22 +1,24 @@
+// A file run's journal in the destination's database: the last state of each row by key, resumed by a later
+// run of the same file (however it is spelled), and the file's lock (the run's row in `runs`): another live
+// run of the file is refused, a dead one's is taken over. Read back straight from SQLite (helpers/store.ts).
 import { createHash } from 'node:crypto';
-import {
-  appendFileSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  symlinkSync,
-  utimesSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { invitationKey } from '../../src/invite/invitation.js';
-import { canonicalBaseUrl, contentHash, Journal, journalPath } from '../../src/invite/store/index.js';
-import { locateJournal } from '../../src/invite/store/journal.js';
+import {
+  canonicalBaseUrl,
+  contentHash,
+  FileRun,
+  Journal,
+  journalPath,
+  peekRun,
+  SentRecord,
+} from '../../src/invite/store/index.js';
 import { tempDir } from '../helpers/context.js';
+import { bundleDriver, startDriver } from '../helpers/driver.js';
+import { journalRows, runRows, storeDump, storeOf, storeWrite } from '../helpers/store.js';
 
 const district = { baseUrl: 'https://a.example/v1', clientId: 'c1' };
 const header = (file = '/data/invites.csv', content = 'x', destination = district) => ({
@@ -27,10 +29,34 @@ const header = (file = '/data/invites.csv', content = 'x', destination = distric
   sha256: contentHash(content),
 });
 const at = '2026-01-01T00:00:00.000Z';
-/** A lock's owner record, as roster writes it. */
-const owner = (fields: Record<string, unknown>) =>
-  JSON.stringify({ pid: process.ppid, token: '0123456789abcdef', host: hostname(), ...fields });
 const row = (n: number) => ({ key: invitationKey(`p${n}@x.org`, 's1'), line: n });
+const BUSY = /^Another roster run \(pid (\d+)\) is sending invitations from this file\.$/;
+
+/** The destination's database in `state` (created if need be), for `body`; closed after. */
+async function withStore<T>(state: string, body: (record: SentRecord) => T | Promise<T>): Promise<T> {
+  const record = await SentRecord.open(state, district);
+  try {
+    return await body(record);
+  } finally {
+    await record.close();
+  }
+}
+
+/** Opens `file`'s journal in `state` and lets it go again at once. */
+const openAndClose = (state: string, file = '/data/invites.csv') =>
+  withStore(state, (record) => Journal.open(record.store, header(file), new Date(at)).close());
+
+/** Makes the run of `file` look held by another process (pid, host, start time), behind the store's back. */
+function holdAs(state: string, file: string, pid: number, host: string | null, started: string | null) {
+  storeWrite(
+    storeOf(state),
+    'UPDATE runs SET pid = ?, host = ?, started = ? WHERE run = ?',
+    pid,
+    host,
+    started,
+    file,
+  );
+}
 
 describe('invitationKey', () => {
   it('is the e-mail, trimmed and in any case, and the school', () => {
@@ -87,224 +113,278 @@ describe('journalPath', () => {
   });
 });
 
-describe('locateJournal', () => {
-  it('finds the file by its real path (symlinks, relative, ..)', async () => {
+describe('the file a journal belongs to', () => {
+  it('is the real path: a link to its folder and a path through `..` resume one journal, in one run', async () => {
     const root = tempDir();
     mkdirSync(join(root, 'real', 'sub'), { recursive: true });
     writeFileSync(join(root, 'real', 'invites.csv'), 'x');
     symlinkSync(join(root, 'real'), join(root, 'link'));
     const state = tempDir();
     const real = realpathSync(join(root, 'real', 'invites.csv'));
-    const places = await Promise.all(
-      [join(root, 'link', 'invites.csv'), join(root, 'real', 'sub', '..', 'invites.csv')].map((f) =>
-        locateJournal(state, f, district),
-      ),
+    const runOf = (file: string) => ({
+      stateDir: state,
+      file,
+      sha256: contentHash('x'),
+      destination: district,
+    });
+    const flags = { resendInDoubt: false, resendSent: false };
+
+    const first = await FileRun.open(runOf(join(root, 'link', 'invites.csv')), [], flags, new Date(at));
+    expect(first.view.header?.file).toBe(real);
+    await first.close();
+    const peeked = await peekRun(runOf(join(root, 'real', 'sub', '..', 'invites.csv')), [], flags);
+    expect(peeked.header).toMatchObject({ file: real, createdAt: at });
+    expect(peeked.path).toBe(storeOf(state));
+    const again = await FileRun.open(
+      runOf(join(root, 'real', 'sub', '..', 'invites.csv')),
+      [],
+      flags,
+      new Date(),
     );
-    for (const place of places)
-      expect(place).toEqual({ path: journalPath(state, real, district), file: real });
+    expect(again.view.header).toMatchObject({ file: real, createdAt: at });
+    await again.close();
+    expect(runRows(storeOf(state))).toEqual([{ run: real, pid: null }]);
   });
 });
 
 describe('Journal', () => {
-  it('appends JSON lines and reads the last state of each row back, by key', async () => {
-    const path = join(tempDir(), 'invites', 'j.jsonl');
-    const journal = await Journal.open(path, header(), new Date(at));
-    expect(journal.created).toBe(true);
-    await Promise.all([
-      journal.record([{ ...row(2), state: 'in-flight', at }]),
-      journal.record([{ ...row(3), state: 'in-flight', at }]),
-    ]);
-    await journal.record([{ ...row(2), state: 'sent', at }]);
-    await journal.close();
-    const lines = readFileSync(path, 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l));
-    expect(lines[0]).toMatchObject({
-      journal: 'roster invite send',
-      version: 1,
-      file: '/data/invites.csv',
-      destination: district,
+  it('keeps the last state of each row by key, on disk, and a later run reads them back', async () => {
+    const state = tempDir();
+    await withStore(state, async (record) => {
+      const journal = Journal.open(record.store, header(), new Date(at));
+      expect(journal.created).toBe(true);
+      expect(journal.run).toBe('/data/invites.csv');
+      await Promise.all([
+        journal.record([{ ...row(2), state: 'in-flight', at }]),
+        journal.record([{ ...row(3), state: 'in-flight', at }]),
+      ]);
+      await journal.record([{ ...row(2), state: 'sent', at }]);
+      // On disk when record() resolves: another connection reads it.
+      expect(journalRows(storeOf(state), '/data/invites.csv')).toEqual([
+        { line: 2, state: 'sent', email: null, key: row(2).key, run: '/data/invites.csv' },
+        { line: 3, state: 'in-flight', email: null, key: row(3).key, run: '/data/invites.csv' },
+      ]);
+      journal.close();
     });
-    expect(lines).toHaveLength(4);
 
-    const again = await Journal.open(path, header(), new Date(at));
-    expect(again.created).toBe(false);
-    expect(again.states.get(row(2).key)?.state).toBe('sent');
-    expect(again.states.get(row(3).key)?.state).toBe('in-flight');
-    await again.close();
+    await withStore(state, (record) => {
+      const again = Journal.open(record.store, header(), new Date());
+      expect(again.created).toBe(false);
+      expect(again.header).toEqual({ ...header(), createdAt: at });
+      expect(again.states.get(row(2).key)?.state).toBe('sent');
+      expect(again.states.get(row(3).key)?.state).toBe('in-flight');
+      expect(again.states.size).toBe(2);
+      again.close();
+    });
   });
 
-  it('accepts a changed content (the header keeps the first hash), refuses another file or destination', async () => {
-    const path = join(tempDir(), 'j.jsonl');
-    await (await Journal.open(path, header('/a.csv', 'first'), new Date(at))).close();
-    const edited = await Journal.open(path, header('/a.csv', 'edited'), new Date());
-    expect(edited.header.sha256).toBe(contentHash('first'));
-    expect(edited.header.createdAt).toBe(at);
-    await edited.close();
-    expect((await Journal.peek(path)).header?.sha256).toBe(contentHash('first'));
-    await expect(Journal.open(path, header('/b.csv'), new Date(at))).rejects.toThrow(
-      /belongs to another file or destination/,
-    );
-    await expect(
-      Journal.open(path, header('/a.csv', 'x', { ...district, clientId: 'c2' }), new Date(at)),
-    ).rejects.toThrow(/belongs to another file or destination/);
+  it('resumed with a changed content keeps the header it began with (first hash, first time)', async () => {
+    const state = tempDir();
+    await withStore(state, (record) => {
+      Journal.open(record.store, header('/a.csv', 'first'), new Date(at)).close();
+      const edited = Journal.open(record.store, header('/a.csv', 'edited'), new Date());
+      expect(edited.created).toBe(false);
+      expect(edited.header.sha256).toBe(contentHash('first'));
+      expect(edited.header.createdAt).toBe(at);
+      edited.close();
+      expect(Journal.peek(record.store, '/a.csv').header).toMatchObject({
+        sha256: contentHash('first'),
+        createdAt: at,
+      });
+    });
   });
 
-  it('refuses an entry that names no row (skipping it could forget a row that was sent)', async () => {
-    const path = join(tempDir(), 'j.jsonl');
-    writeFileSync(
-      path,
-      `${JSON.stringify({ ...header(), createdAt: at })}\n` +
-        `${JSON.stringify({ ...row(2), state: 'sent', at })}\n` +
-        `{"line":3,"state":"sent","at":"${at}","email":"other@x.org","schoolId":"s1"}\n`,
-    );
-    await expect(Journal.peek(path)).rejects.toThrow(/entry at line 3 that names no row/);
+  it("keeps two files' journals in one database apart", async () => {
+    const state = tempDir();
+    await withStore(state, async (record) => {
+      const a = Journal.open(record.store, header('/a.csv'), new Date(at));
+      await a.record([{ ...row(2), state: 'sent', at }]);
+      // Another file: a journal of its own, begun now, which knows nothing of a's rows; both held at once.
+      const b = Journal.open(record.store, header('/b.csv'), new Date());
+      expect(b.created).toBe(true);
+      expect(b.states.size).toBe(0);
+      await b.record([{ ...row(2), state: 'failed', at }]);
+      a.close();
+      b.close();
+      expect(Journal.peek(record.store, '/a.csv').states.get(row(2).key)?.state).toBe('sent');
+      expect(Journal.peek(record.store, '/b.csv').states.get(row(2).key)?.state).toBe('failed');
+    });
   });
 
-  it('drops a torn last line left by a crash, so later appends start on a fresh line', async () => {
-    const path = join(tempDir(), 'j.jsonl');
-    const first = await Journal.open(path, header(), new Date(at));
-    await first.record([{ ...row(2), state: 'in-flight', at }]);
-    await first.close();
-    appendFileSync(path, '{"key":"p2@x.org s1","line":2,"state":"se');
-    const peeked = await Journal.peek(path);
-    expect(peeked.states.get(row(2).key)?.state).toBe('in-flight');
-    const journal = await Journal.open(path, header(), new Date(at));
-    await journal.record([{ ...row(3), state: 'sent', at }]);
-    await journal.close();
-    const text = readFileSync(path, 'utf8');
-    expect(text).not.toContain('"se\n');
-    expect(
-      text
-        .trim()
-        .split('\n')
-        .every((l) => JSON.parse(l)),
-    ).toBe(true);
-  });
-
-  it('refuses a second run on the same journal while the first is alive, and takes over a dead one', async () => {
-    const path = join(tempDir(), 'j.jsonl');
-    writeFileSync(`${path}.lock`, owner({ pid: process.ppid })); // a live process that is not us
-    await expect(Journal.open(path, header(), new Date(at))).rejects.toThrow(
-      /Another roster run \(pid \d+\)/,
-    );
-    writeFileSync(`${path}.lock`, owner({ pid: 999999999 })); // no such process
-    const journal = await Journal.open(path, header(), new Date(at));
-    await journal.close();
-    expect(existsSync(`${path}.lock`)).toBe(false);
+  it('peek reads a journal without taking it, and finds none where there is no database or no run', async () => {
+    expect(Journal.peek(undefined, '/a.csv')).toEqual({ states: new Map() });
+    const state = tempDir();
+    await withStore(state, async (record) => {
+      expect(Journal.peek(record.store, '/a.csv')).toEqual({ states: new Map() });
+      const journal = Journal.open(record.store, header('/a.csv'), new Date(at));
+      await journal.record([{ ...row(2), state: 'in-doubt', at, reason: 'cut' }]);
+      const before = storeDump(storeOf(state));
+      const peeked = Journal.peek(record.store, '/a.csv');
+      expect(peeked.header).toEqual({ ...header('/a.csv'), createdAt: at });
+      expect(peeked.states.get(row(2).key)).toEqual({ state: 'in-doubt', at, reason: 'cut' });
+      expect(storeDump(storeOf(state))).toEqual(before);
+      journal.close();
+    });
   });
 });
 
-describe('the journal lock', () => {
-  const opens = (path: string, n: number) =>
-    Promise.allSettled(Array.from({ length: n }, () => Journal.open(path, header(), new Date(at))));
-  const held = (results: PromiseSettledResult<Journal>[]) =>
-    results.filter((r): r is PromiseFulfilledResult<Journal> => r.status === 'fulfilled').map((r) => r.value);
-  /** The stale lock at `path` is replaced by ours (our pid, a new token) while open, and gone once closed. */
-  async function expectTakenOver(path: string): Promise<void> {
-    const stale = JSON.parse(readFileSync(`${path}.lock`, 'utf8'));
-    const journal = await Journal.open(path, header(), new Date(at));
-    const lock = JSON.parse(readFileSync(`${path}.lock`, 'utf8'));
-    expect(lock).toMatchObject({ pid: process.pid, host: hostname() });
-    expect(lock.token).toMatch(/^[0-9a-f]{16}$/);
-    expect(lock.token).not.toBe(stale.token);
-    await journal.close();
-    expect(readdirSync(join(path, '..'))).toEqual(['j.jsonl']);
+describe("the file's lock (its run's row)", () => {
+  let holder: string;
+  beforeAll(async () => {
+    // Another roster process: takes the journal of FILE in STATE, says so, and holds it until RELEASE exists.
+    holder = await bundleDriver(
+      'journal-holder',
+      `
+      import { existsSync } from 'node:fs';
+      import { contentHash, Journal, SentRecord } from './src/invite/store/index.ts';
+      const [state, file, release] = process.argv.slice(2);
+      const destination = ${JSON.stringify(district)};
+      const record = await SentRecord.open(state, destination);
+      let journal;
+      try {
+        journal = Journal.open(record.store, { journal: 'roster invite send', version: 1, file, destination, sha256: contentHash('x') }, new Date());
+      } catch (error) {
+        process.stdout.write('refused: ' + error.message + '\\n');
+        await record.close();
+        process.exit(1);
+      }
+      process.stdout.write('held\\n');
+      while (!existsSync(release)) await new Promise((r) => setTimeout(r, 20));
+      journal.close();
+      await record.close();`,
+    );
+  });
+
+  /** A holder process; `held` resolves true once it holds the journal, false if it ended without. */
+  function startHolder(state: string, release: string, file = '/data/invites.csv') {
+    const run = startDriver(holder, [state, file, release]);
+    const held = new Promise<boolean>((resolve) => {
+      run.child.stdout.on('data', (d) => {
+        if (String(d).includes('held')) resolve(true);
+      });
+      run.done.then(() => resolve(false));
+    });
+    return { ...run, held };
   }
 
-  it('is taken by exactly one of many opens at once, fresh or over a dead owner, and the rest are told why', async () => {
-    for (const stale of [undefined, owner({ pid: 999999999 })]) {
-      const path = join(tempDir(), 'j.jsonl');
-      if (stale) writeFileSync(`${path}.lock`, stale);
-      const results = await opens(path, 12);
-      const winners = held(results);
-      expect(winners).toHaveLength(1);
-      for (const r of results)
-        if (r.status === 'rejected')
-          expect(String(r.reason)).toMatch(
-            /Another roster run \(pid \d+\) is sending invitations from this file/,
-          );
-      // The lock names its owner from the moment it exists.
-      expect(JSON.parse(readFileSync(`${path}.lock`, 'utf8'))).toMatchObject({ pid: process.pid });
-      await winners[0]?.close();
-      expect(readdirSync(join(path, '..'))).toEqual(['j.jsonl']);
+  it('another live run of the same file is refused, naming its pid; once it lets go the file is free', async () => {
+    const state = tempDir();
+    const release = join(tempDir(), 'release');
+    const other = startHolder(state, release);
+    expect(await other.held).toBe(true);
+    await withStore(state, (record) => {
+      expect(() => Journal.open(record.store, header(), new Date(at))).toThrow(
+        `Another roster run (pid ${other.child.pid}) is sending invitations from this file.`,
+      );
+      // Another file is not held by it.
+      Journal.open(record.store, header('/data/other.csv'), new Date(at)).close();
+    });
+    writeFileSync(release, '');
+    expect((await other.done).code).toBe(0);
+    expect(runRows(storeOf(state))).toContainEqual({ run: '/data/invites.csv', pid: null });
+    await withStore(state, (record) => {
+      const mine = Journal.open(record.store, header(), new Date(at));
+      expect(mine.created).toBe(false);
+      expect(runRows(storeOf(state))).toContainEqual({ run: '/data/invites.csv', pid: process.pid });
+      mine.close();
+    });
+    expect(runRows(storeOf(state))).toContainEqual({ run: '/data/invites.csv', pid: null });
+  });
+
+  it('a run killed with kill -9 while it held the file: taken over, and its journal resumed', async () => {
+    const state = tempDir();
+    const other = startHolder(state, join(tempDir(), 'never'));
+    expect(await other.held).toBe(true);
+    other.child.kill('SIGKILL');
+    await other.done;
+    expect(runRows(storeOf(state))).toEqual([{ run: '/data/invites.csv', pid: other.child.pid }]);
+    await withStore(state, (record) => {
+      const journal = Journal.open(record.store, header(), new Date());
+      expect(journal.created).toBe(false);
+      expect(runRows(storeOf(state))).toEqual([{ run: '/data/invites.csv', pid: process.pid }]);
+      journal.close();
+    });
+    expect(runRows(storeOf(state))).toEqual([{ run: '/data/invites.csv', pid: null }]);
+  });
+
+  it('6 processes opening one file at once, fresh and over a killed holder: exactly one holds it, the rest are told why', async () => {
+    for (const stale of [false, true]) {
+      const state = tempDir();
+      if (stale) {
+        const killed = startHolder(state, join(tempDir(), 'never'));
+        expect(await killed.held).toBe(true);
+        killed.child.kill('SIGKILL');
+        await killed.done;
+      }
+      const release = join(tempDir(), 'release');
+      const racers = Array.from({ length: 6 }, () => startHolder(state, release));
+      const held = await Promise.all(racers.map((r) => r.held));
+      expect(held.filter(Boolean)).toHaveLength(1);
+      const winner = racers[held.indexOf(true)]!;
+      for (const [i, r] of racers.entries()) {
+        if (held[i]) continue;
+        const { code, out, err } = await r.done;
+        expect({ code, out, err }).toEqual({
+          code: 1,
+          out: `refused: Another roster run (pid ${winner.child.pid}) is sending invitations from this file.\n`,
+          err: '',
+        });
+      }
+      expect(runRows(storeOf(state))).toEqual([{ run: '/data/invites.csv', pid: winner.child.pid }]);
+      writeFileSync(release, '');
+      expect((await winner.done).code).toBe(0);
+      expect(runRows(storeOf(state))).toEqual([{ run: '/data/invites.csv', pid: null }]);
     }
-  });
+  }, 60_000);
 
-  // Start times come from /proc: elsewhere a live pid counts as the owner.
-  it.skipIf(process.platform !== 'linux')(
-    'takes over a lock whose pid now belongs to another process (started at another time)',
-    async () => {
-      const path = join(tempDir(), 'j.jsonl');
-      writeFileSync(`${path}.lock`, owner({ started: '1' }));
-      await expectTakenOver(path);
-    },
-  );
-
-  it('takes over a lock left by an earlier process that had our pid', async () => {
-    const path = join(tempDir(), 'j.jsonl');
-    writeFileSync(`${path}.lock`, owner({ pid: process.pid }));
-    await expectTakenOver(path);
-  });
-
-  it('refuses a lock held on another host (it cannot be checked from here), naming the file to delete', async () => {
-    const path = join(tempDir(), 'j.jsonl');
-    writeFileSync(`${path}.lock`, owner({ pid: 999999999, host: 'elsewhere.example' }));
-    await expect(Journal.open(path, header(), new Date(at))).rejects.toMatchObject({
-      message: expect.stringMatching(/pid 999999999 on elsewhere\.example/),
-      hint: expect.stringMatching(/delete .*j\.jsonl\.lock and run the command again/),
+  it('this process cannot take a file it holds already', async () => {
+    await withStore(tempDir(), (record) => {
+      const journal = Journal.open(record.store, header(), new Date(at));
+      expect(() => Journal.open(record.store, header(), new Date(at))).toThrow(BUSY);
+      journal.close();
+      Journal.open(record.store, header(), new Date(at)).close();
     });
   });
 
-  it('waits out an empty lock while it may be being written (no hard links), then takes it over', async () => {
-    const path = join(tempDir(), 'j.jsonl');
-    writeFileSync(`${path}.lock`, '');
-    await expect(Journal.open(path, header(), new Date(at))).rejects.toThrow(/Another roster run/);
-    const old = new Date(Date.now() - 60_000);
-    utimesSync(`${path}.lock`, old, old);
-    await (await Journal.open(path, header(), new Date(at))).close();
+  // Start times come from /proc: elsewhere a live pid counts as the holder.
+  it.skipIf(process.platform !== 'linux')(
+    'taken over when its pid now belongs to another process (started at another time)',
+    async () => {
+      const state = tempDir();
+      await openAndClose(state);
+      holdAs(state, '/data/invites.csv', process.ppid, hostname(), '1');
+      await openAndClose(state);
+      expect(runRows(storeOf(state))).toEqual([{ run: '/data/invites.csv', pid: null }]);
+    },
+  );
+
+  it.skipIf(process.platform !== 'linux')(
+    'taken over when it names our pid but an earlier process (started at another time)',
+    async () => {
+      const state = tempDir();
+      await openAndClose(state);
+      holdAs(state, '/data/invites.csv', process.pid, hostname(), '1');
+      await openAndClose(state);
+      expect(runRows(storeOf(state))).toEqual([{ run: '/data/invites.csv', pid: null }]);
+    },
+  );
+
+  it("held by a run on another host: taken over (SQLite's WAL is one machine's: a copied folder left it)", async () => {
+    const state = tempDir();
+    await openAndClose(state);
+    holdAs(state, '/data/invites.csv', process.ppid, 'elsewhere.example', null);
+    await openAndClose(state);
+    expect(runRows(storeOf(state))).toEqual([{ run: '/data/invites.csv', pid: null }]);
   });
 
-  it('an empty lock stamped ahead of this machine’s clock is aged by how far: a year ahead is taken over, 2 s ahead waited out', async () => {
-    const path = join(tempDir(), 'j.jsonl');
-    writeFileSync(`${path}.lock`, '');
-    const soon = new Date(Date.now() + 2_000);
-    utimesSync(`${path}.lock`, soon, soon);
-    await expect(Journal.open(path, header(), new Date(at))).rejects.toThrow(/Another roster run/);
-    const nextYear = new Date(Date.now() + 365 * 86_400_000);
-    utimesSync(`${path}.lock`, nextYear, nextYear);
-    await (await Journal.open(path, header(), new Date(at))).close();
-  });
-
-  it('finishes a takeover another run was killed in the middle of', async () => {
-    const path = join(tempDir(), 'j.jsonl');
-    writeFileSync(`${path}.lock`, owner({ pid: 999999999 }));
-    writeFileSync(
-      `${path}.lock.0123456789abcdef.takeover`,
-      owner({ pid: 999999998, token: 'fedcba9876543210' }),
-    );
-    const results = await opens(path, 6);
-    expect(held(results)).toHaveLength(1);
-    await held(results)[0]?.close();
-    expect(readdirSync(join(path, '..'))).toEqual(['j.jsonl']);
-  });
-
-  it('is released only by its owner: a lock that is no longer ours is left in place', async () => {
-    const path = join(tempDir(), 'j.jsonl');
-    const journal = await Journal.open(path, header(), new Date(at));
-    const other = owner({ pid: process.ppid });
-    writeFileSync(`${path}.lock`, other);
-    await journal.close();
-    expect(readFileSync(`${path}.lock`, 'utf8')).toBe(other);
-  });
-  it('refuses a damaged journal', async () => {
-    const path = join(tempDir(), 'j.jsonl');
-    await (await Journal.open(path, header('/a.csv'), new Date(at))).close();
-    writeFileSync(
-      path,
-      `${readFileSync(path, 'utf8')}garbage\n{"key":"p2@x.org s1","line":2,"state":"sent","at":"${at}"}\n`,
-    );
-    await expect(Journal.open(path, header('/a.csv'), new Date(at))).rejects.toThrow(/damaged at line 2/);
+  it('is let go only by its holder: a run that took it over meanwhile keeps it', async () => {
+    const state = tempDir();
+    await withStore(state, (record) => {
+      const journal = Journal.open(record.store, header(), new Date(at));
+      holdAs(state, '/data/invites.csv', process.ppid, hostname(), null);
+      journal.close();
+    });
+    expect(runRows(storeOf(state))).toEqual([{ run: '/data/invites.csv', pid: process.ppid }]);
+    await expect(openAndClose(state)).rejects.toThrow(BUSY);
   });
 });

@@ -1,15 +1,18 @@
 // A row a run took over another run's doubt (--resend-in-doubt) stays that other run's doubt unless this run
 // has it confirmed sent: the claim says so (over: in-doubt), and the next run of the same file, without
-// --resend-*, does not take it for its own (its journal says only failed, or nothing), so it neither sends
-// the row nor lets the doubt go. Real journals and records, one process.
-import { writeFileSync } from 'node:fs';
+// --resend-*, does not take it for its own (its journal says only failed, or in flight), so it neither sends
+// the row nor lets the doubt go. Real journals and records in the destination's database; the run killed
+// mid-request is a process of its own.
+import { realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors.js';
 import { sendRows } from '../../src/invite/bulk-runner.js';
-import { contentHash, FileRun, invitationIdentity, SentRecord } from '../../src/invite/store/index.js';
+import { contentHash, FileRun, invitationIdentity } from '../../src/invite/store/index.js';
 import { destination, inDoubtByC, plainClaim, plannedRow } from '../helpers/claims.js';
 import { tempDir } from '../helpers/context.js';
+import { bundleDriver, startDriver } from '../helpers/driver.js';
+import { journalRows, storeDump, storeOf } from '../helpers/store.js';
 
 const X = invitationIdentity('x@x.org', 's1');
 const rows = [plannedRow('a@x.org', 2), plannedRow('x@x.org', 3), plannedRow('b@x.org', 4)];
@@ -27,8 +30,7 @@ async function runA(state: string, file: string, resendInDoubt: boolean, refuse:
     const planned = store.view.plan.toSend.map((r) => r.body.email);
     await sendRows({
       rows: store.view.plan.toSend,
-      journal: store.rowJournal,
-      guard: store.guard({ timeoutMs: 30_000, now, warn: () => {}, info: () => {} }),
+      guard: store.guard({ timeoutMs: 30_000, now, info: () => {} }),
       concurrency: 1,
       signal: new AbortController().signal,
       resending: store.view.plan.resending,
@@ -71,41 +73,62 @@ describe("a row taken over another run's doubt, refused, then the file run again
   }, 30_000);
 });
 
-describe("a row taken over another run's doubt, the run killed before the row's in-flight entry, then run again without --resend-*", () => {
-  it('is not sent (the claim says over: in-doubt, and C may have sent it)', async () => {
-    const { spawnSync } = await import('node:child_process');
-    const { appendFileSync } = await import('node:fs');
+describe("a row taken over another run's doubt, the run killed (kill -9) while its request was out, then run again without --resend-*", () => {
+  it('is not sent (its journal says in flight, the claim says over: in-doubt, and C may have sent it)', async () => {
     const state = tempDir();
     const file = join(tempDir(), 'a.csv');
     writeFileSync(file, 'email,schoolId\n');
     await inDoubtByC(state, X);
-    // A first run of A plans its rows (its journal: the header alone) and is let go: it sent nothing.
-    const none: string[] = [];
-    const store = await FileRun.open(
-      { stateDir: state, file, sha256: contentHash('a'), destination },
-      rows,
-      { resendInDoubt: true, resendSent: false },
-      new Date(),
+    // A, with --resend-in-doubt, in a process of its own: it takes X over C's doubt, X's request leaves and
+    // hangs, and the process is killed there.
+    const driver = await bundleDriver(
+      'resend-killed',
+      `
+      import { sendRows } from './src/invite/bulk-runner.ts';
+      import { contentHash, FileRun } from './src/invite/store/index.ts';
+      const [state, file] = process.argv.slice(2);
+      const row = (email, line) => ({ line, body: { email, schoolId: 's1', scopes: ['fillEnrollment'], studentCount: 1, sentByUserId: 'u1' } });
+      const rows = [row('a@x.org', 2), row('x@x.org', 3), row('b@x.org', 4)];
+      const store = await FileRun.open({ stateDir: state, file, sha256: contentHash('a'), destination: ${JSON.stringify(destination)} }, rows, { resendInDoubt: true, resendSent: false }, new Date());
+      const now = () => new Date();
+      await sendRows({
+        rows: store.view.plan.toSend,
+        guard: store.guard({ timeoutMs: 30_000, now, info: () => {} }),
+        concurrency: 1,
+        signal: new AbortController().signal,
+        resending: store.view.plan.resending,
+        now,
+        onProgress: () => {},
+        send: async (r) => {
+          process.stdout.write('sending ' + r.body.email + '\\n');
+          if (r.body.email === 'x@x.org') await new Promise(() => setInterval(() => {}, 1000));
+          return { message: 'ok' };
+        },
+      });`,
     );
-    const journalPath = store.view.path;
-    const began = store.view.header!.createdAt;
-    const opened = await SentRecord.open(state, destination);
-    const recordPath = opened.path;
-    await opened.close();
-    await store.close();
-    // ... as a --resend-in-doubt run of A killed (kill -9) right after it took X over C's doubt, before X's
-    // in-flight entry reached its journal: what that run left in the claims file.
-    const deadPid = spawnSync(process.execPath, ['-e', '0']).pid as number;
-    appendFileSync(
-      `${recordPath}.claims`,
-      `${JSON.stringify({ id: X, run: journalPath, file, began, over: 'in-doubt', state: 'sending', at: new Date().toISOString(), until: new Date(Date.now() + 600_000).toISOString(), pid: deadPid, host: (await import('node:os')).hostname() })}\n`,
+    const killed = startDriver(driver, [state, file]);
+    await new Promise<void>((resolve) =>
+      killed.child.stdout.on('data', (d) => {
+        if (String(d).includes('sending x@x.org')) resolve();
+      }),
     );
-    expect(none).toEqual([]);
+    killed.child.kill('SIGKILL');
+    expect((await killed.done).out).toBe('sending a@x.org\nsending x@x.org\n');
+    // What the killed run left: X in flight in its journal, and its claim over C's doubt, written together.
+    const db = storeOf(state);
+    expect(journalRows(db, realpathSync(file)).map(({ email, state: s }) => ({ email, state: s }))).toEqual([
+      { email: 'a@x.org', state: 'sent' },
+      { email: 'x@x.org', state: 'in-flight' },
+    ]);
+    expect(storeDump(db).claims).toEqual([
+      expect.objectContaining({ identity: X, state: 'sending', over: 'in-doubt', pid: killed.child.pid }),
+    ]);
     expect(await plainClaim(state, X)).toBe('stopped');
 
     // A again, no --resend-* at all.
     const second: string[] = [];
-    await runA(state, file, false, true, second);
+    const planned = await runA(state, file, false, true, second);
+    expect(planned).toEqual(['b@x.org']);
     expect({ sentByPlainRun: second.includes('x@x.org'), doubtAfter: await plainClaim(state, X) }).toEqual({
       sentByPlainRun: false,
       // A's dead claim still stands for every other run: stopped while sending it (in doubt).

@@ -1,10 +1,11 @@
-// Real processes claiming and settling the same invitations at once through one record (as overlapping bulk
-// runs do), two killed with kill -9 mid-way, a `forget` appending meanwhile: with a run's own entries passed
-// over rather than read back, no process may miss what another appended (nobody sent twice, nobody lost).
+// Real processes claiming and settling the same invitations at once through one destination's database (as
+// overlapping bulk runs do), two killed with kill -9 mid-way, a `forget` writing meanwhile: no process may
+// miss what another claimed or recorded (nobody sent twice, nobody lost), and the database agrees after.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { invitationIdentity, SentRecord } from '../../src/invite/store/index.js';
+import { invitationIdentity, SentRecord, storePath } from '../../src/invite/store/index.js';
 import { tempDir } from '../helpers/context.js';
 import { bundleDriver, startDriver } from '../helpers/driver.js';
+import { claimRows, recordRows } from '../helpers/store.js';
 
 const destination = { baseUrl: 'http://127.0.0.1:8080/v1', clientId: 'district-42' };
 const IDS = 300;
@@ -52,11 +53,23 @@ beforeAll(async () => {
 const start = (state: string, tag: string, mode: string, seed: number) =>
   startDriver(driver, [state, tag, mode, String(seed)]);
 
+/** Resolves once the process has printed `count` outcomes (or has ended). */
+function outcomes(run: ReturnType<typeof start>, count: number): Promise<void> {
+  return new Promise((resolve) => {
+    let lines = 0;
+    run.child.stdout.on('data', (d) => {
+      lines += String(d).split('\n').length - 1;
+      if (lines >= count) resolve();
+    });
+    run.done.then(() => resolve());
+  });
+}
+
 describe("roster's record under concurrent claimers, kills and a forget", () => {
   for (const round of [1, 2, 3])
     it(`round ${round}: every invitation sent at most once, and each sent or in doubt`, async () => {
       const state = tempDir();
-      // Seed forgettable entries, so forget appends lines while the claimers run.
+      // Seed forgettable entries, so forget writes while the claimers run.
       const seedRecord = await SentRecord.open(state, destination);
       await seedRecord.add(
         Array.from({ length: 40 }, (_, i) => ({
@@ -70,20 +83,28 @@ describe("roster's record under concurrent claimers, kills and a forget", () => 
         start(state, `r${round}a${p}`, 'claim', round * 100 + p),
       );
       const forget = start(state, 'forget', 'forget', round);
-      // Kill two of them part-way.
-      await new Promise((r) => setTimeout(r, 150 + round * 50));
-      first[0]!.child.kill('SIGKILL');
-      await new Promise((r) => setTimeout(r, 30));
-      first[1]!.child.kill('SIGKILL');
+      // Kill two of them part-way: once each has claimed or been told of some invitations, its workers in
+      // the middle of others (a claim taken and not settled, a transaction open, or between two).
+      await Promise.all(
+        [0, 1].map(async (k) => {
+          await outcomes(first[k]!, 10 + k * 20 + round * 5);
+          first[k]!.child.kill('SIGKILL');
+        }),
+      );
       const later = Array.from({ length: 3 }, (_, p) =>
         start(state, `r${round}b${p}`, 'claim', round * 1000 + p),
       );
       const results = await Promise.all([...first, ...later, forget].map((r) => r.done));
+      // Killed, not ended: part-way through their invitations.
+      for (const k of [0, 1]) {
+        expect(results[k]!.code, `process ${k}`).toBeNull();
+        expect(results[k]!.out.split('\n').length, `process ${k}`).toBeLessThan(IDS);
+      }
       const sent = new Map<number, number>();
       const told = new Map<number, Set<string>>();
       const settled = new Set<number>();
       for (const [k, r] of results.entries()) {
-        if (k > 1) expect(r.err, `process ${k}`).toBe('');
+        if (k > 1) expect({ code: r.code, err: r.err }, `process ${k}`).toEqual({ code: 0, err: '' });
         for (const line of r.out.split('\n')) {
           const [kind, i] = line.split(' ');
           if (!kind) continue;
@@ -98,10 +119,25 @@ describe("roster's record under concurrent claimers, kills and a forget", () => 
         (i) => !sent.has(i) && !told.get(i)?.has('stopped'),
       );
       expect(missing).toEqual([]);
-      // And the file agrees with a fresh reader.
+      // And the database agrees with a fresh reader: each invitation recorded at most once, every one the
+      // processes that lived settled among them, each seeded one forgotten once.
       const reader = await SentRecord.open(state, destination);
       reader.load();
       for (const i of settled) expect(reader.has(invitationIdentity(`p${i}@x.org`, 'sch-1'))).toBe(true);
       await reader.close();
+      const db = storePath(state, destination);
+      const rows = recordRows(db);
+      const recorded = rows.filter((r) => r.email.startsWith('p')).map((r) => r.email);
+      expect(recorded.length).toBe(new Set(recorded).size);
+      expect(recorded.length).toBeGreaterThanOrEqual(settled.size);
+      expect(
+        rows
+          .filter((r) => r.forgottenAt !== undefined)
+          .map((r) => r.email)
+          .sort(),
+      ).toEqual(Array.from({ length: 40 }, (_, i) => `f${i}-@x.org`).sort());
+      // Only the killed processes' claims are left: every live one settled what it claimed.
+      const killed = [first[0]!.child.pid, first[1]!.child.pid];
+      expect(claimRows(db).filter((c) => !killed.includes(c.pid))).toEqual([]);
     }, 120_000);
 });

@@ -188,6 +188,8 @@ export class StoreDb {
     const ops = this.queue.splice(0);
     const results: { ok: boolean; value: unknown }[] = [];
     try {
+      // Written to a database deleted or replaced under this process, they would reach no other run.
+      this.checkIdentity();
       this.transaction(() => {
         for (const { op } of ops) results.push(this.savepoint(op));
       });
@@ -250,8 +252,8 @@ export class StoreDb {
   }
 
   /**
-   * The file at the database's path is still the one this process opened (checked before each row's
-   * request). Deleted or replaced, what this run sends next would be recorded where no other run looks,
+   * The file at the database's path is still the one this process opened (checked before every batch of
+   * writes, so before each row's request). Deleted or replaced, what this run sends next would be recorded where no other run looks,
    * and the other runs' sends would be unknown to it: it stops.
    */
   checkIdentity(): void {

@@ -164,20 +164,22 @@ export class Journal {
   }
 }
 
-/** A run of the file holds its journal now: refused, naming it (exit 1, never a wait). */
+/**
+ * A run of the file holds its journal now: refused, naming it (exit 1, never a wait). A holder that is gone
+ * is not one: a pid no longer running, or running another process (its start time differs), or this very
+ * process's pid left by an earlier process; and one on another host, since SQLite's WAL works on one
+ * machine's disk only (a state folder copied, or a machine renamed, left it).
+ */
 function refuseIfSending(row: Record<string, unknown>, path: string): void {
   if (typeof row.pid !== 'number') return;
-  const owner = {
-    pid: row.pid,
-    ...(typeof row.host === 'string' && { host: row.host }),
-    ...(typeof row.started === 'string' && { started: row.started }),
-  };
-  const mine = owner.pid === process.pid && (owner.host ?? hostname()) === hostname();
-  if (!mine && !isRunning(owner)) return;
-  const elsewhere = owner.host !== undefined && owner.host !== hostname();
+  if (typeof row.host === 'string' && row.host !== hostname()) return;
+  const owner = { pid: row.pid, ...(typeof row.started === 'string' && { started: row.started }) };
+  const me = thisProcess();
+  const mine = owner.pid === me.pid && (owner.started === undefined || owner.started === me.started);
+  if (!mine && (owner.pid === me.pid || !isRunning(owner))) return;
   throw new RosterError(
     'failure',
-    `Another roster run (pid ${owner.pid}${elsewhere ? ` on ${owner.host}` : ''}) is sending invitations from this file.`,
+    `Another roster run (pid ${owner.pid}) is sending invitations from this file.`,
     `Wait for it to finish; roster's state of sending is ${path}.`,
   );
 }

@@ -20,7 +20,7 @@ export interface RowGuard {
   /**
    * Before the row's request: 'go' once this run holds the row (waiting while another run sends it) and
    * `inFlight` is on disk, else what becomes of the row instead; 'aborted' when `signal` fired while
-   * waiting. Throws when the record was deleted or replaced since the run began.
+   * waiting. Throws when the database was deleted or replaced since the run began (database.ts).
    */
   begin(row: PlannedRow, inFlight: JournalEntry, signal: AbortSignal): Promise<'go' | 'aborted' | Withheld>;
   /** After it: `outcome` in the journal, the claim settled (and, sent, the record told), on disk together. */
@@ -57,7 +57,6 @@ export function recordGuard(record: SentRecord, journal: Journal, options: Guard
   const over = new Set<string>();
   return {
     async begin(row, inFlight, signal) {
-      record.checkIdentity();
       const again = options.resending.has(keyOf(row));
       const outcome = await record.claim(identityOf(row), options.run, {
         // Recorded sent means some run had it confirmed: even this run's own doubt is settled by that.

@@ -198,6 +198,7 @@ export class SentRecord {
    */
   add(entries: SentEntry[]): Promise<void> {
     if (entries.length === 0) return Promise.resolve();
+    if (!this.db) return Promise.reject(new Error(`${this.path} was opened to be read only.`));
     for (const e of entries)
       this.snapshot?.sent.set(invitationIdentity(e.email, e.schoolId, e.schoolYearId), keptTime(e.sentAt));
     return this.batch(() => this.note(entries));
