@@ -1,15 +1,16 @@
 // `roster invite forget` end to end: real `roster` processes against the sandbox. What it forgets (by the
 // rows of a file, an e-mail, a school, or all) is listed first, asked for (no terminal: --yes or a usage
 // error), and then sent again by a file that roster's record had skipped; --dry-run and --json.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { invitationIdentity, SentRecord, sentRecordPath } from '../../src/invite/store/index.js';
+import { invitationIdentity, SentRecord, storePath } from '../../src/invite/store/index.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
 import { startPty } from '../helpers/pty.js';
 import { demoEnv } from '../helpers/sandbox.js';
+import { recordRows, storeFiles, storeOf } from '../helpers/store.js';
 
 let sandbox: Sandbox;
 let home: string;
@@ -26,7 +27,8 @@ beforeEach(() => {
 const roster = (args: string[]) => runCli(args, home, { env: demoEnv(sandbox), timeoutMs: 60_000 });
 const stateDir = () => join(home, '.local', 'state', 'roster');
 const destination = () => ({ baseUrl: sandbox.baseUrl, clientId: 'demo-allowed' });
-const recordText = () => readFileSync(sentRecordPath(stateDir(), destination()), 'utf8');
+/** roster's record of sent invitations for the destination, row by row (straight from its database). */
+const recordNow = () => recordRows(storeOf(stateDir()));
 const has = async (email: string, school = 'org-sch-1') =>
   (await SentRecord.peek(stateDir(), destination())).has(invitationIdentity(email, school));
 const emailsTo = (address: string) => sandbox.outbox.filter((m) => m.to === address).length;
@@ -43,18 +45,27 @@ async function sendAll(): Promise<string> {
   const file = csvFile(FAMILIES);
   const sent = await roster(['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1']);
   expect(sent.code, sent.stderr).toBe(0);
+  expect(
+    recordNow()
+      .map((r) => [r.email, r.sentAt !== undefined])
+      .sort(),
+  ).toEqual([
+    ['a@example.org', true],
+    ['b@example.org', true],
+    ['c@example.org', true],
+  ]);
   return file;
 }
 
 describe('roster invite forget', () => {
   it('without a terminal and without --yes: a usage error (exit 2), nothing forgotten', async () => {
     await sendAll();
-    const before = recordText();
+    const before = recordNow();
     const result = await roster(['invite', 'forget', '--email', 'a@example.org']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('roster invite forget asks before it forgets, and there is no terminal');
     expect(result.stderr).toContain('--yes');
-    expect(recordText()).toBe(before);
+    expect(recordNow()).toEqual(before);
   });
 
   it.each([
@@ -70,21 +81,22 @@ describe('roster invite forget', () => {
 
   it('--dry-run lists what --email would forget (any letter case) and forgets nothing', async () => {
     await sendAll();
-    const before = recordText();
+    const before = recordNow();
     const result = await roster(['invite', 'forget', '--email', 'A@Example.org', '--dry-run']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^a@example\.org\torg-sch-1\t\t\d{4}-\d\d-\d\dT[^\n]+\n$/);
     expect(result.stderr).toContain('Dry run: 1 invitation of roster');
-    expect(recordText()).toBe(before);
+    expect(recordNow()).toEqual(before);
   });
 
   it('--email with --yes forgets that family only; a file that skipped it sends it again', async () => {
     await sendAll();
+    const before = recordNow();
     const result = await roster(['invite', 'forget', '--email', 'a@example.org', '--yes', '--json']);
     expect(result.code, result.stderr).toBe(0);
     const report = JSON.parse(result.stdout);
     expect(report).toMatchObject({
-      record: sentRecordPath(stateDir(), destination()),
+      record: storePath(stateDir(), destination()),
       destination: { clientId: 'demo-allowed' },
       dryRun: false,
       forgotten: [{ email: 'a@example.org', schoolId: 'org-sch-1', sentAt: expect.any(String) }],
@@ -96,8 +108,14 @@ describe('roster invite forget', () => {
       await has('b@example.org'),
       await has('c@example.org', 'org-sch-2'),
     ]).toEqual([false, true, true]);
-    // The record was appended to, never rewritten: the forgetting is a line of its own.
-    expect(recordText()).toMatch(/"email":"a@example.org","schoolId":"org-sch-1","forgottenAt":"[^"]+"\}\n$/);
+    // The record was added to, never rewritten: the forgetting is a row of its own, after the rows it had.
+    const after = recordNow();
+    expect(after.slice(0, -1)).toEqual(before);
+    expect(after.at(-1)).toEqual({
+      identity: invitationIdentity('a@example.org', 'org-sch-1'),
+      email: 'a@example.org',
+      forgottenAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
 
     // Another file with the same families: the forgotten one goes out again, the others are skipped.
     const again = await roster([
@@ -159,14 +177,14 @@ describe('roster invite forget', () => {
 
   it("--school given a school's name (not its sourcedId): nothing to forget, and the ids the record holds", async () => {
     await sendAll();
-    const before = recordText();
+    const before = recordNow();
     const result = await roster(['invite', 'forget', '--school', 'Alder Elementary School', '--yes']);
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('Nothing to forget in');
     expect(result.stderr).toContain(
       "--school takes a school's sourcedId, as the record keeps it; it holds invitations for org-sch-1, org-sch-2.",
     );
-    expect(recordText()).toBe(before);
+    expect(recordNow()).toEqual(before);
     // A school the record holds, with an e-mail it does not: the mistake is the e-mail, and no hint blames --school.
     const email = await roster([
       'invite',
@@ -186,7 +204,7 @@ describe('roster invite forget', () => {
     const result = await roster(['invite', 'forget', '--all', '--yes']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain('Nothing to forget');
-    expect(() => recordText()).toThrow();
+    expect(storeFiles(stateDir())).toEqual([]);
   });
 
   it('on a terminal it lists and asks (default no: cancelled, exit 130); yes forgets', async () => {
@@ -210,12 +228,12 @@ describe('roster invite forget', () => {
     ['Esc', '\u001b'],
   ])('%s at the question: cancelled (exit 130), the record unchanged', async (_, key) => {
     await sendAll();
-    const before = recordText();
+    const before = recordNow();
     const run = startPty(['invite', 'forget', '--email', 'b@example.org'], home, demoEnv(sandbox));
     await run.waitFor('Forget this invitation?');
     run.type(key);
     await run.waitFor('Cancelled; nothing was forgotten.');
     expect((await run.done).code).toBe(130);
-    expect(recordText()).toBe(before);
+    expect(recordNow()).toEqual(before);
   });
 });

@@ -126,7 +126,9 @@ describe('roster invite history', () => {
     sandbox.clearFaults();
     const sent = ['invite', 'send', '--email', 'gone@example.org', '--school-id', 'org-sch-4', ...sender];
     expect((await roster([...sent, '--yes'])).code).toBe(0);
-    expect((await roster(['invite', 'forget', '--email', 'gone@example.org', '--yes'])).code).toBe(0);
+    const forget = await roster(['invite', 'forget', '--email', 'gone@example.org', '--yes']);
+    expect(forget.code, forget.stderr).toBe(0);
+    expect(forget.stderr).toContain('Forgot 1 invitation of roster');
 
     const history = await roster(['invite', 'history', '--json']);
     const events = (JSON.parse(history.stdout) as { events: { email: string; event: string; by?: string }[] })

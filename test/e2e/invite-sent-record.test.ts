@@ -3,16 +3,25 @@
 // mtime (saved, touched, copied), unless --resend-sent; a single send goes out as asked (saying so when the
 // record shows it sent before); a planted record stops a send before anything goes out; the plan's
 // informational columns ride along, never sent.
-import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import {
+  chmodSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { INVITATIONS_PATH } from '../../src/api/enrollment.js';
-import { invitationIdentity, SentRecord, sentRecordPath } from '../../src/invite/store/index.js';
+import { invitationIdentity, SentRecord, storePath } from '../../src/invite/store/index.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { runCli, startCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
 import { expectUntouched, victim } from '../helpers/planted.js';
 import { demoEnv } from '../helpers/sandbox.js';
+import { journalRows, recordRows, storeOf } from '../helpers/store.js';
 
 let sandbox: Sandbox;
 let home: string;
@@ -82,7 +91,7 @@ describe('every invitation roster confirms sent lands in the record of its desti
     expect(sent.size).toBe(1);
   });
 
-  it('a file send: every row the server confirmed, none it refused; a record lost since is rebuilt from the journal', async () => {
+  it('a file send: every row the server confirmed, none it refused, each with its journal entry; the next run sends the refused row only', async () => {
     const rows = Array.from(
       { length: 12 },
       (_, i) => `file-${i}@example.org,org-sch-${(i % 3) + 1},1,2026-27`,
@@ -102,18 +111,34 @@ describe('every invitation roster confirms sent lands in the record of its desti
         r.has(invitationIdentity(`file-${i}@example.org`, `org-sch-${(i % 3) + 1}`, '2026-27')),
       );
     expect(has(sent)).toEqual(expected);
+    // The journal and the record are one database, written in one transaction a row: every row the journal
+    // has sent is in the record (by this file), and the record holds nothing the journal does not.
+    const db = storeOf(stateDir());
+    const journaledSent = () =>
+      journalRows(db)
+        .filter((r) => r.state === 'sent')
+        .map((r) => r.email)
+        .sort();
+    const recorded = () =>
+      recordRows(db)
+        .map((r) => `${r.email} ${r.by}`)
+        .sort();
+    expect(journalRows(db).find((r) => r.email === 'file-5@example.org')?.state).toBe('failed');
+    expect(recorded()).toEqual(journaledSent().map((email) => `${email} invites.csv`));
+    expect(recorded()).toHaveLength(11);
 
-    // The record deleted (or a run killed between its journal's line and the record's): the next run of the
-    // file puts back what its journal says was sent, and sends the refused row.
-    rmSync(sentRecordPath(stateDir(), destination()));
+    // The same command again: the refused row is sent, the others are skipped (nobody e-mailed twice).
     const again = await roster(['invite', 'send', '--file', file, ...SENDER]);
     expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain('Skipped 11 already sent by an earlier run.');
     expect(has(await record())).toEqual(Array(12).fill(true));
     for (let i = 0; i < 12; i++) expect(emailsTo(`file-${i}@example.org`)).toBe(1);
+    expect(recorded()).toEqual(journaledSent().map((email) => `${email} invites.csv`));
+    expect(recorded()).toHaveLength(12);
   });
 
   it('a planted record (a link to another file) stops a single send before anything is sent', async () => {
-    const path = sentRecordPath(stateDir(), destination());
+    const path = storePath(stateDir(), destination());
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     const target = victim();
     symlinkSync(target, path);
@@ -128,10 +153,12 @@ describe('every invitation roster confirms sent lands in the record of its desti
     ]);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(
-      /^Error: Cannot open .*\.jsonl: it is a symbolic link, which roster does not follow here/,
+      /^Error: Cannot open .*\.db: it is a symbolic link, which roster does not follow here/,
     );
     expect(posts()).toEqual([]);
     expectUntouched(target);
+    // Nothing made beside it either (no -wal, no -shm of a database opened through the link).
+    expect(readdirSync(dirname(path))).toEqual([basename(path)]);
   });
 
   it('a sent/ folder others can write to stops a file send before anything is sent', async () => {

@@ -4,7 +4,6 @@
 // in doubt / duplicated) and asserts them. Counts and outcomes only: how long a run takes depends on how busy
 // the machine is, so no test here holds one to a duration (how fast is `npm run bench`'s question). A wait
 // roster must make is checked as a lower bound, which a busy machine cannot break.
-import { readFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -12,6 +11,7 @@ import { type RecordedRequest, type Sandbox, startSandbox } from '../../src/sand
 import { writeSchoolsCache } from '../../src/schools/cache.js';
 import { type CliOptions, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
+import { journalRows } from '../helpers/store.js';
 
 const STUDENTS = 2345;
 const PAGE = 100;
@@ -180,25 +180,11 @@ describe('(a) an export under 10% failures and expiring tokens', () => {
   });
 });
 
-interface JournalLine {
-  key?: string;
-  email?: string;
-  state?: string;
-}
-
-/** The last state of each row in the run's journal (named on stderr). */
+/** The last state of each row in the run's journal (its database, named on stderr), by e-mail. */
 function journalStates(stderr: string): Map<string, string> {
-  const path = /Journal: (\S+\.jsonl)/.exec(stderr)?.[1];
+  const path = /Journal: (\S+\.db)/.exec(stderr)?.[1];
   expect(path).toBeDefined();
-  const states = new Map<string, string>();
-  for (const line of readFileSync(path as string, 'utf8')
-    .trim()
-    .split('\n')
-    .slice(1)) {
-    const entry = JSON.parse(line) as JournalLine;
-    if (entry.email && entry.state) states.set(entry.email, entry.state);
-  }
-  return states;
+  return new Map(journalRows(path as string).map((r) => [r.email, r.state]));
 }
 
 describe('(b) a bulk send under 10% failures and 10% drops', () => {
@@ -299,7 +285,7 @@ describe('(b) a bulk send under 10% failures and 10% drops', () => {
     };
     figures('bulk run 2 (no faults)', run2);
     // The failed rows went out now; nothing sent or in doubt was sent again, so no one has two e-mails.
-    expect(run2).toEqual({
+    expect(run2, `${second.code}\n${second.stderr}`).toEqual({
       posts: failed.length,
       resentFailed: failed.length,
       resentOther: 0,

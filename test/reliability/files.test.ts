@@ -1,13 +1,14 @@
-// The files roster writes: config, credentials file, token cache, journals. Written atomically (a temporary
-// sibling renamed over the target) with mode 0600 in 0700 folders; a leftover temporary file from a crash
-// changes nothing; a corrupt or truncated config is one clear line (exit 1, never a stack trace); a corrupt
-// or truncated token cache is discarded and rebuilt with one token request; roster processes running at
-// once never leave a file that does not parse.
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+// The files roster writes: config, credentials file, token cache (written atomically: a temporary sibling
+// renamed over the target), the database of sending invitations (and its -wal and -shm), the failed-rows
+// CSV, all mode 0600 in 0700 folders; a leftover temporary file from a crash changes nothing; a corrupt or
+// truncated config is one clear line (exit 1, never a stack trace); a corrupt or truncated token cache is
+// discarded and rebuilt with one token request; roster processes running at once never leave a file that
+// does not parse.
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, startCli, until } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
 import { insecureLogin } from '../helpers/sandbox.js';
 
@@ -50,7 +51,7 @@ beforeEach(async () => {
 });
 
 describe('modes and atomic writes', () => {
-  it('config, credentials file, token cache, journal and failed-rows CSV are 0600 in 0700 folders', async () => {
+  it('config, credentials file, token cache, database of sending and failed-rows CSV are 0600 in 0700 folders', async () => {
     const csv = join(tempDir(), 'invites.csv');
     writeFileSync(csv, 'email,schoolId\nfiles-1@example.org,org-sch-2\nfiles-2@example.org,org-sch-3\n');
     sandbox.injectFault({
@@ -71,7 +72,7 @@ describe('modes and atomic writes', () => {
         '/.config/roster/config.json',
         '/.config/roster/credentials.json',
         expect.stringMatching(/^\/\.cache\/roster\/tokens\/[0-9a-f]{16}\.json$/),
-        expect.stringMatching(/^\/\.local\/state\/roster\/invites\/invites\.csv-[0-9a-f]{16}\.jsonl$/),
+        expect.stringMatching(/^\/\.local\/state\/roster\/sent\/127\.0\.0\.1_\d+-[0-9a-f]{16}\.db$/),
         expect.stringMatching(/^\/\.local\/state\/roster\/invites\/invites\.csv-[0-9a-f]{16}\.failed\.csv$/),
       ]),
     );
@@ -83,8 +84,33 @@ describe('modes and atomic writes', () => {
       if (dir.endsWith('/.config') || dir.endsWith('/.cache') || dir.endsWith('/state')) continue;
       expect(`${dir}: ${mode(dir).toString(8)}`).toBe(`${dir}: 700`);
     }
-    // Nothing half-written is left behind: no temporary files, no lock.
-    expect(names.filter((n) => /\.tmp$|\.lock$/.test(n))).toEqual([]);
+    // Nothing half-written is left behind: no temporary files, no lock, no rollback journal of SQLite's.
+    expect(names.filter((n) => /\.tmp$|\.lock$|-journal$/.test(n))).toEqual([]);
+  });
+
+  it("the database's -wal and -shm, there while a run sends, are 0600 too", async () => {
+    const csv = join(tempDir(), 'slow.csv');
+    const emails = Array.from({ length: 12 }, (_, i) => `wal-${i}@example.org`);
+    writeFileSync(csv, `email,schoolId\n${emails.map((e) => `${e},org-sch-1`).join('\n')}\n`);
+    sandbox.setOptions({ latencyMs: 300 });
+    const run = startCli(['invite', 'send', '--file', csv, '--concurrency', '1'], home, {
+      env: saved,
+      timeoutMs: 30_000,
+    });
+    try {
+      const sent = join(home, '.local', 'state', 'roster', 'sent');
+      const wal = () => (existsSync(sent) ? readdirSync(sent).find((n) => n.endsWith('.db-wal')) : undefined);
+      await until(() => sandbox.outbox.some((m) => m.to === emails[0]) && wal() !== undefined);
+      const db = join(sent, (wal() as string).replace(/-wal$/, ''));
+      const modes = [db, `${db}-wal`, `${db}-shm`].map((path) => `${path}: ${mode(path).toString(8)}`);
+      expect(modes).toEqual([`${db}: 600`, `${db}-wal: 600`, `${db}-shm: 600`]);
+      expect(mode(sent).toString(8)).toBe('700');
+    } finally {
+      const done = await run.done;
+      sandbox.setOptions({ latencyMs: 0 });
+      expect(done.code, done.stderr).toBe(0);
+    }
+    expect(emails.map((e) => sandbox.outbox.filter((m) => m.to === e).length)).toEqual(emails.map(() => 1));
   });
 
   it('a temporary file left by a crash mid-write (half a config, half a token) changes nothing', async () => {

@@ -1,12 +1,13 @@
-// Forgetting while roster sends. `roster invite forget` edits roster's record of sent invitations under its
-// lock, by appending: a long run holding the record goes on, never sends a family twice, and the families it
-// is sending at that moment are not forgotten. Deleting or replacing the record instead (what the README
-// once told users to do) is noticed by the run at its next row: it stops, says why, and resumes cleanly.
+// Forgetting while roster sends. `roster invite forget` adds to roster's record of sent invitations (in the
+// destination's database, one transaction): a long run using the database goes on, never sends a family
+// twice, and the families it is sending at that moment are not forgotten. Deleting or replacing the database
+// file instead (what the README once told users to do with the record) is noticed by the run at its next
+// row: it stops, says why, and the same command resumes, nobody e-mailed twice.
 // Real processes against the sandbox; e-mails counted per address.
-import { copyFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { invitationIdentity, SentRecord, sentRecordPath } from '../../src/invite/store/index.js';
+import { invitationIdentity, SentRecord, storePath } from '../../src/invite/store/index.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { type CliResult, runCli, startCli, until } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
@@ -20,7 +21,7 @@ afterAll(() => sandbox.close());
 
 const emailsTo = (address: string) => sandbox.outbox.filter((m) => m.to === address).length;
 const destination = () => ({ baseUrl: sandbox.baseUrl, clientId: 'demo-allowed' });
-const recordPath = (state: string) => sentRecordPath(join(state, 'roster'), destination());
+const recordPath = (state: string) => storePath(join(state, 'roster'), destination());
 const recorded = async (state: string, email: string) =>
   (await SentRecord.peek(join(state, 'roster'), destination())).has(invitationIdentity(email, 'org-sch-1'));
 
@@ -119,8 +120,8 @@ describe('roster invite forget while a long run sends', () => {
   }, 120_000);
 });
 
-describe.each(['deleted', 'replaced'] as const)('the record %s under a running process', (how) => {
-  it('is noticed at the next row: the run stops, says why (exit 1), and the same command resumes, nobody e-mailed twice', async () => {
+describe.each(['deleted', 'replaced'] as const)('the database %s under a running process', (how) => {
+  it('is noticed at the next row: the run stops, says why (exit 1); once the file is back the same command resumes, nobody e-mailed twice', async () => {
     sandbox.setOptions({ latencyMs: 400, jitterMs: 0 });
     const state = tempDir();
     const families = Array.from({ length: 16 }, (_, i) => `${how}-${i}@example.org`);
@@ -129,9 +130,10 @@ describe.each(['deleted', 'replaced'] as const)('the record %s under a running p
     const run = send(file, state, home, 2);
     await until(() => families.filter((e) => emailsTo(e) === 1).length >= 4, 60_000);
     const path = recordPath(state);
-    if (how === 'deleted') rmSync(path);
+    // Deleted as a desktop deletes: moved to the trash, from where it can be put back.
+    if (how === 'deleted') renameSync(path, `${path}.trash`);
     else {
-      // A copy put back in its place: the same content, another file.
+      // A copy of the file put back in its place (cp, then mv over it, as a user would): another file.
       copyFileSync(path, `${path}.copy`);
       renameSync(`${path}.copy`, path);
     }
@@ -147,10 +149,24 @@ describe.each(['deleted', 'replaced'] as const)('the record %s under a running p
     expect(families.filter((e) => emailsTo(e) > 1)).toEqual([]);
 
     sandbox.setOptions({ latencyMs: 0, jitterMs: 0 });
+    if (how === 'deleted') {
+      // Its last writes are in the log beside it: never begun afresh over them, which would send again.
+      const refused = await send(file, state, home).done;
+      expect(refused.code, refused.stderr).toBe(1);
+      expect(refused.stderr).toContain(
+        `roster's record of sent invitations ${path} is missing, but the log of its last writes (${path}-wal) is there`,
+      );
+      expect(families.filter((e) => emailsTo(e) > 1)).toEqual([]);
+      expect(sandbox.outbox.filter((m) => families.includes(m.to))).toHaveLength(sentBefore);
+      renameSync(`${path}.trash`, path);
+    }
     const resumed = await send(file, state, home).done;
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(families.filter((e) => emailsTo(e) !== 1)).toEqual([]);
-    // The record that is there now knows every one of them (the journal's sent rows are carried into it).
+    expect(
+      families.filter((e) => emailsTo(e) !== 1),
+      resumed.stderr,
+    ).toEqual([]);
+    // The record that is there now knows every one of them.
     for (const email of families) expect(await recorded(state, email)).toBe(true);
   }, 90_000);
 });

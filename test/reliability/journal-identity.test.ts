@@ -1,10 +1,11 @@
-import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { type CliResult, startCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
 import { demoEnv } from '../helpers/sandbox.js';
+import { journalRows, runRows, storeFiles } from '../helpers/store.js';
 
 let sandbox: Sandbox;
 let state: string;
@@ -50,7 +51,7 @@ function send(file: string, baseUrl: string, options: { cwd?: string; extra?: st
 }
 
 const emailsTo = (address: string) => sandbox.outbox.filter((m) => m.to === address).length;
-const journalOf = (result: CliResult) => /Journal: (\S+\.jsonl)/.exec(result.stderr)?.[1];
+const journalOf = (result: CliResult) => /Journal: (\S+\.db)/.exec(result.stderr)?.[1];
 const invitationPosts = () =>
   sandbox.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/invitations')).length;
 
@@ -100,7 +101,13 @@ describe('one file, one journal, whatever its spelling', () => {
       expect(emails.slice(0, allowed).map(emailsTo), label).toEqual(emails.slice(0, allowed).map(() => 1));
     }
     expect([...journals]).toHaveLength(1);
-    expect(readdirSync(join(state, 'roster', 'invites')).filter((n) => n.endsWith('.jsonl'))).toHaveLength(1);
+    // One database for the destination, holding one run of the file (by its real path) and its 12 rows.
+    const db = [...journals][0] as string;
+    expect(storeFiles(join(state, 'roster'))).toEqual([db]);
+    expect(runRows(db)).toEqual([{ run: realpathSync(join(real, 'invites.csv')), pid: null }]);
+    expect(journalRows(db).map((r) => `${r.line} ${r.email} ${r.state}`)).toEqual(
+      emails.map((e, i) => `${i + 2} ${e} sent`),
+    );
 
     // IPv6 loopback and the path in another letter case are the same journal too; the sandbox listens on
     // 127.0.0.1 and serves /v1 only, so a dry run (it reads the journal, sends nothing).
@@ -137,5 +144,9 @@ describe('one file, one journal, whatever its spelling', () => {
           ),
         });
     expect(results.filter((r) => r.code === 0).length).toBeGreaterThanOrEqual(1);
+    // They met at one run of one database (its lock), let go once every run ended.
+    const dbs = storeFiles(join(state, 'roster'));
+    expect(dbs).toHaveLength(1);
+    expect(runRows(dbs[0] as string)).toEqual([{ run: realpathSync(join(real, 'invites.csv')), pid: null }]);
   }, 120_000);
 });

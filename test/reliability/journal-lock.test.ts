@@ -1,13 +1,15 @@
 // Many roster processes sending the same CSV at once, as a retried CI job or an impatient admin would: the
-// journal lock must let exactly one send each row, whether the lock is free or left stale by a run killed
-// with kill -9. Counted where it matters: e-mails per address at the sandbox.
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+// file's run in the destination's database (its `runs` row, naming the process sending it) must let exactly
+// one send each row, whether it is free or names a run killed with kill -9. Counted where it matters:
+// e-mails per address at the sandbox.
+import { readdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { type CliResult, startCli, until } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
 import { demoEnv, homeWithSchoolsCached } from '../helpers/sandbox.js';
+import { claimRows, runRows, storeOf } from '../helpers/store.js';
 
 const RACERS = Number(process.env.RACERS ?? 12);
 const ROUNDS = Number(process.env.ROUNDS ?? 4);
@@ -30,7 +32,7 @@ function csv(tag: string): { file: string; emails: string[] } {
 
 /**
  * One run of `invite send --file`. Every run has its own HOME (so its own token cache: each asks for its
- * own token) and shares one state folder, where the journal and its lock live.
+ * own token) and shares one state folder, where the database (the file's journal and its run) lives.
  */
 function start(file: string, state: string, home = tempDir()) {
   return startCli(
@@ -48,7 +50,8 @@ async function race(file: string, emails: string[], state: string): Promise<{ wi
   const results: CliResult[] = await Promise.all(runs.map((r) => r.done));
   const duplicates = emails.filter((e) => emailsTo(e) > 1);
   const missing = emails.filter((e) => emailsTo(e) === 0);
-  expect({ duplicates, missing }).toEqual({ duplicates: [], missing: [] });
+  const told = results.map((r) => `exit ${r.code}: ${r.stderr}`).join('\n');
+  expect({ duplicates, missing }, told).toEqual({ duplicates: [], missing: [] });
   for (const result of results) {
     if (result.code === 0) continue;
     expect({ code: result.code, stderr: result.stderr }).toEqual({
@@ -58,24 +61,27 @@ async function race(file: string, emails: string[], state: string): Promise<{ wi
   }
   const winners = results.filter((r) => r.code === 0).length;
   expect(winners).toBeGreaterThanOrEqual(1);
-  // Nothing of the lock is left behind once every run has ended.
-  const left = readdirSync(join(state, 'roster', 'invites')).filter((n) => !/\.jsonl$/.test(n));
-  expect(left).toEqual([]);
+  // Nothing of the lock is left behind once every run has ended: the file's run names no process, no
+  // claim is open, and nothing but the database was written (no lock or journal files).
+  const db = storeOf(join(state, 'roster'));
+  expect(runRows(db)).toEqual([{ run: realpathSync(file), pid: null }]);
+  expect(claimRows(db)).toEqual([]);
+  expect(readdirSync(join(state, 'roster', 'invites'))).toEqual([]);
   return { winners };
 }
 
-describe('the journal lock under simultaneous runs', () => {
-  it(`${RACERS} runs of one CSV at once, fresh and after kill -9 left a stale lock, ${ROUNDS} rounds: every address e-mailed exactly once`, async () => {
+describe("a file's run (its lock) under simultaneous runs", () => {
+  it(`${RACERS} runs of one CSV at once, fresh and after kill -9 left a dead run holding it, ${ROUNDS} rounds: every address e-mailed exactly once`, async () => {
     const figures: string[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
-      // Fresh: no journal, no lock.
+      // Fresh: no database yet.
       sandbox.setOptions({ latencyMs: 30 });
       const fresh = csv(`fresh${round}`);
       const freshState = tempDir();
       const a = await race(fresh.file, fresh.emails, freshState);
 
-      // Stale: a run takes the lock, is killed -9 while it waits for its token (nothing sent yet), and
-      // leaves its lock behind for the racers to find.
+      // Stale: a run takes the file's run, is killed -9 while it waits for its token (nothing sent yet),
+      // and leaves the run naming it, a dead process, for the racers to find.
       const stale = csv(`stale${round}`);
       const staleState = tempDir();
       sandbox.setOptions({ latencyMs: 5_000 });
@@ -86,17 +92,16 @@ describe('the journal lock under simultaneous runs', () => {
       await until(() => sandbox.requests.filter((r) => r.path.endsWith('/token')).length > tokensBefore);
       victim.child.kill('SIGKILL');
       expect((await victim.done).code).toBe(null);
-      const dir = join(staleState, 'roster', 'invites');
-      const locks = readdirSync(dir).filter((n) => n.endsWith('.lock'));
-      expect(locks).toHaveLength(1);
+      const db = storeOf(join(staleState, 'roster'));
+      expect(runRows(db)).toEqual([{ run: realpathSync(stale.file), pid: victim.child.pid }]);
       expect(stale.emails.map(emailsTo).every((n) => n === 0)).toBe(true);
       sandbox.setOptions({ latencyMs: 30 });
+      // race() checks the run names no process once the racers have ended: the dead one's was taken over.
       const b = await race(stale.file, stale.emails, staleState);
-      expect(existsSync(join(dir, locks[0] ?? ''))).toBe(false);
       figures.push(`round ${round}: ${a.winners} + ${b.winners} runs exited 0`);
     }
     console.log(
-      `journal lock: ${ROUNDS} rounds × 2 races × ${RACERS} processes, ${ROWS} rows each: 0 duplicates (${figures.join('; ')})`,
+      `file runs: ${ROUNDS} rounds × 2 races × ${RACERS} processes, ${ROWS} rows each: 0 duplicates (${figures.join('; ')})`,
     );
   }, 240_000);
 });

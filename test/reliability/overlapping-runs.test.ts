@@ -1,16 +1,18 @@
 // Different CSV files that share families, sent by runs that overlap (a nightly campaign and an admin's own
 // file, two admins, a retried CI job with an edited file): each file has its own journal, so only roster's
-// record of sent invitations stands between a family and a second e-mail. Every row is claimed in that
-// record before its request leaves; a run that meets another's claim waits for it, and one left by a run
-// killed in the middle is in doubt for everyone but that run. Counted at the sandbox: e-mails per address.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+// record of sent invitations stands between a family and a second e-mail. Every row is claimed (the claims
+// table of the destination's database) before its request leaves; a run that meets another's claim waits
+// for it, and one left by a run killed in the middle is in doubt for everyone but that run. Counted at the
+// sandbox: e-mails per address.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { invitationIdentity, sentRecordPath } from '../../src/invite/store/index.js';
+import { invitationIdentity } from '../../src/invite/store/index.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { type CliResult, startCli, until } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
 import { demoEnv, homeWithSchoolsCached, listOutOfUse } from '../helpers/sandbox.js';
+import { claimRows, storeOf, storeWrite } from '../helpers/store.js';
 
 const RUNS = 6;
 const ROUNDS = 3;
@@ -105,6 +107,14 @@ describe('a run killed with requests in flight, then another file with the same 
     await until(() => families.slice(0, 4).every((e) => emailsTo(e) === 1));
     first.child.kill('SIGKILL');
     expect((await first.done).code).toBe(null);
+    // What it left: the four it was sending, claimed by a process that is gone.
+    const db = storeOf(join(state, 'roster'));
+    expect(claimRows(db).map((c) => `${c.identity} ${c.state} ${c.pid}`)).toEqual(
+      families
+        .slice(0, 4)
+        .map((e) => `${invitationIdentity(e, 'org-sch-1')} sending ${first.child.pid}`)
+        .sort(),
+    );
     sandbox.setOptions({ latencyMs: 10, jitterMs: 0 });
 
     const second = await send(writeCsv('second', [...families, ...extra]), state).done;
@@ -164,6 +174,13 @@ describe('a single `--email` send killed with its request in flight, then a file
     await until(() => emailsTo(family) === 1);
     single.child.kill('SIGKILL');
     expect((await single.done).code).toBe(null);
+    expect(claimRows(storeOf(join(state, 'roster')))).toEqual([
+      expect.objectContaining({
+        identity: invitationIdentity(family, 'org-sch-1'),
+        state: 'sending',
+        pid: single.child.pid,
+      }),
+    ]);
     sandbox.setOptions({ latencyMs: 10, jitterMs: 0 });
 
     const file = await send(writeCsv('after-single', [family]), state).done;
@@ -196,25 +213,33 @@ describe('a claim from another host whose clock runs a year ahead', () => {
     const state = tempDir();
     const claimed = 'ahead-claimed@example.org';
     const free = 'ahead-free@example.org';
+    // The destination's database, made by an earlier run of another file.
+    sandbox.setOptions({ latencyMs: 10, jitterMs: 0 });
+    const earlier = await send(writeCsv('earlier', ['ahead-earlier@example.org']), state).done;
+    expect(earlier.code, earlier.stderr).toBe(0);
     // As written by a run on a machine whose clock is a year ahead: made "next year", held 8 s from then.
     const made = Date.now() + 365 * 86_400_000;
-    const claim = {
-      id: invitationIdentity(claimed, 'org-sch-1'),
-      run: '/elsewhere/invites/a.jsonl',
-      file: '/elsewhere/a.csv',
-      state: 'sending',
-      pid: 4242,
-      host: 'other-host.example',
-      at: new Date(made).toISOString(),
-      until: new Date(made + 8_000).toISOString(),
-    };
-    const record = sentRecordPath(join(state, 'roster'), {
-      baseUrl: sandbox.baseUrl,
-      clientId: 'demo-allowed',
-    });
-    mkdirSync(dirname(record), { recursive: true, mode: 0o700 });
-    writeFileSync(`${record}.claims`, `${JSON.stringify(claim)}\n`, { mode: 0o600 });
-    sandbox.setOptions({ latencyMs: 10, jitterMs: 0 });
+    const db = storeOf(join(state, 'roster'));
+    storeWrite(
+      db,
+      'INSERT INTO claims (identity, run, file, state, at, until, pid, host) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      invitationIdentity(claimed, 'org-sch-1'),
+      '/elsewhere/a.csv',
+      '/elsewhere/a.csv',
+      'sending',
+      new Date(made).toISOString(),
+      new Date(made + 8_000).toISOString(),
+      4242,
+      'other-host.example',
+    );
+    expect(claimRows(db)).toEqual([
+      {
+        identity: invitationIdentity(claimed, 'org-sch-1'),
+        run: '/elsewhere/a.csv',
+        state: 'sending',
+        pid: 4242,
+      },
+    ]);
     const started = Date.now();
 
     const result = await send(writeCsv('ahead', [free, claimed]), state).done;

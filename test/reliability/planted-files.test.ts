@@ -1,7 +1,8 @@
 // Files and folders planted by someone else, as an attacker on a shared machine would plant them: a symbolic
 // or hard link at a name roster writes, a 0666 file of another user's at an output name, a state folder of
-// another user's holding a journal seeded with "sent" rows, a config or cache folder anyone can write to,
-// an export folder anyone can write to. Real processes, real folders; files of `nobody` need root (CI).
+// another user's holding a database seeded with "sent" rows, a database (or a -wal or -shm beside it) that is
+// a link, another user's, or writable by others, a config or cache folder anyone can write to, an export
+// folder anyone can write to. Real processes, real folders; files of `nobody` need root (CI).
 import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
@@ -16,16 +17,16 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { INVITATIONS_PATH } from '../../src/api/enrollment.js';
-import { invitationKey } from '../../src/invite/invitation.js';
-import { journalPath } from '../../src/invite/store/index.js';
+import { invitationIdentity, storePath } from '../../src/invite/store/index.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
 import { asRoot, expectOwnPrivate, expectUntouched, ME, NOBODY, victim } from '../helpers/planted.js';
 import { demoEnv } from '../helpers/sandbox.js';
+import { recordRows, storeOf, storeWrite } from '../helpers/store.js';
 
 let sandbox: Sandbox;
 let home: string;
@@ -272,67 +273,84 @@ describe('one rule for every file roster writes where the user says: a folder ot
   });
 });
 
-describe('invite send --file: a journal or state folder planted by another user is not trusted', () => {
+describe('invite send --file: a database or state folder planted by another user is not trusted', () => {
   const posts = () =>
     sandbox.requests.filter((r) => r.method === 'POST' && r.path.endsWith(INVITATIONS_PATH));
   const rows = ['planted-1@example.org', 'planted-2@example.org'];
+  const stateDir = () => join(home, '.local', 'state', 'roster');
+  const destination = () => ({ baseUrl: sandbox.baseUrl, clientId: 'demo-allowed' });
+  const send = (csv: string, ...args: string[]) =>
+    roster(['invite', 'send', '--sent-by-user-id', 'usr-1', '--file', csv, ...args]);
   function csvFile(): string {
     const path = join(tempDir(), 'invites.csv');
     writeFileSync(path, `email,schoolId,studentCount\n${rows.map((e) => `${e},org-sch-1,1`).join('\n')}\n`);
     return path;
   }
-  /** The journal another user seeds so that every row looks sent already (and is silently skipped). */
-  function seedJournal(csv: string): string {
-    const stateDir = join(home, '.local', 'state', 'roster');
-    const destination = { baseUrl: sandbox.baseUrl, clientId: 'demo-allowed' };
-    const path = journalPath(stateDir, csv, destination);
-    mkdirSync(join(stateDir, 'invites'), { recursive: true, mode: 0o700 });
-    const at = new Date().toISOString();
-    const header = {
-      journal: 'roster invite send',
-      version: 1,
-      file: csv,
-      destination,
-      sha256: '0',
-      createdAt: at,
-    };
-    const entries = rows.map((email, i) => ({
-      key: invitationKey(email, 'org-sch-1'),
-      line: i + 2,
-      state: 'sent',
-      at,
-      email,
-      schoolId: 'org-sch-1',
-    }));
-    writeFileSync(path, [header, ...entries].map((o) => `${JSON.stringify(o)}\n`).join(''), { mode: 0o600 });
-    return path;
+  /**
+   * The destination's database, as another user would seed it so that every row looks sent already (and
+   * is silently skipped): a real one (made by a run of another file), with the rows added to its record.
+   */
+  async function seedStore(): Promise<string> {
+    const other = join(tempDir(), 'other.csv');
+    writeFileSync(other, 'email,schoolId,studentCount\nseed@example.org,org-sch-1,1\n');
+    const made = await send(other);
+    expect(made.code, made.stderr).toBe(0);
+    const db = storePath(stateDir(), destination());
+    expect(storeOf(stateDir())).toBe(db);
+    for (const email of rows)
+      storeWrite(
+        db,
+        'INSERT INTO record (identity, email, school_id, sent_at) VALUES (?, ?, ?, ?)',
+        invitationIdentity(email, 'org-sch-1'),
+        email,
+        'org-sch-1',
+        new Date().toISOString(),
+      );
+    expect(recordRows(db).map((r) => r.email)).toEqual(['seed@example.org', ...rows]);
+    sandbox.requests.length = 0;
+    sandbox.outbox.length = 0;
+    return db;
+  }
+  /** Refused, a dry run and a send alike, with `message` alone, and nothing sent. */
+  async function refusedWith(csv: string, message: string | RegExp): Promise<void> {
+    for (const args of [['--dry-run'], []]) {
+      const result = await send(csv, ...args);
+      expect({ args, code: result.code }).toEqual({ args, code: 1 });
+      if (typeof message === 'string') expect(oneLine(result.stderr)).toBe(message);
+      else expect(oneLine(result.stderr)).toMatch(message);
+    }
+    expect(posts()).toEqual([]);
+    expect(sandbox.outbox).toEqual([]);
   }
 
   it.skipIf(!asRoot)(
     'a state folder of another user’s with "sent" rows: refused, nothing suppressed, nothing sent',
     async () => {
       const csv = csvFile();
-      const journal = seedJournal(csv);
-      const stateDir = join(home, '.local', 'state', 'roster');
-      execFileSync('chown', ['-R', `${NOBODY}:${NOBODY}`, stateDir]);
-      for (const args of [['--dry-run'], []]) {
-        const result = await roster(['invite', 'send', '--sent-by-user-id', 'usr-1', '--file', csv, ...args]);
-        expect(result.code).toBe(1);
-        expect(oneLine(result.stderr)).toBe(
-          `Error: ${stateDir}: it belongs to another user (uid ${NOBODY}), so roster will not trust files in it. If it is yours, run: chown -R ${ME} ${stateDir} && chmod 700 ${stateDir}; otherwise move it aside.`,
-        );
-      }
-      expect(posts()).toEqual([]);
-      expect(statSync(journal).uid).toBe(NOBODY);
+      const db = await seedStore();
+      execFileSync('chown', ['-R', `${NOBODY}:${NOBODY}`, stateDir()]);
+      await refusedWith(
+        csv,
+        `Error: ${stateDir()}: it belongs to another user (uid ${NOBODY}), so roster will not trust files in it. If it is yours, run: chown -R ${ME} ${stateDir()} && chmod 700 ${stateDir()}; otherwise move it aside.`,
+      );
+      expect(statSync(db).uid).toBe(NOBODY);
     },
   );
 
+  it.skipIf(!asRoot)('a sent folder of another user’s: refused, nothing sent', async () => {
+    const csv = csvFile();
+    await seedStore();
+    const sent = join(stateDir(), 'sent');
+    execFileSync('chown', ['-R', `${NOBODY}:${NOBODY}`, sent]);
+    await refusedWith(csv, new RegExp(`^Error: ${sent}: it belongs to another user \\(uid ${NOBODY}\\)`));
+  });
+
   it('an invites folder anyone can write to: refused with the chmod', async () => {
     const csv = csvFile();
-    seedJournal(csv);
-    const invites = join(home, '.local', 'state', 'roster', 'invites');
+    const invites = join(stateDir(), 'invites');
+    mkdirSync(invites, { recursive: true, mode: 0o700 });
     chmodSync(invites, 0o777);
-    const result = await roster(['invite', 'send', '--sent-by-user-id', 'usr-1', '--file', csv]);
+    const result = await send(csv);
     expect(result.code).toBe(1);
     expect(oneLine(result.stderr)).toBe(
       `Error: ${invites}: other users can write to it (mode 0777), so roster will not trust files in it. Run: chmod 700 ${invites}.`,
@@ -340,20 +358,84 @@ describe('invite send --file: a journal or state folder planted by another user 
     expect(posts()).toEqual([]);
   });
 
-  it('a journal that is a link to another file: refused, the file it points at untouched, nothing sent', async () => {
+  it('a database that is a link to another file: refused, the file it points at untouched, nothing sent', async () => {
     const csv = csvFile();
-    const journal = seedJournal(csv);
+    const db = storePath(stateDir(), destination());
+    mkdirSync(dirname(db), { recursive: true, mode: 0o700 });
     const target = victim();
-    rmSync(journal);
-    symlinkSync(target, journal);
-    const result = await roster(['invite', 'send', '--sent-by-user-id', 'usr-1', '--file', csv]);
-    expect(result.code).toBe(1);
-    expect(oneLine(result.stderr)).toMatch(
-      /^Error: Cannot open .*\.jsonl: it is a symbolic link, which roster does not follow here/,
+    symlinkSync(target, db);
+    await refusedWith(
+      csv,
+      /^Error: Cannot open .*\.db: it is a symbolic link, which roster does not follow here/,
     );
     expectUntouched(target);
-    expect(posts()).toEqual([]);
+    // Nothing made beside it (no -wal or -shm of a database opened through the link).
+    expect(readdirSync(dirname(db))).toEqual([basename(db)]);
   });
+
+  it('a database others can write to: refused with the chmod, nothing suppressed, nothing sent', async () => {
+    const csv = csvFile();
+    const db = await seedStore();
+    chmodSync(db, 0o666);
+    await refusedWith(
+      csv,
+      `Error: Cannot open ${db}: other users can write to it (mode 0666), so roster will not trust it. Run: chmod 600 ${db}.`,
+    );
+    expect(statSync(db).mode & 0o777).toBe(0o666);
+  });
+
+  it.skipIf(!asRoot)('a database of another user’s: refused, nothing suppressed, nothing sent', async () => {
+    const csv = csvFile();
+    const db = await seedStore();
+    chownSync(db, NOBODY, NOBODY);
+    await refusedWith(
+      csv,
+      `Error: Cannot open ${db}: it belongs to another user (uid ${NOBODY}), so roster will not trust it. Move it aside (another user may have planted it) and run the command again.`,
+    );
+    expect(statSync(db).uid).toBe(NOBODY);
+  });
+
+  it.each(['-wal', '-shm'])(
+    'a %s planted beside the database (a link, a file others can write to or of another user): refused, nothing sent',
+    async (suffix) => {
+      const csv = csvFile();
+      const db = await seedStore();
+      const beside = `${db}${suffix}`;
+      // The test's own read-only look at the database (recordRows) left an empty -wal and a -shm: every
+      // write was in the database file once its writer closed.
+      for (const leftover of [`${db}-wal`, `${db}-shm`]) rmSync(leftover, { force: true });
+      expect(readdirSync(dirname(db))).toEqual([basename(db)]);
+      // Its pages would be read as the database's latest (a -wal), or its index of them (a -shm).
+      const target = victim();
+      symlinkSync(target, beside);
+      await refusedWith(
+        csv,
+        new RegExp(
+          `^Error: Cannot open ${beside}: it is a symbolic link, which roster does not follow here`.replaceAll(
+            '.',
+            '\\.',
+          ),
+        ),
+      );
+      expectUntouched(target);
+      rmSync(beside);
+      writeFileSync(beside, '', { mode: 0o600 });
+      chmodSync(beside, 0o666);
+      await refusedWith(
+        csv,
+        `Error: Cannot open ${beside}: other users can write to it (mode 0666), so roster will not trust it. Run: chmod 600 ${beside}.`,
+      );
+      if (asRoot) {
+        chmodSync(beside, 0o600);
+        chownSync(beside, NOBODY, NOBODY);
+        await refusedWith(
+          csv,
+          `Error: Cannot open ${beside}: it belongs to another user (uid ${NOBODY}), so roster will not trust it. Move it aside (another user may have planted it) and run the command again.`,
+        );
+      }
+      expect(recordRows(db).map((r) => r.email)).toEqual(['seed@example.org', ...rows]);
+    },
+  );
 });
 
 describe('invite send --file: the failed-rows CSV', () => {

@@ -6,7 +6,6 @@
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { RosterError, UsageError } from '../../errors.js';
-import { exists } from '../../files.js';
 import { readInput } from '../../invite/file-check.js';
 import { rowsOfSentFile } from '../../invite/invite-file.js';
 import type { Destination } from '../../invite/store/index.js';
@@ -15,7 +14,7 @@ import {
   type InvitationParts,
   invitationIdentity,
   SentRecord,
-  sentRecordPath,
+  storePath,
 } from '../../invite/store/index.js';
 import { printJson } from '../../output/render.js';
 import { displayText } from '../../output/safe-text.js';
@@ -128,10 +127,10 @@ export async function run(flags: ForgetFlags, ctx: Context, hooks: ForgetHooks):
       ? { ...request, identities: await fileIdentities(ctx, session, request.file) }
       : request;
   const destination: Destination = { baseUrl: session.baseUrl, clientId: session.settings.clientId ?? '' };
-  const path = sentRecordPath(ctx.paths.stateDir, destination);
+  const path = storePath(ctx.paths.stateDir, destination);
   const base = { record: path, destination, dryRun: Boolean(flags.dryRun), listed: 0 };
-  if (!(await exists(path))) return { ...base, kind: 'no-record', forgotten: [], inFlight: [] };
-  const record = await SentRecord.open(ctx.paths.stateDir, destination);
+  const record = await SentRecord.openIfAny(ctx.paths.stateDir, destination);
+  if (!record) return { ...base, kind: 'no-record', forgotten: [], inFlight: [] };
   try {
     return await forgetIn(record, selection, ctx, hooks, base);
   } finally {

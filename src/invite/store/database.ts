@@ -97,6 +97,9 @@ export class StoreDb {
     destination: Destination,
     options: { create: boolean; created?(db: StoreDb): void },
   ): StoreDb | undefined {
+    // A database deleted while roster used it leaves its latest pages in its -wal: never begun afresh over it.
+    if (checkOwnFileSync(`${path}-wal`, { create: false }) && !checkOwnFileSync(path, { create: false }))
+      throw orphanedLog(path);
     if (!checkOwnFileSync(path, { create: options.create })) return undefined;
     // A -wal planted beside it would be read as the database's latest pages.
     for (const beside of [`${path}-wal`, `${path}-shm`]) checkOwnFileSync(beside, { create: false });
@@ -267,7 +270,9 @@ export class StoreDb {
     throw new RosterError(
       'failure',
       `roster's record of sent invitations ${this.path} was ${now ? 'replaced' : 'deleted'} while this run was using it; roster stops sending so that no family is e-mailed twice.`,
-      'Run the same command again to continue (the rows already sent are skipped). To let invitations be sent again, use `roster invite forget`; never delete or replace the record while roster runs.',
+      now
+        ? 'Run the same command again to continue. To let invitations be sent again, use `roster invite forget`; never delete or replace the record while roster runs.'
+        : 'Put the file back (from the trash or a backup) and run the same command again; until then roster refuses to send to this service. To let invitations be sent again, use `roster invite forget`; never delete the record.',
     );
   }
 
@@ -278,6 +283,15 @@ export class StoreDb {
     this.closed = true;
     this.db.close();
   }
+}
+
+/** A database missing beside the log of its last writes: deleted (or moved) while roster used it. */
+function orphanedLog(path: string): RosterError {
+  return new RosterError(
+    'failure',
+    `roster's record of sent invitations ${path} is missing, but the log of its last writes (${path}-wal) is there: it was deleted or moved while roster used it.`,
+    `Put it back (from the trash or a backup) and run the command again. Only if it is lost for good, move ${path}-wal and ${path}-shm aside: roster then no longer knows what it sent, and \`roster invite list\` shows what the server has.`,
+  );
 }
 
 /** A failure of the database as roster reports it: the file, and what SQLite said. */

@@ -127,6 +127,13 @@ export class SentRecord {
     return new SentRecord(storePath(stateDir, destination), db);
   }
 
+  /** Opens the destination's record when there is one (or an earlier roster's state to import), else undefined. */
+  static async openIfAny(stateDir: string, destination: Destination): Promise<SentRecord | undefined> {
+    await privateFolder(join(stateDir, 'sent'), stateDir, { create: false });
+    const db = openStore(stateDir, destination, false);
+    return db && new SentRecord(storePath(stateDir, destination), db);
+  }
+
   private withSnapshot(snapshot: Snapshot | undefined): this {
     this.snapshot = snapshot ?? { sent: new Map(), forgotten: new Map() };
     return this;
