@@ -448,7 +448,7 @@ describe('SentRecord: claims on invitations being sent', () => {
     // B asks again and again while A holds it (A's process is alive): A settles it as certainly not sent.
     let settled = false;
     const waiting = record.claim(id, B, ask()).then((outcome) => ({ outcome, settled }));
-    await new Promise((r) => setTimeout(r, 150));
+    await new Promise((r) => setTimeout(r, 100));
     expect(claimsIn(state)).toEqual([{ identity: id, run: A.run, state: 'sending', pid: process.pid }]);
     settled = true;
     await record.settle(id, A, 'done');
