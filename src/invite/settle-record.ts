@@ -56,13 +56,19 @@ export async function settleRecord(
         continue;
       }
       const sentAt = new Date(ctx.now()).toISOString();
-      await record.settle(invitation.identity, SETTLE_RUN, 'done', {
-        email: invitation.email,
-        schoolId: invitation.schoolId,
-        ...(invitation.schoolYearId !== undefined && { schoolYearId: invitation.schoolYearId }),
-        sentAt,
-        by: claimRunName(invitation.claim) ?? 'invite send --file',
-      });
+      await record.settle(
+        invitation.identity,
+        SETTLE_RUN,
+        'done',
+        {
+          email: invitation.email,
+          schoolId: invitation.schoolId,
+          ...(invitation.schoolYearId !== undefined && { schoolYearId: invitation.schoolYearId }),
+          sentAt,
+          by: claimRunName(invitation.claim) ?? 'invite send --file',
+        },
+        { theirs: invitation.claim },
+      );
       const createdAt = settlement.createdAt;
       rows.push({
         ...base,

@@ -81,11 +81,11 @@ beforeAll(() => {
 }, 180_000);
 
 describe('the npm package', () => {
-  it('is named roster-cli (roster is taken in the registry), publishable, and runs on Node 20 to 26', () => {
+  it('is named roster-cli (roster is taken in the registry), publishable, and runs on Node 22.13 to 26 (node:sqlite)', () => {
     const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
     expect(manifest).toMatchObject({ name: 'roster-cli', bin: { roster: 'bin/roster.js' } });
     expect(manifest.private).toBeUndefined();
-    expect(manifest.engines.node).toBe('^20.19 || ^22 || ^24 || ^26');
+    expect(manifest.engines.node).toBe('^22.13 || ^24 || ^26');
     // Nothing of roster's own runs when a user installs it: no install script, and no prepare.
     for (const script of ['preinstall', 'install', 'postinstall', 'prepare']) {
       expect(manifest.scripts[script], script).toBeUndefined();

@@ -517,7 +517,7 @@ describe('SentRecord: claims on invitations being sent', () => {
       expect.objectContaining({ identity: id, ...B, state: 'sending', over: 'in-doubt' }),
     ]);
     // Not sent by B after all: A's doubt stands again for every run.
-    await record.settle(id, B, 'in-doubt', undefined, true);
+    await record.settle(id, B, 'in-doubt', undefined, { over: true });
     expect(await record.claim(id, { run: '/data/c.csv' }, ask())).toEqual({ kind: 'in-doubt', ...B });
     await record.close();
   });

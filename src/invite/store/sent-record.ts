@@ -283,22 +283,30 @@ export class SentRecord {
     run: ClaimingRun,
     state: Exclude<ClaimState, 'sending'>,
     sent?: SentEntry,
-    over = false,
+    { over = false, theirs }: { over?: boolean; theirs?: Claim } = {},
   ): Promise<void> {
     return this.batch(() => {
       if (sent) this.note([sent]);
-      this.release(identity, run, state, over);
+      this.release(identity, run, state, over, theirs);
     });
   }
 
   /**
-   * Inside a transaction: `run`'s claim settled. Another run's claim is left as it is: one that took this
-   * claim over (it ran past its deadline) holds it now.
+   * Inside a transaction: `run`'s claim settled. Another run's claim is left as it is (one that took this
+   * claim over, past its deadline, holds it now), unless it is still `theirs`, the claim `run` read and
+   * settles for its owner (`roster invite settle`: the server's list shows it sent).
    */
-  release(identity: string, run: ClaimingRun, state: Exclude<ClaimState, 'sending'>, over = false): void {
+  release(
+    identity: string,
+    run: ClaimingRun,
+    state: Exclude<ClaimState, 'sending'>,
+    over = false,
+    theirs?: Claim,
+  ): void {
     const db = this.writable();
     const now = claimOf(db, identity);
-    if (now !== undefined && now.run !== run.run) return;
+    const same = now !== undefined && theirs !== undefined && now.run === theirs.run && now.at === theirs.at;
+    if (now !== undefined && now.run !== run.run && !same) return;
     const claim = this.claimRow(identity, run, state);
     putClaim(db, over ? { ...claim, over: 'in-doubt' } : claim);
   }
