@@ -1,6 +1,7 @@
 // A Context for behaviour tests: in-memory streams, temporary directories, an in-memory keychain.
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
+import type { Transport } from '../../src/api/transport.js';
 import { type KeychainStore, KeychainUnavailableError } from '../../src/auth/secret-store.js';
 import { type Context, settingsWithoutFlags, withRunSession } from '../../src/context.js';
 import type { IO } from '../../src/io.js';
@@ -52,6 +53,8 @@ export function fakeContext(
     debug?: boolean;
     /** The run's settings (else resolved from `env` and the config in the temporary home). */
     settings?: Settings;
+    /** The wire (an HttpMock, test/helpers/http-mock.ts); else roster's HTTP transport. */
+    transport?: Transport;
   } = {},
 ): FakeContext {
   const home = tempDir();
@@ -96,6 +99,7 @@ export function fakeContext(
       return options.prompter;
     },
     trapInterrupt: () => new AbortController().signal,
+    ...(options.transport && { transport: options.transport }),
   };
   const { settings } = options;
   const ctx = withRunSession(base, settings ? async () => settings : settingsWithoutFlags(base));
