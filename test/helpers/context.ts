@@ -44,20 +44,22 @@ export interface FakeContext {
 
 export { tempDir } from './temp.js';
 
-export function fakeContext(
-  options: {
-    env?: Record<string, string>;
-    stdin?: string;
-    tty?: boolean;
-    prompter?: Prompter;
-    debug?: boolean;
-    /** The run's settings (else resolved from `env` and the config in the temporary home). */
-    settings?: Settings;
-    /** The wire (an HttpMock, test/helpers/http-mock.ts); else roster's HTTP transport. */
-    transport?: Transport;
-  } = {},
-): FakeContext {
-  const home = tempDir();
+export interface FakeContextOptions {
+  env?: Record<string, string>;
+  stdin?: string;
+  tty?: boolean;
+  prompter?: Prompter;
+  debug?: boolean;
+  /** The run's settings (else resolved from `env` and the config in the temporary home). */
+  settings?: Settings;
+  /** The wire (an HttpMock, test/helpers/http-mock.ts); else roster's HTTP transport. */
+  transport?: Transport;
+  /** The home of an earlier run, for "the next run" (default: a new temporary one). */
+  home?: string;
+}
+
+export function fakeContext(options: FakeContextOptions = {}): FakeContext {
+  const home = options.home ?? tempDir();
   let out = '';
   let err = '';
   const stdin = new PassThrough();
