@@ -1,3 +1,5 @@
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { sandboxOptions } from '../../src/commands/sandbox.js';
 import { UsageError } from '../../src/errors.js';
@@ -99,4 +101,22 @@ describe('roster sandbox --host', () => {
       expect(result.stdout).not.toContain('Sandbox listening');
     },
   );
+});
+
+describe('roster sandbox on a port in use', () => {
+  it('says the port is in use and what to pass, exit 1, no stack or "unexpected failure"', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const run = await runCli(['sandbox', '--port', String(port)], tempDir());
+      expect(run.code).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toBe(
+        `Error: Port ${port} is in use; pass --port N, or --port 0 for any free port.\n`,
+      );
+    } finally {
+      taken.close();
+    }
+  });
 });
