@@ -40,6 +40,8 @@ export interface FakeContext {
   stderr: () => string;
   keychain: MemoryKeychain;
   home: string;
+  /** Every wait the run asked for (back-off, Retry-After), in ms: it waited at most 20 ms of each. */
+  sleeps: number[];
 }
 
 export { tempDir } from './temp.js';
@@ -85,12 +87,16 @@ export function fakeContext(options: FakeContextOptions = {}): FakeContext {
   };
   const secrets = new Redactor();
   const keychain = new MemoryKeychain();
+  const sleeps: number[] = [];
   const base: Omit<Context, 'settings' | 'session'> = {
     io,
     env: { HOME: home, ...options.env },
     paths: { configDir: join(home, 'config'), cacheDir: join(home, 'cache'), stateDir: join(home, 'state') },
     now: Date.now,
-    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, Math.min(ms, 20))),
+    sleep: (ms) => {
+      sleeps.push(ms);
+      return new Promise((resolve) => setTimeout(resolve, Math.min(ms, 20)));
+    },
     secrets,
     log: createLogger(io.stderr, secrets, options.debug ?? false),
     color: false,
@@ -105,7 +111,7 @@ export function fakeContext(options: FakeContextOptions = {}): FakeContext {
   };
   const { settings } = options;
   const ctx = withRunSession(base, settings ? async () => settings : settingsWithoutFlags(base));
-  return { ctx, stdout: () => out, stderr: () => err, keychain, home };
+  return { ctx, stdout: () => out, stderr: () => err, keychain, home, sleeps };
 }
 
 /** The context with these settings as the run's (and a Session of its own built from them). */
