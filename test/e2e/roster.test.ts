@@ -1,5 +1,6 @@
 // `roster roster …` as a script runs it, for what only a process of its own shows: the built bundle tunes
-// the heap of a long read (once per process). The reads' behaviour is test/commands/roster-reads.test.ts's.
+// the heap of a long read (once per process), and the audit's exit codes as a go-live script reads them.
+// The behaviour is test/commands/roster-reads.test.ts's and roster-audit.test.ts's.
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { demoEnv, useSandbox } from '../helpers/sandbox.js';
@@ -17,5 +18,18 @@ describe('a long read tunes the heap', () => {
     expect(result.stdout.trim().split('\n')).toHaveLength(STUDENTS);
     expect(result.stderr).toContain('[debug] heap: grows at most 10% past what survived its last collection');
     expect(result.stderr).not.toContain('could not tune');
+  });
+});
+
+describe('roster roster audit', () => {
+  it('exit 0 with --fail-on never; 1 when --fail-on warning meets a warning (no school year in 2099)', async () => {
+    const audit = ['roster', 'audit', '--check', 'no-current-school-year', '--json'];
+    const run = (args: string[]) =>
+      runCli([...audit, ...args], tests.home, { env: demoEnv(tests.sandbox), timeoutMs: 60_000 });
+    const ok = await run(['--fail-on', 'never']);
+    expect(ok.code, ok.stderr).toBe(0);
+    const strict = await run(['--fail-on', 'warning', '--date', '2099-01-01']);
+    expect(strict.code).toBe(1);
+    expect(JSON.parse(strict.stdout)).toMatchObject({ success: false });
   });
 });
