@@ -1,6 +1,7 @@
 // `roster roster …` as a script runs it, for what only a process of its own shows: the built bundle tunes
-// the heap of a long read (once per process), and the audit's exit codes as a go-live script reads them.
-// The behaviour is test/commands/roster-reads.test.ts's and roster-audit.test.ts's.
+// the heap of a long read (once per process), and the exit codes of the audit and of changes as scripts
+// read them. The behaviour is test/commands/roster-reads.test.ts's, roster-audit.test.ts's and
+// roster-changes.test.ts's.
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { demoEnv, useSandbox } from '../helpers/sandbox.js';
@@ -31,5 +32,20 @@ describe('roster roster audit', () => {
     const strict = await run(['--fail-on', 'warning', '--date', '2099-01-01']);
     expect(strict.code).toBe(1);
     expect(JSON.parse(strict.stdout)).toMatchObject({ success: false });
+  });
+});
+
+describe('roster roster changes', () => {
+  it('exit 0 for a window read; 2 for a moment in the future, before any request', async () => {
+    const run = (since: string) =>
+      runCli(['roster', 'changes', 'users', '--since', since, '--ndjson'], tests.home, {
+        env: demoEnv(tests.sandbox),
+      });
+    const read = await run('1h');
+    expect(read.code, read.stderr).toBe(0);
+    tests.sandbox.requests.length = 0;
+    const future = await run('2999-01-01');
+    expect(future.code).toBe(2);
+    expect(tests.sandbox.requests).toEqual([]);
   });
 });
