@@ -18,7 +18,6 @@ const NEEDS_A_PROCESS_OR_SOCKET = [
   'test/invite/send.test.ts', // the sandbox
   'test/invite/sent-record.test.ts', // child processes
   'test/invite/server-invited.test.ts', // the sandbox
-  'test/oneroster/csv-formulas.test.ts', // the CLI and a scripted server
 ];
 
 const testFiles = readdirSync('test', { recursive: true, encoding: 'utf8' })

@@ -1,6 +1,7 @@
 // The only door to the outside world. Commands receive a Context and never touch `process`, the
 // keychain or the network directly, so tests can hand them a fake one. Heavy pieces (keychain binding,
 // prompts) load lazily: `--help`, `--version` and usage errors never pay for them.
+import type { Transport } from './api/transport.js';
 import type { KeychainStore } from './auth/secret-store.js';
 import type { Undone } from './errors.js';
 import type { Terminal } from './io.js';
@@ -33,6 +34,11 @@ export interface Context extends Terminal {
    * taking work and save its state) instead of ending the process; a second one ends it.
    */
   trapInterrupt(): AbortSignal;
+  /**
+   * The wire, when a test hands in a scripted one (test/helpers/http-mock.ts). Never set by the program:
+   * the Session then builds roster's own HTTP transport.
+   */
+  transport?: Transport;
   /**
    * For a read that streams (a list, `changes`, a dry run's requests): should the reader close stdout early
    * (`| head`), the process ends at once with exit 0 instead of reading on into nothing (and `changes --since

@@ -38,6 +38,8 @@ export interface SessionContext extends CredentialsContext {
   now(): number;
   sleep(ms: number): Promise<void>;
   log: Logger;
+  /** The wire a test scripts (test/helpers/http-mock.ts); absent, roster's own HTTP transport. */
+  transport?: Transport;
 }
 
 export class Session implements Authenticator {
@@ -58,14 +60,16 @@ export class Session implements Authenticator {
   }
 
   get transport(): Transport {
-    this.transportInstance ??= createHttpTransport({
-      timeoutMs: this.settings.timeoutMs,
-      maxResponseBytes: this.settings.maxResponseBytes,
-      env: this.ctx.env,
-      userAgent: `roster/${VERSION}`,
-      log: this.ctx.log,
-      secrets: this.ctx.secrets,
-    });
+    this.transportInstance ??=
+      this.ctx.transport ??
+      createHttpTransport({
+        timeoutMs: this.settings.timeoutMs,
+        maxResponseBytes: this.settings.maxResponseBytes,
+        env: this.ctx.env,
+        userAgent: `roster/${VERSION}`,
+        log: this.ctx.log,
+        secrets: this.ctx.secrets,
+      });
     return this.transportInstance;
   }
 

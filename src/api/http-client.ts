@@ -15,20 +15,30 @@ export { BodyTooLargeError } from './exchange.js';
 type Env = Readonly<Record<string, string | undefined>>;
 
 /**
- * roster, not the server, ends an idle connection: after 4 s, or 1 s before the server's
- * `Keep-Alive: timeout=N`, and never later than 4 s whatever the server announces. No timeout of
- * undici's own for headers or body: the exchange's timer covers both.
+ * How long a pooled connection may sit idle. roster, not the server, ends an idle connection: after
+ * `keepAliveMs`, or `keepAliveThresholdMs` before the server's `Keep-Alive: timeout=N`, and never later than
+ * `keepAliveMs` whatever the server announces. A connection idle `idleCheckMs` may have been closed by the
+ * server meanwhile (see `whenChecked`). The defaults are roster's; tests shorten them, to wait milliseconds, not
+ * seconds, for what happens at their end.
  */
-const POOL = {
+export interface IdleTimes {
+  keepAliveMs: number;
+  keepAliveThresholdMs: number;
+  idleCheckMs: number;
+}
+
+export const IDLE_TIMES: IdleTimes = { keepAliveMs: 4_000, keepAliveThresholdMs: 1_000, idleCheckMs: 1_000 };
+
+/** No timeout of undici's own for headers or body: the exchange's timer covers both. */
+const poolOptions = (idle: IdleTimes) => ({
   connections: 16,
-  keepAliveTimeout: 4_000,
-  keepAliveMaxTimeout: 4_000,
-  keepAliveTimeoutThreshold: 1_000,
+  keepAliveTimeout: idle.keepAliveMs,
+  keepAliveMaxTimeout: idle.keepAliveMs,
+  keepAliveTimeoutThreshold: idle.keepAliveThresholdMs,
   headersTimeout: 0,
   bodyTimeout: 0,
-};
-/** A pooled connection idle this long may have been closed by the server meanwhile (see `whenChecked`). */
-const IDLE_CHECK_MS = 1_000;
+});
+type PoolOptions = ReturnType<typeof poolOptions>;
 
 export interface HttpClient {
   /** The proxy a request to this URL goes through, from the environment, or undefined for none. */
@@ -38,8 +48,8 @@ export interface HttpClient {
 }
 
 /** `timeoutMs`: a request's whole exchange (a connection, and a proxy's CONNECT, wait as long). */
-export function createHttpClient(env: Env, timeoutMs: number): HttpClient {
-  const options = { ...POOL, connect: { timeout: timeoutMs } };
+export function createHttpClient(env: Env, timeoutMs: number, idle: IdleTimes = IDLE_TIMES): HttpClient {
+  const options = { ...poolOptions(idle), connect: { timeout: timeoutMs } };
   let direct: Agent | undefined;
   const viaProxy = new Map<string, Promise<Dispatcher>>();
   const dispatcherFor = async (proxy: string | undefined): Promise<Dispatcher> => {
@@ -54,17 +64,17 @@ export function createHttpClient(env: Env, timeoutMs: number): HttpClient {
     }
     return agent;
   };
-  const idle = idleTracker();
+  const idleOrigins = idleTracker(idle.idleCheckMs);
   return {
     proxyFor: (url) => proxyFor(url, env),
     async fetchBody(url, init) {
       const dispatcher = await dispatcherFor(proxyFor(url, env));
-      await idle.whenChecked(url.origin);
-      idle.start(url.origin);
+      await idleOrigins.whenChecked(url.origin);
+      idleOrigins.start(url.origin);
       try {
         return await exchange(dispatcher, url, init);
       } finally {
-        idle.end(url.origin);
+        idleOrigins.end(url.origin);
       }
     },
   };
@@ -72,12 +82,12 @@ export function createHttpClient(env: Env, timeoutMs: number): HttpClient {
 
 /**
  * A proxy's agent: the CONNECT tunnel (for http:// targets too, so that the proxy never sees a request's
- * credentials) gets the request's own timeout, at least the 4 s an idle connection lives: a proxy that
+ * credentials) gets the request's own timeout, at least the time an idle connection lives: a proxy that
  * never answers one would otherwise keep the process alive, and a slow one deserves the request's time.
  */
-async function proxyAgent(proxy: string, options: typeof POOL, timeoutMs: number): Promise<Dispatcher> {
+async function proxyAgent(proxy: string, options: PoolOptions, timeoutMs: number): Promise<Dispatcher> {
   const { Pool, ProxyAgent } = await import('./undici-proxy.js');
-  const connectTimeout = Math.max(POOL.keepAliveTimeout, timeoutMs);
+  const connectTimeout = Math.max(options.keepAliveTimeout, timeoutMs);
   return new ProxyAgent({
     ...options,
     uri: proxy,
@@ -97,11 +107,11 @@ async function proxyAgent(proxy: string, options: typeof POOL, timeoutMs: number
  * writing into it, one turn of the loop later (a setImmediate); when the busy step ran in the callback of
  * another connection's answer, as a send's do, that turn ends before the loop polls this connection, and
  * the request was written into a dead one: in doubt though the server never saw it
- * (test/unit/api/transport.test.ts proves it). So a request to an origin idle for a second first waits a
+ * (test/unit/api/transport.test.ts proves it). So a request to an origin idle for `idleCheckMs` first waits a
  * turn of its own: undici's look then comes after a poll, finds the connection closed and opens another.
  * Origins in steady use skip the wait.
  */
-function idleTracker() {
+function idleTracker(idleCheckMs: number) {
   const state = new Map<string, { running: number; since: number }>();
   const of = (origin: string) => {
     const entry = state.get(origin) ?? { running: 0, since: monotonicMs() };
@@ -111,7 +121,7 @@ function idleTracker() {
   return {
     whenChecked(origin: string): Promise<void> | undefined {
       const entry = state.get(origin);
-      if (!entry || entry.running > 0 || monotonicMs() - entry.since < IDLE_CHECK_MS) return undefined;
+      if (!entry || entry.running > 0 || monotonicMs() - entry.since < idleCheckMs) return undefined;
       return new Promise((resolve) => setImmediate(resolve));
     },
     start: (origin: string) => void of(origin).running++,

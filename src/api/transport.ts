@@ -9,7 +9,7 @@ import type { Logger } from '../output/log.js';
 import type { Redactor } from '../redact.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../settings.js';
 import { certificateHint } from './certificate-hint.js';
-import type { ExchangeError, HttpClient } from './http-client.js';
+import type { ExchangeError, HttpClient, IdleTimes } from './http-client.js';
 import { displayProxy } from './proxy.js';
 
 export interface HttpRequest {
@@ -53,6 +53,8 @@ export interface TransportOptions {
   userAgent: string;
   log: Logger;
   secrets: Redactor;
+  /** How long a pooled connection may sit idle (http-client.ts's IDLE_TIMES unless a test shortens them). */
+  idle?: IdleTimes;
 }
 
 const MAX_REDIRECTS = 5;
@@ -77,7 +79,7 @@ export function createHttpTransport(options: TransportOptions): Transport {
   let client: Promise<{ http: HttpClient }> | undefined;
   const load = () => {
     client ??= import('./http-client.js').then((m) => ({
-      http: m.createHttpClient(options.env, options.timeoutMs),
+      http: m.createHttpClient(options.env, options.timeoutMs, options.idle),
     }));
     return client;
   };

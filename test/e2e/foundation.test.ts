@@ -1,9 +1,10 @@
 // The foundation as a script uses it: the built CLI in a real process against the sandbox over HTTP.
 
+import { spawn, spawnSync } from 'node:child_process';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { createProgram, loadCommands } from '../../src/main.js';
-import { type CliOptions, runCli } from '../helpers/cli.js';
+import { type CliOptions, cliEnv, ROSTER_BIN, runCli } from '../helpers/cli.js';
 import { fakeContext } from '../helpers/context.js';
 import { demoClient, demoEnv, useSandbox } from '../helpers/sandbox.js';
 
@@ -13,6 +14,14 @@ const envFor = (id: string, extra: Record<string, string> = {}) => demoEnv(fixtu
 const roster = (args: string[], options: CliOptions = {}) => runCli(args, fixture.home, options);
 const tokenRequests = () => fixture.sandbox.requests.filter((r) => r.path.endsWith('/token'));
 const resourceRequests = () => fixture.sandbox.requests.filter((r) => !r.path.endsWith('/token'));
+/** A shell line, run while the test's sandbox (in this process) goes on answering. */
+function bash(line: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string }> {
+  const child = spawn('bash', ['-c', line], { env, stdio: ['ignore', 'pipe', 'ignore'] });
+  let stdout = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout })));
+}
+const has = (tool: string) => spawnSync(tool, ['--version']).status === 0;
 
 describe('roster token and attendance check with environment credentials', () => {
   it('prints a token, then three attendance checks reuse it: one request each, no token request', async () => {
@@ -147,6 +156,14 @@ describe('errors from the attendance check', () => {
     expect(result.stderr).toMatch(
       /^Error: Attendance check failed \(HTTP 403\): .*attendance-daily is not enabled/,
     );
+  });
+
+  // The verdict's behaviour is test/unit/commands/json-verdicts.test.ts's; here a script's pipe reads it.
+  it.runIf(has('jq'))('--json | jq -r .success reads false, and pipefail keeps the exit code 3', async () => {
+    const env = cliEnv(fixture.home, envFor('demo-refused'));
+    const line = `"${process.execPath}" "${ROSTER_BIN}" attendance check --json | jq -r .success`;
+    expect(await bash(line, env)).toEqual({ code: 0, stdout: 'false\n' });
+    expect(await bash(`set -o pipefail; ${line}`, env)).toEqual({ code: 3, stdout: 'false\n' });
   });
 
   it('a token revoked server-side: the next command refreshes once and succeeds', async () => {

@@ -39,13 +39,22 @@ function readmeExamples(): string[] {
   return [...table, ...blocks];
 }
 
-/** Examples that start a server that runs until Ctrl-C: run for a moment, then stopped (a usage error ends at once). */
+/**
+ * Examples that start a server that runs until Ctrl-C: stopped once it says it listens (its options were
+ * taken), or after 3 s; a usage error ends it at once.
+ */
 const RUNS_UNTIL_STOPPED = /^roster sandbox\b/;
 /**
  * Examples of what a person does at a terminal, which asks (login asks for the secret, forget --file
  * before it forgets): run on a pseudo-terminal (util-linux `script`) until the question, then stopped.
  */
 const ASKS_ON_A_TERMINAL = /^roster (login|invite forget --file)\b/;
+/**
+ * What such a run shows once it is past its options: the sandbox listening, or a question ("? …"). Only a
+ * line of one command stops there: in `roster sandbox & …; roster doctor` the rest runs as before.
+ */
+const UNDER_WAY = /Sandbox listening on |(^|[\r\n])\? \S/;
+const oneCommand = (example: string) => !/[;&|]/.test(example);
 
 const INVITES =
   'email,schoolId,studentCount\nexample1@example.org,org-sch-1,1\nexample2@example.org,Birch Elementary School,2\n';
@@ -103,8 +112,14 @@ describe.skipIf(process.env.ROSTER_TEST_EXAMPLES === '0')(
         cpSync(saved, config, { recursive: true });
         const asks = ASKS_ON_A_TERMINAL.test(example);
         const line = asks ? `script -q -e -c ${shellQuote(example)} /dev/null` : example;
-        const stopAfter = RUNS_UNTIL_STOPPED.test(example) || asks ? 3000 : 60_000;
-        const { stderr } = await runShell(line, work, env, stopAfter);
+        const waits = RUNS_UNTIL_STOPPED.test(example) || asks;
+        const { stderr } = await runShell(
+          line,
+          work,
+          env,
+          waits ? 3000 : 60_000,
+          waits && oneCommand(example) ? UNDER_WAY : undefined,
+        );
         const exits = readFileSync(codes, 'utf8').trim().split('\n').filter(Boolean);
         if (exits.includes('2')) usage.push(`${example}\n    ${stderr.trim().split('\n').join('\n    ')}`);
       }
@@ -116,12 +131,16 @@ describe.skipIf(process.env.ROSTER_TEST_EXAMPLES === '0')(
 
 const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
-/** Runs a line with bash in `cwd`; a run still going after `stopAfterMs` is stopped (its whole group). */
+/**
+ * Runs a line with bash in `cwd`; a run still going after `stopAfterMs`, or once its output shows `underWay`,
+ * is stopped (its whole group).
+ */
 function runShell(
   line: string,
   cwd: string,
   env: NodeJS.ProcessEnv,
   stopAfterMs: number,
+  underWay?: RegExp,
 ): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn('bash', ['-c', line], {
@@ -131,12 +150,27 @@ function runShell(
       // stdin a pipe left open: a question on a pseudo-terminal waits for an answer until the run is stopped.
       stdio: ['pipe', 'pipe', 'pipe'],
     });
-    child.stdout.resume();
     let stderr = '';
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => {
-      if (child.pid) process.kill(-child.pid, 'SIGTERM');
-    }, stopAfterMs);
+    let shown = '';
+    // The whole group, even once bash has ended: `roster sandbox &` leaves the sandbox running in it.
+    const stop = () => {
+      if (!child.pid) return;
+      try {
+        process.kill(-child.pid, 'SIGTERM');
+      } catch {
+        // the group has ended already
+      }
+    };
+    const watch = (d: Buffer) => {
+      shown += d.toString().replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
+      if (underWay?.test(shown)) stop();
+    };
+    child.stdout.on('data', watch);
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d;
+      watch(d);
+    });
+    const timer = setTimeout(stop, stopAfterMs);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);

@@ -60,6 +60,31 @@ describe('HTTPS with a district certificate authority', () => {
   });
 });
 
+describe('a certificate for another host name', () => {
+  let other: TestPki;
+  let sandbox: Sandbox;
+  beforeAll(async () => {
+    other = makeTestPki('DNS:api.district.example');
+    sandbox = await startSandbox({ tls: { key: other.key, cert: other.cert } });
+  });
+  afterAll(() => sandbox.close());
+
+  it('says to use the name it was issued for, never NODE_EXTRA_CA_CERTS, even with the CA trusted', async () => {
+    const env = { ROSTER_BASE_URL: sandbox.baseUrl, ...creds, NODE_EXTRA_CA_CERTS: other.caFile };
+    const run = await runCli(['attendance', 'check'], tempDir(), { env });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^Error: The certificate of 127\.0\.0\.1:\d+ is not trusted: /);
+    expect(run.stderr).toContain('The certificate is for another host name: use the name it was issued for');
+    expect(run.stderr).not.toContain('NODE_EXTRA_CA_CERTS');
+    expect(sandbox.requests).toHaveLength(0);
+
+    const doctor = await runCli(['doctor', '--only', 'reachable'], tempDir(), { env });
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout + doctor.stderr).toContain('api.district.example');
+    expect(doctor.stdout + doctor.stderr).not.toContain('NODE_EXTRA_CA_CERTS');
+  });
+});
+
 describe('proxies', () => {
   const port = () => new URL(tlsSandbox.origin).port;
 

@@ -1,4 +1,4 @@
-// `roster profiles` and `roster profiles use` as a user runs them: a real config file under a private HOME.
+// `roster profiles`, `roster profiles use` and `remove` as a user runs them: a real config file under a private HOME.
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -92,6 +92,20 @@ describe('roster profiles', () => {
       'Error: No profile named "east". Saved profiles: default, west. Create one with `roster login --profile east`.\n',
     );
     expect(JSON.parse(readFileSync(configFile(), 'utf8')).defaultProfile).toBeUndefined();
+  });
+
+  // profiles remove's behaviour is test/unit/commands/profile-tokens.test.ts's; here its exit codes as run.
+  it('remove NAME: exit 0 and the profile gone; an unknown name exit 2, nothing changed', async () => {
+    // A profile logged out (no client id): no secret to look for in a keychain this run may not reach.
+    saveConfig({ profiles: { default: { baseUrl: 'https://main.example/v1' }, west: {} } });
+    const removed = await roster(['profiles', 'remove', 'west']);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(Object.keys(JSON.parse(readFileSync(configFile(), 'utf8')).profiles)).toEqual(['default']);
+    const before = readFileSync(configFile(), 'utf8');
+    const unknown = await roster(['profiles', 'remove', 'west']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('No profile named "west": nothing to remove. Saved profiles: default.');
+    expect(readFileSync(configFile(), 'utf8')).toBe(before);
   });
 
   it('with no profile saved: nothing on stdout, a hint on stderr, exit 0', async () => {

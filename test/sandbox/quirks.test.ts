@@ -1,9 +1,12 @@
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { sandboxOptions } from '../../src/commands/sandbox.js';
 import { UsageError } from '../../src/errors.js';
+import { demoClients } from '../../src/sandbox/clients.js';
 import { DEFAULT_REQUIRED_SCOPE, parseQuirks, QUIRK_DOCS } from '../../src/sandbox/quirks.js';
 import { startSandbox } from '../../src/sandbox/server.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, startCli, until } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
 import { bearer, getToken } from './helpers.js';
 
@@ -99,4 +102,58 @@ describe('roster sandbox --host', () => {
       expect(result.stdout).not.toContain('Sandbox listening');
     },
   );
+});
+
+describe('roster sandbox on a port in use', () => {
+  it('says the port is in use and what to pass, exit 1, no stack or "unexpected failure"', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const run = await runCli(['sandbox', '--port', String(port)], tempDir());
+      expect(run.code).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toBe(
+        `Error: Port ${port} is in use; pass --port N, or --port 0 for any free port.\n`,
+      );
+    } finally {
+      taken.close();
+    }
+  });
+});
+
+describe('roster sandbox --quirks wrappers', () => {
+  it('serves the path-named answers from its own process, and roster reads them', async () => {
+    const sandbox = startCli(['sandbox', '--port', '0', '--quiet', '--quirks', 'wrappers'], tempDir(), {
+      timeoutMs: 60_000,
+    });
+    let out = '';
+    sandbox.child.stdout?.on('data', (chunk) => (out += chunk));
+    try {
+      await until(() => /Sandbox listening on \S+/.test(out));
+      const baseUrl = /Sandbox listening on (\S+)/.exec(out)?.[1] ?? '';
+      // The demo clients' secrets are the same in every sandbox.
+      const secret = demoClients().find((c) => c.clientId === 'demo-allowed')?.clientSecret ?? '';
+      const token = await fetch(`${baseUrl}/ims/oneroster/v1p1/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: `grant_type=client_credentials&client_id=demo-allowed&client_secret=${secret}`,
+      }).then((r) => r.json() as Promise<{ access_token: string }>);
+      const raw = await fetch(`${baseUrl}/ims/oneroster/v1p1/schools?limit=1`, {
+        headers: { authorization: `Bearer ${token.access_token}` },
+      }).then((r) => r.json() as Promise<Record<string, unknown>>);
+      expect(Object.keys(raw)).toEqual(['schools']);
+      const result = await runCli(['--debug', 'roster', 'schools', '--limit', '1', '--json'], tempDir(), {
+        env: { ROSTER_BASE_URL: baseUrl, ROSTER_CLIENT_ID: 'demo-allowed', ROSTER_CLIENT_SECRET: secret },
+      });
+      expect(result.code).toBe(0);
+      expect(JSON.parse(result.stdout)).toEqual(raw.schools);
+      expect(result.stderr).toContain(
+        '[debug] schools: the records are under "schools", named after the path',
+      );
+    } finally {
+      sandbox.child.kill('SIGINT');
+      await sandbox.done;
+    }
+  });
 });

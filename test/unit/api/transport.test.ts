@@ -9,6 +9,7 @@ import {
   type Socket,
 } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { IDLE_TIMES, type IdleTimes } from '../../../src/api/http-client.js';
 import {
   createHttpTransport,
   type HttpRequest,
@@ -18,6 +19,7 @@ import {
 } from '../../../src/api/transport.js';
 import { createLogger } from '../../../src/output/log.js';
 import { Redactor } from '../../../src/redact.js';
+import { until } from '../../helpers/cli.js';
 import { failure } from '../../helpers/errors.js';
 import { makeTestPki, type TestPki } from '../../helpers/tls.js';
 
@@ -104,7 +106,14 @@ async function shutDown(server: Server): Promise<void> {
   await new Promise((resolve) => server.close(resolve));
 }
 
-function transport(options: { timeoutMs?: number; debug?: boolean; env?: Record<string, string> } = {}) {
+function transport(
+  options: {
+    timeoutMs?: number;
+    debug?: boolean;
+    env?: Record<string, string>;
+    idle?: Partial<IdleTimes>;
+  } = {},
+) {
   let err = '';
   const secrets = new Redactor();
   const stderr = {
@@ -119,6 +128,7 @@ function transport(options: { timeoutMs?: number; debug?: boolean; env?: Record<
     userAgent: 'roster/test',
     log: createLogger(stderr, secrets, options.debug ?? false),
     secrets,
+    idle: { ...IDLE_TIMES, ...options.idle },
   });
   return { t, secrets, stderr: () => err };
 }
@@ -192,11 +202,11 @@ describe('createHttpTransport', () => {
   });
 
   it('turns a timeout into a NetworkError with a clear message', async () => {
-    const { t } = transport({ timeoutMs: 200 });
+    const { t } = transport({ timeoutMs: 100 });
     const error = await failure(t.send({ method: 'GET', url: here('/slow?x=1') }));
     expect(error).toBeInstanceOf(NetworkError);
     expect(error.code).toBe('network');
-    expect(error.message).toBe(`No answer from ${here('/slow')} within 0.2 s.`);
+    expect(error.message).toBe(`No answer from ${here('/slow')} within 0.1 s.`);
     expect((error as NetworkError).sent).toBe(true);
   });
 
@@ -346,13 +356,14 @@ describe('how far a broken exchange got', () => {
   });
 
   it('an answer that stops half-way: a timeout, sent', async () => {
-    const error = await post('/stall', undefined, 300);
-    expect(error.message).toBe(`No answer from ${at('/stall')} within 0.3 s.`);
+    const error = await post('/stall', undefined, 100);
+    expect(error.message).toBe(`No answer from ${at('/stall')} within 0.1 s.`);
     expect(error.sent).toBe(true);
   });
 
   it('a request whose body never finished leaving: a timeout, in doubt (part of it arrived)', async () => {
     // 16 MB: more than the socket buffers on both sides hold, so the upload cannot complete.
+    // Half a second, not less: run alone, the connection and the first megabytes take a good part of it.
     const error = await post('/unread', 'x'.repeat(16 * 1024 * 1024), 500);
     expect(error.message).toBe(`No answer from ${at('/unread')} within 0.5 s.`);
     expect(error.sent).toBe(true);
@@ -383,6 +394,9 @@ function onRequests(socket: Socket, each: (line: string) => void) {
     }
   });
 }
+
+/** A pooled connection idle 50 ms (not roster's 1 s) is checked before reuse: the tests wait 100 ms, not 1.2 s. */
+const CHECKED_AFTER_50_MS = { idleCheckMs: 50 };
 
 /** The event loop held for `ms`, as a long synchronous step of a run holds it. */
 const busy = (ms: number) => {
@@ -422,10 +436,10 @@ describe('a kept-alive connection, idle in the pool', () => {
         });
       });
       try {
-        const { t } = transport();
+        const { t } = transport({ idle: CHECKED_AFTER_50_MS });
         const url = (path: string) => `http://127.0.0.1:${raw.port}${path}`;
         await t.send({ method: 'POST', url: url('/first'), body: '{}' });
-        busy(1200); // what the server did meanwhile waits, unread
+        busy(100); // what the server did meanwhile (after 30 or 50 ms) waits, unread
         const second = await settled(t.send({ method: 'POST', url: url('/second'), body: '{}' }));
         await new Promise((resolve) => setTimeout(resolve, 100));
         expect(second).toMatchObject({ status: 200, body: '{}' });
@@ -452,11 +466,11 @@ describe('a kept-alive connection, idle in the pool', () => {
       });
     });
     try {
-      const { t } = transport();
+      const { t } = transport({ idle: CHECKED_AFTER_50_MS });
       const url = (path: string) => `http://127.0.0.1:${raw.port}${path}`;
       await t.send({ method: 'POST', url: url('/first'), body: '{}' });
       await t.send({ method: 'GET', url: here('/ok') });
-      busy(1200);
+      busy(100);
       const second = await settled(t.send({ method: 'POST', url: url('/second'), body: '{}' }));
       expect(second).toMatchObject({ status: 200, body: '{}' });
       expect(seen).toEqual(['POST /first HTTP/1.1', 'POST /second HTTP/1.1']);
@@ -466,18 +480,19 @@ describe('a kept-alive connection, idle in the pool', () => {
     }
   });
 
-  it('is closed by roster before the idle timeout the server announced (Keep-Alive: timeout=2)', async () => {
+  it('is closed by roster before the idle timeout the server announced (Keep-Alive: timeout=1)', async () => {
     let closedByRoster = false;
     const raw = await rawServer((socket) => {
       socket.on('end', () => (closedByRoster = true));
       onRequests(socket, () =>
-        socket.write('HTTP/1.1 200 OK\r\nkeep-alive: timeout=2\r\ncontent-length: 2\r\n\r\n{}'),
+        socket.write('HTTP/1.1 200 OK\r\nkeep-alive: timeout=1\r\ncontent-length: 2\r\n\r\n{}'),
       );
     });
     try {
-      await transport().t.send({ method: 'POST', url: `http://127.0.0.1:${raw.port}/x`, body: '{}' });
-      await new Promise((resolve) => setTimeout(resolve, 1500));
-      expect(closedByRoster).toBe(true);
+      // Closed 950 ms before the server's 1 s, at 50 ms: well before roster's own 4 s.
+      const { t } = transport({ idle: { keepAliveThresholdMs: 950 } });
+      await t.send({ method: 'POST', url: `http://127.0.0.1:${raw.port}/x`, body: '{}' });
+      await until(() => closedByRoster, 1000);
     } finally {
       raw.close();
     }
@@ -485,7 +500,7 @@ describe('a kept-alive connection, idle in the pool', () => {
 });
 
 describe('through a proxy', () => {
-  it('an idle tunnel is closed by roster after 4 s, whatever the request timeout (30 s here)', async () => {
+  it('an idle tunnel is closed by roster after its idle time (50 ms here), whatever the request timeout (30 s here)', async () => {
     let closedByRoster = false;
     const proxy = await rawServer((socket) => {
       socket.on('end', () => (closedByRoster = true));
@@ -498,23 +513,26 @@ describe('through a proxy', () => {
       );
     });
     try {
-      const { t } = transport({ timeoutMs: 30_000, env: { HTTP_PROXY: `http://127.0.0.1:${proxy.port}` } });
+      const { t } = transport({
+        timeoutMs: 30_000,
+        env: { HTTP_PROXY: `http://127.0.0.1:${proxy.port}` },
+        idle: { keepAliveMs: 50 },
+      });
       await t.send({ method: 'POST', url: 'http://api.district.example/v1/x', body: '{}' });
-      await new Promise((resolve) => setTimeout(resolve, 5000));
-      expect(closedByRoster).toBe(true);
+      await until(() => closedByRoster, 2000);
     } finally {
       proxy.close();
     }
-  }, 15_000);
+  });
 
-  it('slow to answer CONNECT (4.5 s), within the request timeout: the request goes through', async () => {
+  it('slow to answer CONNECT (longer than an idle connection lives), within the request timeout: the request goes through', async () => {
     const proxy = await rawServer((socket) => {
       let tunnel = false;
       socket.once('data', () =>
         setTimeout(() => {
           socket.write('HTTP/1.1 200 Connection established\r\n\r\n');
           tunnel = true;
-        }, 4500),
+        }, 1200),
       );
       // Through the tunnel, the proxy plays the origin.
       onRequests(socket, (line) => {
@@ -522,13 +540,19 @@ describe('through a proxy', () => {
       });
     });
     try {
-      const { t } = transport({ timeoutMs: 10_000, env: { HTTP_PROXY: `http://127.0.0.1:${proxy.port}` } });
+      // 1.2 s, not less: undici times the CONNECT's answer with its coarse timers (ticks of half a second),
+      // so a wait cut short at the idle time (30 ms) would end within a second.
+      const { t } = transport({
+        timeoutMs: 5000,
+        env: { HTTP_PROXY: `http://127.0.0.1:${proxy.port}` },
+        idle: { keepAliveMs: 30 },
+      });
       const answer = await t.send({ method: 'GET', url: 'http://api.district.example/v1/ping' });
       expect(answer).toMatchObject({ status: 200, body: 'GET /v1/ping HTTP/1.1' });
     } finally {
       proxy.close();
     }
-  }, 15_000);
+  });
 
   it('that never answers CONNECT: not sent, and the connection is let go (else roster would not exit)', async () => {
     let closed = false;
@@ -537,18 +561,23 @@ describe('through a proxy', () => {
       socket.on('close', () => (closed = true));
     });
     try {
-      const { t } = transport({ timeoutMs: 300, env: { HTTPS_PROXY: `http://127.0.0.1:${proxy.port}` } });
+      // The tunnel waits as long as the longer of the request timeout and an idle connection's life.
+      const { t } = transport({
+        timeoutMs: 60,
+        env: { HTTPS_PROXY: `http://127.0.0.1:${proxy.port}` },
+        idle: { keepAliveMs: 80 },
+      });
       const error = await failure(
         t.send({ method: 'POST', url: 'https://api.district.example/v1/x', body: '{}' }),
       );
       expect(error).toBeInstanceOf(NetworkError);
       expect((error as NetworkError).sent).toBe(false);
-      await new Promise((resolve) => setTimeout(resolve, 5000));
-      expect(closed).toBe(true);
+      // undici's timer for an answer's headers ticks every half second: closed within a second.
+      await until(() => closed, 3000);
     } finally {
       proxy.close();
     }
-  }, 15_000);
+  });
 });
 
 /**
@@ -602,15 +631,15 @@ describe('a POST the server received whole, then a dropped connection', () => {
             if (port) resolve(Number(port));
           }),
         );
-        const { t } = transport();
+        const { t } = transport({ idle: CHECKED_AFTER_50_MS });
         const url = (path: string) => `${protocol}://127.0.0.1:${originPort}${path}`;
         await t.send({ method: 'POST', url: url('/warm'), body: '{}' });
-        await new Promise((resolve) => setTimeout(resolve, 1200)); // idle: the socket is checked first
+        await new Promise((resolve) => setTimeout(resolve, 100)); // idle: the socket is checked first
         const loop = setInterval(() => busy(30), 1); // the loop busy with other rows, as in a district's send
         const error = await settled(
           t.send({ method: 'POST', url: url('/invite'), body: '{"email":"a@example.org"}' }),
         ).finally(() => clearInterval(loop));
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        await until(() => out.includes('RECEIVED'), 2000);
         expect(out).toContain('RECEIVED 25');
         expect(error).toBeInstanceOf(NetworkError);
         expect((error as NetworkError).sent).toBe(true);
@@ -618,6 +647,5 @@ describe('a POST the server received whole, then a dropped connection', () => {
         child.kill();
       }
     },
-    15_000,
   );
 });

@@ -2,15 +2,16 @@
 // dateLastModified it stamps run hours or decades ahead, or behind), and a gateway in front of it whose own
 // Date disagrees with the records behind it (ahead, in 2099, behind, in 1970, unreadable, absent). Whatever
 // the clocks say, the run after a churn reports every change, exactly once, exit 0. Expected records come
-// from the sandbox's own list of changes.
+// from the sandbox's own list of changes. Each run is in this process (main() on a fake Context), against
+// the sandbox over loopback: the Date header is the real transport's.
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ChurnChange, type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
+import { rosterInProcess } from '../helpers/main.js';
 import { demoEnv } from '../helpers/sandbox.js';
 
 const HOUR = 3_600_000;
@@ -91,7 +92,8 @@ const csvIds = (dir: string, file: string) =>
 function cli(home: string, baseUrl?: string) {
   const server = sandbox as Sandbox;
   return (args: string[]) =>
-    runCli(['roster', ...args], home, {
+    rosterInProcess(['roster', ...args], {
+      home,
       env: { ...demoEnv(server), ...(baseUrl === undefined ? {} : { ROSTER_BASE_URL: baseUrl }) },
     });
 }

@@ -1,11 +1,12 @@
 // `roster roster export --since`: a OneRoster CSV delta package of the changes only, against a sandbox
-// whose district changes. Expected rows come from the sandbox's own list of changes.
+// whose district changes. Expected rows come from the sandbox's own list of changes. Each run is in this
+// process (main() on a fake Context), against the sandbox over loopback.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ChurnChange, type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
+import { rosterInProcess } from '../helpers/main.js';
 import { demoEnv } from '../helpers/sandbox.js';
 
 let sandbox: Sandbox;
@@ -17,7 +18,7 @@ beforeEach(async () => {
 afterEach(() => sandbox.close());
 
 const roster = (args: string[], env: Record<string, string> = {}) =>
-  runCli(['roster', ...args], home, { env: { ...demoEnv(sandbox), ...env } });
+  rosterInProcess(['roster', ...args], { home, env: { ...demoEnv(sandbox), ...env } });
 const csvIds = (dir: string, file: string) =>
   readFileSync(join(dir, file), 'utf8')
     .trimEnd()

@@ -1,4 +1,5 @@
-// `roster roster audit` end to end: the built CLI against the sandbox over HTTP (its --defects district, its
+// `roster roster audit`, each run in this process (main() on a fake Context) against the sandbox over HTTP
+// (its --defects district, its
 // default one, which is clean, and its --family-traps one with the campaign's traps), each check's records
 // compared with an independent computation from the records fetched over HTTP (test/helpers/audit.ts), for
 // 1.1 and 1.2. No --date: the sandbox serves the school year of today, as the audit takes today.
@@ -8,9 +9,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { actualAudit, expectedAudit, fetchDistrict } from '../helpers/audit.js';
-import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
 import type { Version } from '../helpers/families.js';
+import { rosterInProcess } from '../helpers/main.js';
 import { demoClient, demoEnv, sandboxSchoolYear } from '../helpers/sandbox.js';
 import { startScriptedServer } from '../helpers/scripted-server.js';
 
@@ -56,11 +57,12 @@ async function start(options: { defects?: boolean; familyTraps?: boolean } = {})
   return sandbox;
 }
 
+/** A run in this process on `home`, with this environment. */
+const roster = (args: string[], home: string, options: { env: Record<string, string> }) =>
+  rosterInProcess(args, { home, env: options.env });
+
 function audit(sb: Sandbox, home: string, args: string[], version: Version = '1.1') {
-  return runCli(['--oneroster', version, 'roster', 'audit', ...args], home, {
-    env: demoEnv(sb),
-    timeoutMs: 60_000,
-  });
+  return roster(['--oneroster', version, 'roster', 'audit', ...args], home, { env: demoEnv(sb) });
 }
 
 const district = (sb: Sandbox, version: Version) =>
@@ -365,7 +367,7 @@ describe('roster doctor: a line for the audit error checks, through the same cod
   it('passes on the default district; fails on planted errors with their counts (exit 1); --skip audit reads nothing', async () => {
     const clean = await start();
     const home = tempDir();
-    const passed = await runCli(['doctor'], home, { env: demoEnv(clean), timeoutMs: 60_000 });
+    const passed = await roster(['doctor'], home, { env: demoEnv(clean) });
     expect(passed.code).toBe(0);
     expect(passed.stdout).toMatch(
       /pass\taudit\tyes\t\d+\tOneRoster 1\.1: no duplicate-sourcedid, missing-reference, org-cycle, session-dates, no-school in \d+ records read/,
@@ -376,7 +378,7 @@ describe('roster doctor: a line for the audit error checks, through the same cod
     );
     await clean.close();
     const sb = await start({ defects: true });
-    const failed = await runCli(['doctor', '--json'], home, { env: demoEnv(sb), timeoutMs: 60_000 });
+    const failed = await roster(['doctor', '--json'], home, { env: demoEnv(sb) });
     // The doctor's documented exit for a failed check that is not about 403s or credentials.
     expect(failed.code).toBe(1);
     const report = JSON.parse(failed.stdout);
@@ -400,7 +402,7 @@ describe('roster doctor: a line for the audit error checks, through the same cod
     expect(JSON.parse(command.stdout).summary.counts.error).toBe(12);
     // --skip audit: the quick doctor, which reads no collection beyond its one-student probes.
     sb.requests.length = 0;
-    const quick = await runCli(['doctor', '--skip', 'audit'], home, { env: demoEnv(sb), timeoutMs: 60_000 });
+    const quick = await roster(['doctor', '--skip', 'audit'], home, { env: demoEnv(sb) });
     expect(quick.code).toBe(0);
     expect(quick.stdout).toContain('skip\taudit\tno\t\tnot selected (--skip)');
     expect(new Set(reads(sb))).toEqual(new Set(['students']));
@@ -408,9 +410,8 @@ describe('roster doctor: a line for the audit error checks, through the same cod
 
   it('is bounded by --max-records: a district larger than the ceiling fails the line, saying so', async () => {
     const sb = await start();
-    const result = await runCli(['doctor', '--only', 'audit', '--max-records', '500'], tempDir(), {
+    const result = await roster(['doctor', '--only', 'audit', '--max-records', '500'], tempDir(), {
       env: demoEnv(sb),
-      timeoutMs: 60_000,
     });
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/fail\taudit\tyes\t\d+\tReading users: stopped at 500 records/);
@@ -458,7 +459,7 @@ describe('roster roster audit of data shaped like real SIS exports (test/fixture
   ] as const)('OneRoster %s: teachers as agents, one-sided links, ended roles', async (version, expected) => {
     const server = await serve(version);
     try {
-      const result = await runCli(
+      const result = await roster(
         ['--oneroster', version, 'roster', 'audit', '--json', '--date', '2024-01-10'],
         tempDir(),
         {
@@ -467,7 +468,6 @@ describe('roster roster audit of data shaped like real SIS exports (test/fixture
             ROSTER_CLIENT_ID: 'fixture',
             ROSTER_CLIENT_SECRET: 'fixture-secret',
           },
-          timeoutMs: 30_000,
         },
       );
       expect(result.stderr).not.toContain('Error');
@@ -548,7 +548,7 @@ describe('roster roster audit of a district with no school, no school year and a
     try {
       const env = { ROSTER_BASE_URL: server.baseUrl, ROSTER_CLIENT_ID: 'f', ROSTER_CLIENT_SECRET: 's' };
       const args = ['--oneroster', '1.2', 'roster', 'audit', '--date', '2024-01-10'];
-      const text = await runCli(args, tempDir(), { env, timeoutMs: 30_000 });
+      const text = await roster(args, tempDir(), { env });
       expect(text.code).toBe(1);
       expect(text.stderr).toContain('at or above --fail-on error: no-school (1)');
       const row = (check: string) => text.stdout.split('\n').find((line) => line.startsWith(`${check}\t`));
@@ -558,9 +558,7 @@ describe('roster roster audit of a district with no school, no school year and a
       expect(row('no-current-school-year')).toBe(
         'no-current-school-year\twarning\t1\tno active school year at all (2024-01-10)',
       );
-      const json = JSON.parse(
-        (await runCli([...args, '--json'], tempDir(), { env, timeoutMs: 30_000 })).stdout,
-      );
+      const json = JSON.parse((await roster([...args, '--json'], tempDir(), { env })).stdout);
       const details = json.findings.flatMap((f: { records: { detail: string }[] }) =>
         f.records.map((r) => r.detail),
       );

@@ -1,14 +1,15 @@
 // A server that names its OneRoster answers after the path ({"students": […]}, {"student": {…}}), as an
-// open-source OneRoster 1.1 server does: the built CLI against `roster sandbox --quirks wrappers` for every
-// reader (the collection commands, invite plan, school names, export, changes, doctor), what it printed
-// checked against the standard-shaped sandbox's own answers, and what reached the server counted.
+// open-source OneRoster 1.1 server does: each reader (the collection commands, invite plan, school names,
+// export, changes, doctor) run in this process (main() on a fake Context) against the sandbox's wrappers quirk
+// over loopback, what it printed checked against the standard-shaped sandbox's own answers, and what reached
+// the server counted. test/sandbox/quirks.test.ts runs `roster sandbox --quirks wrappers` in a process.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { type CliOptions, runCli, startCli, until } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
 import { actualPlan, expectedPlan, fetchUsers } from '../helpers/families.js';
+import { rosterInProcess } from '../helpers/main.js';
 import { demoClient, demoEnv, sandboxSchoolYear } from '../helpers/sandbox.js';
 import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
 import { client, type Get } from '../sandbox/oneroster-helpers.js';
@@ -61,49 +62,12 @@ beforeEach(() => {
   plain.requests.length = 0;
 });
 
-const roster = (args: string[], sandbox = quirky, options: CliOptions = {}) =>
-  runCli(args, home, { timeoutMs: 60_000, ...options, env: { ...demoEnv(sandbox), ...options.env } });
+const roster = (args: string[], sandbox = quirky) => rosterInProcess(args, { home, env: demoEnv(sandbox) });
 /** The CLI's JSON with the sandbox's address as the in-process route writes it. */
 const asStandard = (stdout: string) =>
   JSON.parse(stdout.replaceAll(quirky.baseUrl, 'http://sandbox.test:8080/v1')) as unknown;
 const gets = (sandbox: Sandbox, path: string) =>
   sandbox.requests.filter((r) => r.method === 'GET' && r.path === path).map((r) => r.rawQuery);
-
-describe('roster sandbox --quirks wrappers', () => {
-  it('serves the path-named answers from its own process, and roster reads them', async () => {
-    const sandbox = startCli(['sandbox', '--port', '0', '--quiet', '--quirks', 'wrappers'], tempDir(), {
-      timeoutMs: 60_000,
-    });
-    let out = '';
-    sandbox.child.stdout?.on('data', (chunk) => (out += chunk));
-    try {
-      await until(() => /Sandbox listening on \S+/.test(out));
-      const baseUrl = /Sandbox listening on (\S+)/.exec(out)?.[1] ?? '';
-      // The demo clients' secrets are the same in every sandbox.
-      const secret = demoClient(quirky).clientSecret;
-      const token = await fetch(`${baseUrl}/ims/oneroster/v1p1/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: `grant_type=client_credentials&client_id=demo-allowed&client_secret=${secret}`,
-      }).then((r) => r.json() as Promise<{ access_token: string }>);
-      const raw = await fetch(`${baseUrl}/ims/oneroster/v1p1/schools?limit=1`, {
-        headers: { authorization: `Bearer ${token.access_token}` },
-      }).then((r) => r.json() as Promise<Record<string, unknown>>);
-      expect(Object.keys(raw)).toEqual(['schools']);
-      const result = await runCli(['--debug', 'roster', 'schools', '--limit', '1', '--json'], home, {
-        env: { ROSTER_BASE_URL: baseUrl, ROSTER_CLIENT_ID: 'demo-allowed', ROSTER_CLIENT_SECRET: secret },
-      });
-      expect(result.code).toBe(0);
-      expect(JSON.parse(result.stdout)).toEqual(raw.schools);
-      expect(result.stderr).toContain(
-        '[debug] schools: the records are under "schools", named after the path',
-      );
-    } finally {
-      sandbox.child.kill('SIGINT');
-      await sandbox.done;
-    }
-  });
-});
 
 describe.each(VERSIONS)('every collection command on OneRoster %s', (version) => {
   it.each(COMMANDS)(
@@ -337,7 +301,7 @@ describe('a server whose answers roster cannot read (a scripted server on 127.0.
     ROSTER_CLIENT_ID: 'c',
     ROSTER_CLIENT_SECRET: 'secret-1',
   });
-  const run = (args: string[]) => runCli(args, home, { env: env(), timeoutMs: 30_000 });
+  const run = (args: string[]) => rosterInProcess(args, { home, env: env() });
   const hint = (refusal: string) =>
     refusal.includes('with both')
       ? 'Report it to the vendor: the OneRoster standard puts the list under "users".'

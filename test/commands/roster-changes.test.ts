@@ -1,12 +1,12 @@
-// `roster roster changes` as a nightly script runs it: the built CLI against a sandbox whose district
-// changes (sandbox.churn, as POST /__sandbox/churn does). What is expected comes from the sandbox's own
+// `roster roster changes` as a nightly script runs it, each run in this process (main() on a fake Context)
+// against a sandbox whose district changes (sandbox.churn, as POST /__sandbox/churn does). What is expected comes from the sandbox's own
 // list of changes, and what reached the server from its request log.
 import { lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ChurnChange, type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
+import { rosterInProcess } from '../helpers/main.js';
 import { demoEnv } from '../helpers/sandbox.js';
 
 const STUDENTS = 60;
@@ -20,7 +20,7 @@ beforeEach(async () => {
 afterEach(() => sandbox.close());
 
 const changes = (args: string[], env: Record<string, string> = {}) =>
-  runCli(['roster', 'changes', ...args], home, { env: { ...demoEnv(sandbox), ...env } });
+  rosterInProcess(['roster', 'changes', ...args], { home, env: { ...demoEnv(sandbox), ...env } });
 
 interface Line {
   collection: string;
@@ -40,7 +40,7 @@ const iso = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString()
 const readsOf = (from: number, collection: string) =>
   sandbox.requests.slice(from).filter((r) => r.method === 'GET' && r.path.endsWith(`/${collection}`));
 const stateFiles = () => {
-  const dir = join(home, '.local', 'state', 'roster', 'changes');
+  const dir = join(home, 'state', 'changes');
   return Object.fromEntries(readdirSync(dir).map((name) => [name, readFileSync(join(dir, name), 'utf8')]));
 };
 
@@ -138,7 +138,8 @@ describe('roster roster changes --since last', () => {
   it('reads everything first, nothing on an immediate second run, exactly the changes on a third (1.2)', async () => {
     const env = { ROSTER_ONEROSTER: '1.2' };
     const early = sandbox.churn(5);
-    const all = await runCli(['roster', 'users', '--all', '--ndjson'], home, {
+    const all = await rosterInProcess(['roster', 'users', '--all', '--ndjson'], {
+      home,
       env: { ...demoEnv(sandbox), ...env },
     });
     const everyUser = all.stdout

@@ -1,4 +1,4 @@
-// A server that serves part of OneRoster, through the built CLI: the audit reads what it can and says once
+// A server that serves part of OneRoster, each run in this process (main() on a fake Context): the audit reads what it can and says once
 // what it could not check (terminal, JSON, CSV, HTML), --require makes a missing collection an error, doctor
 // passes where the commands work and fails where they do not; login against a server with only the
 // OneRoster token endpoints, a OneRoster service mounted at the base URL's root, and the scope hint of a
@@ -9,9 +9,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { OneRosterSandboxOptions } from '../../src/sandbox/oneroster/index.js';
 import type { Quirks } from '../../src/sandbox/quirks.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
 import { type Hostile, json, type SeenRequest, startHostile } from '../helpers/hostile.js';
+import { rosterInProcess } from '../helpers/main.js';
 import { demoEnv } from '../helpers/sandbox.js';
 
 const open: { close(): Promise<void> }[] = [];
@@ -61,6 +61,17 @@ async function inFront(
 }
 
 const env = (sb: Sandbox, baseUrl = sb.baseUrl) => ({ ...demoEnv(sb), ROSTER_BASE_URL: baseUrl });
+/** A run in this process on `home`: the environment, and stdin, as a script gives them. */
+const roster = (
+  args: string[],
+  home: string,
+  options: { env?: Record<string, string>; input?: string } = {},
+) =>
+  rosterInProcess(args, {
+    home,
+    env: options.env ?? {},
+    ...(options.input !== undefined && { stdin: options.input }),
+  });
 const count = (text: string, part: string) => text.split(part).length - 1;
 const NOT_CHECKED = 'not checked: the server does not serve academicSessions (HTTP 404)';
 
@@ -70,9 +81,8 @@ describe('roster roster audit on a server without academicSessions', () => {
     const home = tempDir();
     const csvDir = join(home, 'to-fix');
     const html = join(home, 'audit.html');
-    const result = await runCli(['roster', 'audit', '--json', '--csv-dir', csvDir, '--html', html], home, {
+    const result = await roster(['roster', 'audit', '--json', '--csv-dir', csvDir, '--html', html], home, {
       env: env(sb),
-      timeoutMs: 60_000,
     });
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout);
@@ -114,15 +124,14 @@ describe('roster roster audit on a server without academicSessions', () => {
   it('the terminal report lists each check not run, and --require academicSessions exits 1 saying why', async () => {
     const sb = await sandboxWith({ without: ['academicSessions'] });
     const home = tempDir();
-    const text = await runCli(['roster', 'audit'], home, { env: env(sb), timeoutMs: 60_000 });
+    const text = await roster(['roster', 'audit'], home, { env: env(sb) });
     expect(text.code).toBe(0);
     expect(text.stdout).toContain(
       'session-dates\terror\tnot run\tthe server does not serve academicSessions (HTTP 404)\n',
     );
     expect(text.stdout).toContain('no-current-school-year\twarning\tnot run\t');
-    const required = await runCli(['roster', 'audit', '--require', 'academicSessions', '--json'], home, {
+    const required = await roster(['roster', 'audit', '--require', 'academicSessions', '--json'], home, {
       env: env(sb),
-      timeoutMs: 60_000,
     });
     expect(required.code).toBe(1);
     expect(JSON.parse(required.stdout).summary.notChecked[0].required).toBe(true);
@@ -131,7 +140,7 @@ describe('roster roster audit on a server without academicSessions', () => {
     );
     // --require of a collection that is served passes; an unknown one is a usage error before any request.
     sb.requests.length = 0;
-    const unknown = await runCli(['roster', 'audit', '--require', 'sessions'], home, { env: env(sb) });
+    const unknown = await roster(['roster', 'audit', '--require', 'sessions'], home, { env: env(sb) });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('Unknown collection "sessions" in --require.');
     expect(sb.requests).toEqual([]);
@@ -153,9 +162,8 @@ describe('roster roster audit on a server without academicSessions', () => {
     let refuse: { status: number; body: unknown } = { status, body };
     const front = await inFront(sb, (r) => (r.path.endsWith('/academicSessions') ? refuse : undefined));
     const home = tempDir();
-    const result = await runCli(['roster', 'audit', '--json'], home, {
+    const result = await roster(['roster', 'audit', '--json'], home, {
       env: env(sb, front.baseUrl),
-      timeoutMs: 60_000,
     });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout).summary.notChecked[0]).toMatchObject({
@@ -163,9 +171,8 @@ describe('roster roster audit on a server without academicSessions', () => {
       answer: `HTTP ${status}`,
     });
     refuse = { status: 403, body: { message: 'this client may not read academic sessions' } };
-    const forbidden = await runCli(['roster', 'audit'], home, {
+    const forbidden = await roster(['roster', 'audit'], home, {
       env: env(sb, front.baseUrl),
-      timeoutMs: 60_000,
     });
     expect(forbidden.code).toBe(3);
     expect(forbidden.stderr).toContain('this client may not read academic sessions');
@@ -179,9 +186,8 @@ it('a 400 about something else (a page size it refuses) is an error, not a colle
       ? { status: 400, body: { message: 'limit is not supported above 100' } }
       : undefined,
   );
-  const result = await runCli(['roster', 'audit', '--json'], tempDir(), {
+  const result = await roster(['roster', 'audit', '--json'], tempDir(), {
     env: env(sb, front.baseUrl),
-    timeoutMs: 60_000,
   });
   expect(result.code).toBe(1);
   // The verdict for a script: failed, with the server's words (the error itself on stderr too).
@@ -192,7 +198,7 @@ it('a 400 about something else (a page size it refuses) is an error, not a colle
 });
 
 it('roster sandbox --without a collection it does not know: exit 2, nothing started', async () => {
-  const result = await runCli(['sandbox', '--port', '0', '--without', 'sessions'], tempDir());
+  const result = await roster(['sandbox', '--port', '0', '--without', 'sessions'], tempDir());
   expect(result.code).toBe(2);
   expect(result.stderr).toContain(
     'Invalid --without: without names a collection the sandbox serves (got "sessions";',
@@ -203,7 +209,7 @@ it('roster sandbox --without a collection it does not know: exit 2, nothing star
 describe('roster doctor on a server that serves part of OneRoster', () => {
   it('passes without academicSessions, the audit line naming what was not checked', async () => {
     const sb = await sandboxWith({ without: ['academicSessions'] });
-    const result = await runCli(['doctor', '--json'], tempDir(), { env: env(sb), timeoutMs: 60_000 });
+    const result = await roster(['doctor', '--json'], tempDir(), { env: env(sb) });
     expect(result.code).toBe(0);
     const audit = JSON.parse(result.stdout).checks.find((c: { id: string }) => c.id === 'audit');
     expect(audit.status).toBe('pass');
@@ -213,14 +219,14 @@ describe('roster doctor on a server that serves part of OneRoster', () => {
   it('fails without users, which invite plan reads', async () => {
     const sb = await sandboxWith({ without: ['users'] });
     const home = tempDir();
-    const result = await runCli(['doctor', '--json'], home, { env: env(sb), timeoutMs: 60_000 });
+    const result = await roster(['doctor', '--json'], home, { env: env(sb) });
     expect(result.code).toBe(1);
     const audit = JSON.parse(result.stdout).checks.find((c: { id: string }) => c.id === 'audit');
     expect(audit).toMatchObject({
       status: 'fail',
       message: 'OneRoster 1.1: the server does not serve users, which invite plan reads',
     });
-    const plan = await runCli(['invite', 'plan', '--all-schools'], home, { env: env(sb), timeoutMs: 60_000 });
+    const plan = await roster(['invite', 'plan', '--all-schools'], home, { env: env(sb) });
     expect(plan.code).not.toBe(0);
   });
 });
@@ -235,7 +241,7 @@ describe('roster login against a server with only the OneRoster token endpoints'
         : json(res, 405, { error: 'method not allowed' }),
     );
     const home = tempDir();
-    const login = await runCli(
+    const login = await roster(
       [
         'login',
         '--base-url',
@@ -253,11 +259,11 @@ describe('roster login against a server with only the OneRoster token endpoints'
       '/oauth/token answered HTTP 405: the credentials were verified at /ims/oneroster/v1p1/token (OneRoster 1.1 tokens) instead.',
     );
     expect(server.requests.map((r) => r.path)).toEqual(['/v1/oauth/token', '/v1/ims/oneroster/v1p1/token']);
-    const config = JSON.parse(readFileSync(join(home, '.config', 'roster', 'config.json'), 'utf8'));
+    const config = JSON.parse(readFileSync(join(home, 'config', 'config.json'), 'utf8'));
     expect(config.profiles.default).toMatchObject({ baseUrl: server.baseUrl, clientId: 'c1' });
     expect(login.stderr).not.toContain('s3cret');
     // The profile exists: config set works on it.
-    expect((await runCli(['config', 'set', 'oneroster', '1.2'], home)).code).toBe(0);
+    expect((await roster(['config', 'set', 'oneroster', '1.2'], home)).code).toBe(0);
   });
 
   it('credentials refused at the OneRoster endpoint: exit 4, nothing saved; no endpoint at all: exit 1', async () => {
@@ -276,11 +282,11 @@ describe('roster login against a server with only the OneRoster token endpoints'
       '--client-secret-stdin',
       '--insecure-storage',
     ];
-    const refused = await runCli(args, home, { input: 's3cret' });
+    const refused = await roster(args, home, { input: 's3cret' });
     expect(refused.code).toBe(4);
     expect(refused.stderr).toContain('invalid_client');
     server.handle((_, res) => json(res, 404, { error: 'not found' }));
-    const nowhere = await runCli(args, home, { input: 's3cret' });
+    const nowhere = await roster(args, home, { input: 's3cret' });
     expect(nowhere.code).toBe(1);
     expect(nowhere.stderr).toContain('The token endpoint failed (HTTP 404)');
     expect(server.requests.slice(-3).map((r) => r.path)).toEqual([
@@ -288,7 +294,7 @@ describe('roster login against a server with only the OneRoster token endpoints'
       '/v1/ims/oneroster/v1p1/token',
       '/v1/ims/oneroster/v1p2/token',
     ]);
-    expect(() => readFileSync(join(home, '.config', 'roster', 'config.json'))).toThrow();
+    expect(() => readFileSync(join(home, 'config', 'config.json'))).toThrow();
   });
 });
 
@@ -309,19 +315,19 @@ describe('a OneRoster service mounted at the base URL root', () => {
             : json(res, 404, { error: 'not found' }),
       );
       const home = tempDir();
-      mkdirSync(join(home, '.config', 'roster'), { recursive: true, mode: 0o700 });
+      mkdirSync(join(home, 'config'), { recursive: true, mode: 0o700 });
       const profile = { baseUrl: server.baseUrl, clientId: 'c', secretStorage: 'keychain' };
       writeFileSync(
-        join(home, '.config', 'roster', 'config.json'),
+        join(home, 'config', 'config.json'),
         JSON.stringify({ defaultProfile: 'default', profiles: { default: profile } }),
         { mode: 0o600 },
       );
-      const set = await runCli(['config', 'set', 'onerosterPaths.1.2', value], home);
+      const set = await roster(['config', 'set', 'onerosterPaths.1.2', value], home);
       expect(set.code).toBe(0);
-      const config = JSON.parse(readFileSync(join(home, '.config', 'roster', 'config.json'), 'utf8'));
+      const config = JSON.parse(readFileSync(join(home, 'config', 'config.json'), 'utf8'));
       expect(config.profiles.default.onerosterPaths).toEqual({ '1.2': '' });
-      expect((await runCli(['config', 'get', 'onerosterPaths.1.2'], home)).stdout).toBe('\n');
-      const read = await runCli(['--oneroster', '1.2', 'roster', 'students', '--json'], home, {
+      expect((await roster(['config', 'get', 'onerosterPaths.1.2'], home)).stdout).toBe('\n');
+      const read = await roster(['--oneroster', '1.2', 'roster', 'students', '--json'], home, {
         env: { ROSTER_BASE_URL: server.baseUrl, ROSTER_CLIENT_ID: 'c', ROSTER_CLIENT_SECRET: 's' },
       });
       expect(read.stderr).toBe('');
@@ -342,15 +348,14 @@ describe('an invitation token refused for a missing scope', () => {
     const sb = await sandboxWith({}, { requiredScope: 'roster-core.readonly' });
     const home = tempDir();
     const withOneRosterScope = { ...env(sb), ROSTER_ONEROSTER_SCOPE: 'roster-core.readonly' };
-    const plan = await runCli(['invite', 'plan', '--all-schools'], home, {
+    const plan = await roster(['invite', 'plan', '--all-schools'], home, {
       env: withOneRosterScope,
-      timeoutMs: 60_000,
     });
     expect(plan.code).toBe(0);
     expect(plan.stderr).toContain(
       `scope is required (invalid_request)); relying on roster's record of sent invitations. ${SCOPE_HINT}`,
     );
-    const doctor = await runCli(['doctor', '--json'], home, { env: withOneRosterScope, timeoutMs: 60_000 });
+    const doctor = await roster(['doctor', '--json'], home, { env: withOneRosterScope });
     const checks = JSON.parse(doctor.stdout).checks as { id: string; status: string; message: string }[];
     const invitations = checks.find((c) => c.id === 'invitations');
     expect(invitations).toMatchObject({ status: 'fail' });
@@ -358,7 +363,7 @@ describe('an invitation token refused for a missing scope', () => {
       `scope is required (invalid_request). ${SCOPE_HINT.replace(/\.$/, '')}`,
     );
     // Without any scope the OneRoster token check says what to set for OneRoster tokens.
-    const bare = await runCli(['doctor', '--json'], home, { env: env(sb), timeoutMs: 60_000 });
+    const bare = await roster(['doctor', '--json'], home, { env: env(sb) });
     const v1p1 = JSON.parse(bare.stdout).checks.find((c: { id: string }) => c.id === 'token-v1p1');
     expect(v1p1.message).toContain('`roster config set onerosterScope SCOPE`');
   });

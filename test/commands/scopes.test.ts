@@ -1,11 +1,11 @@
-// Scopes against a token endpoint that wants one (the sandbox's `scope-required` quirk), through the built
-// CLI: the error names the scope settings; with the scopes given by flag, environment or `roster config`,
+// Scopes against a token endpoint that wants one (the sandbox's `scope-required` quirk), each run in this
+// process (main() on a fake Context) against the sandbox over loopback: the error names the scope settings; with the scopes given by flag, environment or `roster config`,
 // every command works and each token request carries exactly the scope of its use; flags > environment >
 // profile; a token cached for one scope never answers for another.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { rosterInProcess } from '../helpers/main.js';
 import { demoClient, demoEnv, insecureLogin, useSandbox } from '../helpers/sandbox.js';
 
 const REQUIRED = 'roster-core.readonly';
@@ -20,8 +20,8 @@ const V1P2 = '/v1/ims/oneroster/v1p2/token';
 
 const fixture = useSandbox({ quirks: { requiredScope: REQUIRED } });
 const roster = (args: string[], env: Record<string, string> = {}, input?: string) =>
-  runCli(args, fixture.home, { env, ...(input !== undefined && { input }) });
-const configFile = () => join(fixture.home, '.config', 'roster', 'config.json');
+  rosterInProcess(args, { home: fixture.home, env, ...(input !== undefined && { stdin: input }) });
+const configFile = () => join(fixture.home, 'config', 'config.json');
 
 /** [token endpoint, scope] of every token request that reached the sandbox, in order. */
 const tokenRequests = () =>
@@ -173,7 +173,7 @@ describe('precedence: flags > environment > profile > none', () => {
     expect(env.code).toBe(2);
     expect(env.stderr).toMatch(/Invalid scope "a\\tb" from ROSTER_SCOPE/);
     expect(fixture.sandbox.requests).toEqual([]);
-    expect(existsSync(join(fixture.home, '.config', 'roster'))).toBe(false);
+    expect(existsSync(join(fixture.home, 'config'))).toBe(false);
   });
 });
 

@@ -1,62 +1,60 @@
-// Absurd token lifetimes from a hostile token endpoint on 127.0.0.1, and hand-planted cache entries: the
-// built CLI's `token`, `token --json` and `status` work on the run that meets them and on the next one.
+// Absurd token lifetimes from a hostile token endpoint, and hand-planted cache entries: `token`, `token
+// --json` and `status` work on the run that meets them and on the next one (a run of its own, on the same
+// HOME: the cache on disk is all they share). The token endpoint is an HttpMock.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
-import { tempDir } from '../helpers/context.js';
-import { type Hostile, json, startHostile } from '../helpers/hostile.js';
+import { describe, expect, it } from 'vitest';
+import { run as statusRun } from '../../../src/commands/status.js';
+import { run as tokenRun } from '../../../src/commands/token.js';
+import { fakeContext, tempDir } from '../../helpers/context.js';
+import { json, useHttpMock } from '../../helpers/http-mock.js';
+import { rosterInProcess } from '../../helpers/main.js';
 
 const DAY_S = 86_400;
 const RAW_HUGE = Symbol('1e400');
-let server: Hostile;
-let expiresIn: unknown;
+const mock = useHttpMock();
 let issued = 0;
 
-beforeAll(async () => {
-  server = await startHostile((req, res) => {
-    if (req.method === 'POST' && req.path === '/v1/oauth/token') {
+/** The token endpoint for every run of the test, each answer with this expires_in. */
+function tokenEndpoint(expiresIn: unknown): void {
+  mock.http.register(
+    { method: 'POST', path: '/v1/oauth/token' },
+    () => {
       issued++;
       const body: Record<string, unknown> = { access_token: `tok-${issued}-abcdefgh`, token_type: 'bearer' };
-      if (expiresIn === RAW_HUGE) {
-        // A JSON number beyond a double: JSON.parse makes it Infinity.
-        const text = JSON.stringify(body).replace(/}$/, ',"expires_in":1e400}');
-        return res.writeHead(200, { 'content-type': 'application/json' }).end(text);
-      }
+      // A JSON number beyond a double: JSON.parse makes it Infinity.
+      if (expiresIn === RAW_HUGE)
+        return { ...json({}), body: JSON.stringify(body).replace(/}$/, ',"expires_in":1e400}') };
       if (expiresIn !== undefined) body.expires_in = expiresIn;
-      return json(res, 200, body);
-    }
-    res.writeHead(404).end();
-  });
-});
-afterAll(() => server.close());
+      return json(body);
+    },
+    { times: Infinity },
+  );
+}
 
-const env = () => ({
-  ROSTER_BASE_URL: server.baseUrl,
+const env = {
+  ROSTER_BASE_URL: 'https://lifetimes.test/v1',
   ROSTER_CLIENT_ID: 'lifetimes',
   ROSTER_CLIENT_SECRET: 'lifetimes-secret',
-});
+};
+/** A run of its own on this HOME. */
+const runOn = (home: string) => fakeContext({ home, env, transport: mock.http });
 const tokenFiles = (home: string) => {
-  const dir = join(home, '.cache', 'roster', 'tokens');
+  const dir = join(home, 'cache', 'tokens');
   return readdirSync(dir).map((name) => join(dir, name));
 };
 
-/** token, token --json and status on one HOME; the JSON and status figures of the run. */
+/** token, token --json and status, each a run of its own on one HOME; the JSON and status figures. */
 async function threeCommands(home: string) {
-  const plain = await runCli(['token'], home, { env: env() });
-  const asJson = await runCli(['token', '--json'], home, { env: env() });
-  const status = await runCli(['status', '--json'], home, { env: env() });
-  for (const result of [plain, asJson, status]) {
-    expect(result.stderr).toBe('');
-    expect(result.code).toBe(0);
-  }
-  const output = JSON.parse(asJson.stdout) as {
-    access_token: string;
-    expires_in: number;
-    expires_at: string;
-  };
-  const report = JSON.parse(status.stdout) as { token: { valid: boolean; expiresAt: string } };
+  const plain = await rosterInProcess(['token'], { home, env, transport: mock.http });
+  expect(plain.stderr).toBe('');
+  expect(plain.code).toBe(0);
   expect(plain.stdout).toMatch(/^tok-\d+-abcdefgh\n$/);
+  const output = await tokenRun({ json: true }, runOn(home).ctx);
+  const status = runOn(home);
+  const { report, problem } = await statusRun({}, status.ctx);
+  expect(problem).toBeUndefined();
+  expect(status.stderr()).toBe('');
   return { plain: plain.stdout.trim(), output, report };
 }
 
@@ -73,7 +71,7 @@ describe('expires_in from the token endpoint', () => {
     ['1e400 (a JSON number beyond a double)', RAW_HUGE, 3600],
     ['missing', undefined, 3600],
   ])('%s: token, token --json and status work now and on the next run', async (_, value, lifetime) => {
-    expiresIn = value;
+    tokenEndpoint(value);
     const home = tempDir();
     const before = issued;
     const first = await threeCommands(home);
@@ -81,7 +79,7 @@ describe('expires_in from the token endpoint', () => {
     expect(Date.parse(first.output.expires_at)).toBeGreaterThan(Date.now() - 5_000);
     expect(first.output.expires_in).toBeLessThanOrEqual(lifetime);
     expect(first.output.expires_in).toBeGreaterThanOrEqual(Math.max(0, lifetime - 30));
-    expect(Date.parse(first.report.token.expiresAt)).toBeLessThanOrEqual(Date.now() + lifetime * 1000);
+    expect(Date.parse(first.report.token.expiresAt ?? '')).toBeLessThanOrEqual(Date.now() + lifetime * 1000);
     const second = await threeCommands(home);
     // A usable lifetime (more than a minute) is served from the cache on the next run.
     if (lifetime > 60) {
@@ -98,7 +96,7 @@ describe('a cache entry that cannot be used', () => {
     ['an expiry ten years away', { expiresAt: Date.now() + 10 * 365 * DAY_S * 1000, expiresIn: 3600 }],
     ['a lifetime that is not a number', { expiresAt: Date.now() + 3_000_000, expiresIn: 'x' }],
   ])('%s is ignored and replaced', async (_, planted) => {
-    expiresIn = 3600;
+    tokenEndpoint(3600);
     const home = tempDir();
     await threeCommands(home);
     const [file] = tokenFiles(home);
