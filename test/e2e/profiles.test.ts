@@ -1,4 +1,4 @@
-// `roster profiles`, `roster profiles use` and `remove` as a user runs them: a real config file under a private HOME.
+// `roster profiles`, `roster profiles use` and `remove`, and `roster config`, as a user runs them: a real config file under a private HOME.
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -116,5 +116,17 @@ describe('roster profiles', () => {
       stdout: '',
       stderr: 'No profile is saved yet. Run `roster login` to save one.\n',
     });
+  });
+});
+
+// config's behaviour is test/unit/commands/config.test.ts's; here its exit codes as run, in the real file.
+describe('roster config', () => {
+  it('set then get round-trips a value (exit 0); an invalid one is exit 2, the file untouched', async () => {
+    expect((await roster(['config', 'set', 'oneroster', '1.2'])).code).toBe(0);
+    expect(await roster(['config', 'get', 'oneroster'])).toMatchObject({ code: 0, stdout: '1.2\n' });
+    const before = readFileSync(configFile(), 'utf8');
+    const bad = await roster(['config', 'set', 'oneroster', '1.3']);
+    expect(bad.code).toBe(2);
+    expect(readFileSync(configFile(), 'utf8')).toBe(before);
   });
 });

@@ -2,13 +2,14 @@
 // HTTP request; concurrent work (a bulk send, parallel pages) shares one token request; keep-alive
 // sockets are reused, so the connections are no more than the requests in flight; what needs no request
 // (a cached token, completion from cached schools) makes none. What each command loads at start-up is the
-// start-up benchmark's to print (test/bench/startup.js), against its budget.
+// start-up benchmark's to print (test/bench/startup.js), against its budget. Each run is in this process
+// (main() on a fake Context, a Session and transport of its own, as a process has), against the sandbox.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../../src/sandbox/server.js';
-import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/context.js';
+import { rosterInProcess } from '../helpers/main.js';
 import { demoEnv, useSandbox } from '../helpers/sandbox.js';
 
 const fixture = useSandbox({ oneroster: { students: 2000 } });
@@ -18,7 +19,7 @@ beforeEach(() => {
 });
 
 const roster = async (args: string[], quiet = true) => {
-  const result = await runCli(args, fixture.home, { env: demoEnv(fixture.sandbox), timeoutMs: 60_000 });
+  const result = await rosterInProcess(args, { home: fixture.home, env: demoEnv(fixture.sandbox) });
   if (quiet) expect(result.stderr).toBe('');
   expect(result.code).toBe(0);
   return result;

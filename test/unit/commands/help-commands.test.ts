@@ -1,14 +1,18 @@
 // Every command's help as the contract asks: a description, its flags, an example, and the global options
 // it takes (gh's inherited flags); help for an unknown command is a usage error; a client secret given as a
-// flag is refused with the flag that reads it.
+// flag is refused with the flag that reads it. Each run is in this process (main() on a fake Context);
+// test/e2e/help-listing.test.ts runs the built CLI's help.
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
-import { tempDir } from '../helpers/context.js';
-import { everyCommandsHelp } from '../helpers/help.js';
+import { tempDir } from '../../helpers/context.js';
+import { everyCommandsHelp } from '../../helpers/help.js';
+import { useHttpMock } from '../../helpers/http-mock.js';
+import { rosterInProcess } from '../../helpers/main.js';
 
 const home = tempDir();
+const mock = useHttpMock();
+const roster = (args: string[]) => rosterInProcess(args, { home, transport: mock.http });
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
 const GLOBAL = ['--profile', '--base-url', '--timeout', '--debug', '--no-input'];
@@ -39,7 +43,7 @@ describe('the help of every command', () => {
   });
 
   it('roster invite send --help lists its own flags, then names the global ones, described in their topic', async () => {
-    const result = await runCli(['invite', 'send', '--help'], home);
+    const result = await roster(['invite', 'send', '--help']);
     expect(result.code).toBe(0);
     const own = result.stdout.indexOf('--student-count <n>');
     const global = result.stdout.indexOf('Global options: --profile, --base-url,');
@@ -47,7 +51,7 @@ describe('the help of every command', () => {
     expect(global).toBeGreaterThan(own);
     // 97 lines when every global option was described under every command.
     expect(result.stdout.split('\n').length).toBeLessThan(80);
-    const topic = await runCli(['help', 'global-options'], home);
+    const topic = await roster(['help', 'global-options']);
     expect(topic.code).toBe(0);
     expect(topic.stdout).toMatch(/\n {2}--profile <name> +district profile to use/);
     expect(topic.stdout).toMatch(/\n {2}--no-input +never prompt/);
@@ -55,7 +59,7 @@ describe('the help of every command', () => {
   });
 
   it('a command that had only a summary shows it as its description', async () => {
-    const result = await runCli(['logout', '--help'], home);
+    const result = await roster(['logout', '--help']);
     expect(result.stdout.split('\n')[2]).toBe(
       'remove the stored client secret and cached tokens of a profile',
     );
@@ -67,7 +71,7 @@ describe('help for what does not exist', () => {
     [['help', 'nonexistent'], 'No help for "nonexistent"'],
     [['help', 'invite', 'nonexistent'], 'No help for "invite nonexistent"'],
   ])('roster %j: a usage error (exit 2) naming what there is', async (args, message) => {
-    const result = await runCli(args, home);
+    const result = await roster(args);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain(message);
@@ -83,17 +87,17 @@ describe('roster login --client-secret', () => {
   ])(
     '%j: refused (exit 2) with --client-secret-stdin, the secret not echoed, nothing saved',
     async (args) => {
-      const result = await runCli(['login', '--base-url', 'https://api.district.example/v1', ...args], home);
+      const result = await roster(['login', '--base-url', 'https://api.district.example/v1', ...args]);
       expect(result.code).toBe(2);
       expect(result.stderr).toContain('The client secret is never accepted as a flag');
       expect(result.stderr).toContain('--client-secret-stdin');
       expect(result.stdout + result.stderr).not.toContain('s3cret-in-history');
-      expect(existsSync(join(home, '.config', 'roster'))).toBe(false);
+      expect(existsSync(join(home, 'config'))).toBe(false);
     },
   );
 
   it('the refused flag is not offered in the help', async () => {
-    const result = await runCli(['login', '--help'], home);
+    const result = await roster(['login', '--help']);
     expect(result.stdout).toContain('--client-secret-stdin');
     expect(result.stdout).not.toMatch(/--client-secret(?!-stdin)/);
   });

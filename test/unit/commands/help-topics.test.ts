@@ -1,16 +1,19 @@
-// `roster help` topics, and help for commands through the same `help` command.
+// `roster help` topics, and help for commands through the same `help` command, each run in this process
+// (main() on a fake Context).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
-import { tempDir } from '../helpers/context.js';
+import { tempDir } from '../../helpers/context.js';
+import { useHttpMock } from '../../helpers/http-mock.js';
+import { rosterInProcess } from '../../helpers/main.js';
 
 const home = tempDir();
-const roster = (args: string[]) => runCli(args, home);
+const mock = useHttpMock();
+const roster = (args: string[]) => rosterInProcess(args, { home, transport: mock.http });
 
 /** Every ROSTER_* variable the source reads (the sandbox aside), so the topic cannot fall behind. */
 function rosterVariables(): string[] {
-  const root = join(import.meta.dirname, '..', '..', 'src');
+  const root = join(import.meta.dirname, '..', '..', '..', 'src');
   const found = new Set<string>();
   const walk = (dir: string) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {

@@ -1,4 +1,5 @@
-// `roster config get|set|unset|list` as a user runs it: a real config file under a private HOME. Values are
+// `roster config get|set|unset|list`, each run in this process (main() on a fake Context): a real config file
+// under a private HOME, and an HttpMock with no stub for the wire (nothing may be sent). Values are
 // checked as `roster login` checks them and a usage error leaves the file untouched; the file is replaced
 // atomically (a new 0600 file renamed over it, never written through a planted link), never holds a
 // secret, and a planted file is refused.
@@ -14,13 +15,16 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
-import { tempDir } from '../helpers/context.js';
+import { tempDir } from '../../helpers/context.js';
+import { useHttpMock } from '../../helpers/http-mock.js';
+import { rosterInProcess } from '../../helpers/main.js';
 
 let home: string;
-const folder = () => join(home, '.config', 'roster');
+const mock = useHttpMock();
+const folder = () => join(home, 'config');
 const configFile = () => join(folder(), 'config.json');
-const roster = (args: string[], env: Record<string, string> = {}) => runCli(args, home, { env });
+const roster = (args: string[], env: Record<string, string> = {}, stdin?: string) =>
+  rosterInProcess(args, { home, env, transport: mock.http, ...(stdin !== undefined && { stdin }) });
 const saved = () => JSON.parse(readFileSync(configFile(), 'utf8'));
 
 const PROFILES = {
@@ -307,7 +311,7 @@ describe('validated as roster login validates', () => {
   ])(
     'login %j and %s refuse the same value, exit 2, nothing sent or saved',
     async (flags, command, value, message) => {
-      const login = await runCli(
+      const login = await roster(
         [
           'login',
           '--base-url',
@@ -317,8 +321,8 @@ describe('validated as roster login validates', () => {
           '--client-secret-stdin',
           ...flags,
         ],
-        home,
-        { input: 'secret' },
+        {},
+        'secret',
       );
       expect(login.code).toBe(2);
       expect(login.stderr).toMatch(message);
