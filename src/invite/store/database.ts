@@ -97,12 +97,13 @@ export class StoreDb {
     destination: Destination,
     options: { create: boolean; created?(db: StoreDb): void },
   ): StoreDb | undefined {
+    // Each the user's own regular file, or nothing: a -wal planted beside it would be read as its latest pages.
+    const there = checkOwnFileSync(path, { create: false });
+    const log = checkOwnFileSync(`${path}-wal`, { create: false });
+    checkOwnFileSync(`${path}-shm`, { create: false });
     // A database deleted while roster used it leaves its latest pages in its -wal: never begun afresh over it.
-    if (checkOwnFileSync(`${path}-wal`, { create: false }) && !checkOwnFileSync(path, { create: false }))
-      throw orphanedLog(path);
-    if (!checkOwnFileSync(path, { create: options.create })) return undefined;
-    // A -wal planted beside it would be read as the database's latest pages.
-    for (const beside of [`${path}-wal`, `${path}-shm`]) checkOwnFileSync(beside, { create: false });
+    if (!there && log) throw orphanedLog(path);
+    if (!there && !(options.create && checkOwnFileSync(path, { create: true }))) return undefined;
     const { DatabaseSync } = loadSqlite();
     let db: DatabaseSync;
     try {

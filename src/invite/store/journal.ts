@@ -127,23 +127,7 @@ export class Journal {
 
   /** Inside a transaction: the entries, each its row's last state. */
   write(entries: JournalEntry[]): void {
-    for (const e of entries)
-      this.db.run(
-        `INSERT OR REPLACE INTO journal (run, key, line, state, at, email, school_id, body_hash, reason, status,
-          resend, requested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        this.run,
-        e.key,
-        e.line,
-        e.state,
-        e.at,
-        e.email ?? null,
-        e.schoolId ?? null,
-        e.bodyHash ?? null,
-        e.reason ?? null,
-        e.status ?? null,
-        e.resend ? 1 : null,
-        e.requestedAt ?? null,
-      );
+    writeJournal(this.db, this.run, entries);
   }
 
   /** Writes the entries and resolves once they are on disk (`states` stays what the run began with). */
@@ -162,6 +146,27 @@ export class Journal {
       ),
     );
   }
+}
+
+/** Inside a transaction: `run`'s entries, each its row's last state (a later entry of a row replaces it). */
+export function writeJournal(db: StoreDb, run: string, entries: JournalEntry[]): void {
+  for (const e of entries)
+    db.run(
+      `INSERT OR REPLACE INTO journal (run, key, line, state, at, email, school_id, body_hash, reason, status,
+        resend, requested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      run,
+      e.key,
+      e.line,
+      e.state,
+      e.at,
+      e.email ?? null,
+      e.schoolId ?? null,
+      e.bodyHash ?? null,
+      e.reason ?? null,
+      e.status ?? null,
+      e.resend ? 1 : null,
+      e.requestedAt ?? null,
+    );
 }
 
 /**

@@ -11,10 +11,13 @@ import { join } from 'node:path';
 import { RosterError } from '../../errors.js';
 import { readPrivateFileSync } from '../../files.js';
 import { invitationKey } from '../invitation.js';
+import { type ClaimState, putClaim } from './claims.js';
 import type { StoreDb } from './database.js';
-import { invitationIdentity } from './identity.js';
+import { identityParts } from './identity.js';
+import { type RowState, writeJournal } from './journal.js';
 import { forEachLine } from './json-lines.js';
 import { type Destination, sameDestination, sentRecordPath } from './layout.js';
+import { addRecordRow } from './record-rows.js';
 
 interface LegacyJournal {
   path: string;
@@ -108,16 +111,15 @@ function importRecord(db: StoreDb, path: string, text: string): void {
     if (index === 0 || line === '') return;
     const e = parse(path, line, index);
     if (typeof e.email !== 'string' || typeof e.schoolId !== 'string') parse(path, '', index);
-    const year = typeof e.schoolYearId === 'string' ? e.schoolYearId : null;
-    db.run(
-      'INSERT INTO record (identity, email, school_id, school_year_id, sent_at, forgotten_at, by) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      invitationIdentity(e.email as string, e.schoolId as string, year),
-      e.email as string,
-      e.schoolId as string,
-      year,
-      typeof e.sentAt === 'string' ? e.sentAt : null,
-      typeof e.forgottenAt === 'string' ? e.forgottenAt : null,
-      typeof e.by === 'string' ? e.by : null,
+    const parts = { email: e.email as string, schoolId: e.schoolId as string };
+    addRecordRow(
+      db,
+      typeof e.schoolYearId === 'string' ? { ...parts, schoolYearId: e.schoolYearId } : parts,
+      {
+        ...(typeof e.sentAt === 'string' && { sentAt: e.sentAt }),
+        ...(typeof e.forgottenAt === 'string' && { forgottenAt: e.forgottenAt }),
+        ...(typeof e.by === 'string' && { by: e.by }),
+      },
     );
   });
 }
@@ -158,27 +160,28 @@ function importJournal(db: StoreDb, { header, states }: LegacyJournal): void {
     header.sha256,
     header.createdAt,
   );
-  for (const [key, e] of states) {
-    // An earlier build's `pending` (planned, never tried) means the same as no entry.
-    if (e.state === 'pending') continue;
-    const text = (name: string) => (typeof e[name] === 'string' ? (e[name] as string) : null);
-    db.run(
-      `INSERT OR REPLACE INTO journal (run, key, line, state, at, email, school_id, body_hash, reason, status,
-        resend, requested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      header.file,
-      key,
-      typeof e.line === 'number' ? e.line : 0,
-      e.state as string,
-      text('at') ?? header.createdAt,
-      text('email'),
-      text('schoolId'),
-      text('bodyHash'),
-      text('reason'),
-      typeof e.status === 'number' ? e.status : null,
-      e.resend === true ? 1 : null,
-      text('requestedAt'),
-    );
-  }
+  // An earlier build's `pending` (planned, never tried) means the same as no entry.
+  const entries = [...states].filter(([, e]) => e.state !== 'pending');
+  writeJournal(
+    db,
+    header.file,
+    entries.map(([key, e]) => {
+      const text = (name: string) => (typeof e[name] === 'string' ? (e[name] as string) : undefined);
+      return {
+        key,
+        line: typeof e.line === 'number' ? e.line : 0,
+        state: e.state as RowState,
+        at: text('at') ?? header.createdAt,
+        email: text('email'),
+        schoolId: text('schoolId'),
+        bodyHash: text('bodyHash'),
+        reason: text('reason'),
+        status: typeof e.status === 'number' ? e.status : undefined,
+        resend: e.resend === true,
+        requestedAt: text('requestedAt'),
+      };
+    }),
+  );
 }
 
 /**
@@ -196,24 +199,26 @@ function importClaims(db: StoreDb, path: string, text: string, journals: LegacyJ
   for (const claim of latest.values()) {
     if (claim.state === 'done') continue;
     const journal = byPath.get(claim.run as string);
-    const [email = '', schoolId = ''] = JSON.parse(claim.id as string) as string[];
-    const key = invitationKey(email, schoolId);
-    if (claim.state === 'sending' && journal && journal.states.get(key)?.state !== 'in-flight') continue;
-    const text = (name: string) => (typeof claim[name] === 'string' ? (claim[name] as string) : null);
-    db.run(
-      `INSERT OR REPLACE INTO claims (identity, run, file, began, over, state, at, until, pid, host, started)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      claim.id as string,
-      journal ? journal.header.file : (claim.run as string),
-      text('file'),
-      text('began'),
-      text('over'),
-      claim.state as string,
-      text('at') ?? '',
-      text('until'),
-      typeof claim.pid === 'number' ? claim.pid : 0,
-      text('host'),
-      text('started'),
-    );
+    const { email, schoolId } = identityParts(claim.id as string);
+    if (
+      claim.state === 'sending' &&
+      journal &&
+      journal.states.get(invitationKey(email, schoolId))?.state !== 'in-flight'
+    )
+      continue;
+    const text = (name: string) => (typeof claim[name] === 'string' ? (claim[name] as string) : undefined);
+    putClaim(db, {
+      id: claim.id as string,
+      run: journal ? journal.header.file : (claim.run as string),
+      file: text('file'),
+      began: text('began'),
+      over: claim.over === 'in-doubt' ? 'in-doubt' : undefined,
+      state: claim.state as ClaimState,
+      at: text('at') ?? '',
+      until: text('until'),
+      pid: typeof claim.pid === 'number' ? claim.pid : 0,
+      host: text('host'),
+      started: text('started'),
+    });
   }
 }

@@ -24,6 +24,7 @@ import {
 import { type InvitationParts, identityParts, invitationIdentity } from './identity.js';
 import { canonical, type Destination, storePath } from './layout.js';
 import { hasLegacyState, importLegacyState } from './legacy.js';
+import { addRecordRow } from './record-rows.js';
 
 /** An invitation roster saw confirmed sent. */
 export interface SentEntry {
@@ -216,20 +217,11 @@ export class SentRecord {
     return this.writable().batch(op);
   }
 
-  /** Inside a transaction: the entries into the record (and into has(), once loaded). */
+  /** Inside a transaction: the entries into the record (not into has(): see add()). */
   note(entries: SentEntry[]): void {
     const db = this.writable();
-    for (const e of entries) {
-      db.run(
-        'INSERT INTO record (identity, email, school_id, school_year_id, sent_at, by) VALUES (?, ?, ?, ?, ?, ?)',
-        invitationIdentity(e.email, e.schoolId, e.schoolYearId),
-        e.email,
-        e.schoolId,
-        e.schoolYearId ?? null,
-        e.sentAt,
-        e.by ?? null,
-      );
-    }
+    for (const e of entries)
+      addRecordRow(db, e, { sentAt: e.sentAt, ...(e.by !== undefined && { by: e.by }) });
   }
 
   /**
@@ -364,15 +356,8 @@ export class SentRecord {
   }
 
   private noteForgotten(forgotten: InvitationParts[], at: string): void {
-    for (const f of forgotten)
-      this.writable().run(
-        'INSERT INTO record (identity, email, school_id, school_year_id, forgotten_at) VALUES (?, ?, ?, ?, ?)',
-        invitationIdentity(f.email, f.schoolId, f.schoolYearId),
-        f.email,
-        f.schoolId,
-        f.schoolYearId ?? null,
-        at,
-      );
+    const db = this.writable();
+    for (const f of forgotten) addRecordRow(db, f, { forgottenAt: at });
   }
 
   /**
