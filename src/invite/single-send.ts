@@ -11,7 +11,14 @@ import type { Session } from '../session.js';
 import type { Settings } from '../settings.js';
 import { printable } from '../values.js';
 import { Settler, sendSettled } from './settle.js';
-import { claimHoldMs, claimRunName, invitationIdentity, SentRecord, sentEntry } from './store/index.js';
+import {
+  claimHoldMs,
+  claimRunName,
+  commandRun,
+  invitationIdentity,
+  SentRecord,
+  sentEntry,
+} from './store/index.js';
 
 /**
  * Sends `body` (validated, confirmed) and notes the outcome in the record; the server's answer. Says first
@@ -126,6 +133,6 @@ async function settle(
 
 /** The run a single send stands as in the record's claims: no file's journal, one per process; named for messages. */
 const SINGLE_SEND = {
-  run: `\0roster invite send --email ${process.pid} ${Date.now()}`,
+  run: commandRun(`invite send --email ${process.pid} ${Date.now()}`),
   file: '`roster invite send --email`',
 };

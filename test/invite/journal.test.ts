@@ -226,6 +226,16 @@ describe('Journal', () => {
       journal.close();
     });
   });
+  it("a server's text holding NUL reads back whole on every Node (as U+FFFD; Node 22 stopped at the NUL)", async () => {
+    const state = tempDir();
+    await withStore(state, async (record) => {
+      const journal = Journal.open(record.store, header('/a.csv'), new Date(at));
+      await journal.record([{ ...row(2), state: 'failed', at, reason: 'HTTP 400: bad\0 id\0' }]);
+      journal.close();
+      const peeked = Journal.peek(record.store, '/a.csv');
+      expect(peeked.states.get(row(2).key)?.reason).toBe('HTTP 400: bad\uFFFD id\uFFFD');
+    });
+  });
 });
 
 describe("the file's lock (its run's row)", () => {

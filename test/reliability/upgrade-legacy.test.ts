@@ -145,4 +145,54 @@ describe('an upgrade half-way through a send (roster 0.1 killed with kill -9)', 
     expect(again.stderr).toContain(`Skipped ${ROWS} already sent`);
     expect(sandbox.outbox).toHaveLength(ROWS);
   }, 120_000);
+
+  it('a single send the old roster left in doubt stays in doubt for the first file run after the upgrade: no POST', async () => {
+    const { sandbox, home } = fixture;
+    const state = join(home, '.local', 'state', 'roster');
+    const destination = { baseUrl: sandbox.baseUrl, clientId: 'demo-allowed' };
+    const record = sentRecordPath(state, destination);
+    mkdirSync(join(state, 'sent'), { recursive: true, mode: 0o700 });
+    const at = '2026-11-29T07:56:51.500Z';
+    writeFileSync(
+      record,
+      lines([{ record: 'roster sent invitations', version: 1, destination, createdAt: at }]),
+      { mode: 0o600 },
+    );
+    // roster 0.1 named a single send's run with a leading NUL.
+    const doubted = {
+      id: JSON.stringify(['doubted@example.org', 'org-sch-1', '']),
+      run: `\0roster invite send --email ${deadPid()} 1764403011500`,
+      file: '`roster invite send --email`',
+      state: 'in-doubt',
+      pid: deadPid(),
+      host: 'vm',
+      at,
+    };
+    writeFileSync(`${record}.claims`, lines([doubted]), { mode: 0o600 });
+    const file = join(tempDir(), 'later.csv');
+    writeFileSync(file, 'email,schoolId\ndoubted@example.org,org-sch-1\n');
+    sandbox.requests.length = 0;
+    const run = await runCli(
+      ['invite', 'send', '--file', file, '--sent-by-user-id', 'usr-1', '--json'],
+      home,
+      { env: demoEnv(sandbox) },
+    );
+    expect(run.code, run.stderr).toBe(5);
+    const [row] = (JSON.parse(run.stdout) as { rows: { result: string; reason: string }[] }).rows;
+    expect(row?.result).toBe('in-doubt');
+    expect(row?.reason).toContain(
+      'another run (`roster invite send --email`) could not tell whether it was sent',
+    );
+    expect(
+      sandbox.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/invitations')),
+    ).toHaveLength(0);
+    // The history names that run as it names a single send today.
+    const history = await runCli(['invite', 'history', '--json'], home, { env: demoEnv(sandbox) });
+    const { events } = JSON.parse(history.stdout) as {
+      events: { email: string; event: string; by: string }[];
+    };
+    expect(events.map((e) => [e.email, e.event, e.by])).toEqual([
+      ['doubted@example.org', 'in-doubt', 'invite send --email'],
+    ]);
+  }, 60_000);
 });

@@ -37,6 +37,14 @@ export interface Claim extends ProcessRef {
   until?: string;
 }
 
+/**
+ * The run a command of its own stands as (a single send, settle, forget, history): a name no file run's
+ * real path can be, as a path is absolute. Not NUL-led: Node 22's node:sqlite reads a TEXT value only up
+ * to its first NUL, so such a name came back empty and a single send's claim read as another run's.
+ */
+export const commandRun = (name: string) => `roster: ${name}`;
+export const isCommandRun = (run: string) => run.startsWith('roster: ');
+
 const COLUMNS = 'identity, run, file, began, over, state, at, until, pid, host, started';
 
 /** The invitation's claim, if any. */

@@ -230,20 +230,20 @@ export class StoreDb {
   }
 
   run(sql: string, ...values: (string | number | null)[]): void {
-    this.statement(sql).run(...values);
+    this.statement(sql).run(...values.map(bindable));
   }
 
   get(sql: string, ...values: (string | number | null)[]): Record<string, unknown> | undefined {
-    return this.statement(sql).get(...values) as Record<string, unknown> | undefined;
+    return this.statement(sql).get(...values.map(bindable)) as Record<string, unknown> | undefined;
   }
 
   all(sql: string, ...values: (string | number | null)[]): Record<string, unknown>[] {
-    return this.statement(sql).all(...values) as Record<string, unknown>[];
+    return this.statement(sql).all(...values.map(bindable)) as Record<string, unknown>[];
   }
 
   /** Rows one at a time: a district's record is never held whole. */
   iterate(sql: string, ...values: (string | number | null)[]): Iterable<Record<string, unknown>> {
-    return this.statement(sql).iterate(...values) as Iterable<Record<string, unknown>>;
+    return this.statement(sql).iterate(...values.map(bindable)) as Iterable<Record<string, unknown>>;
   }
 
   private statement(sql: string): StatementSync {
@@ -306,4 +306,13 @@ function storeError(error: unknown, path: string): RosterError {
       ? 'Free some disk space, then run the same command again.'
       : 'Run the same command again; if it fails the same way, see `roster doctor`.',
   );
+}
+
+/**
+ * A value as the database keeps it: NUL as U+FFFD. Node 22's node:sqlite reads a TEXT value only up to its
+ * first NUL (Node 24 reads it whole), so a server's text holding one would read back differently by Node;
+ * every value bound, written or looked up, is spelled the same way, so lookups still match.
+ */
+function bindable(value: string | number | null): string | number | null {
+  return typeof value === 'string' && value.includes('\0') ? value.replaceAll('\0', '\uFFFD') : value;
 }

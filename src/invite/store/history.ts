@@ -3,7 +3,7 @@
 // the claims still open (in doubt, or being sent now). Read only: nothing is created or locked, and the
 // record is read as every run reads it (its header checked, a damaged line refused).
 import { hostname } from 'node:os';
-import type { Claim } from './claims.js';
+import { type Claim, commandRun } from './claims.js';
 import { standing } from './decide.js';
 import type { Destination } from './layout.js';
 import { claimRunName } from './row-guard.js';
@@ -58,4 +58,4 @@ const byOf = (claim: Claim) => {
 };
 
 /** No run's own: every live claim is someone else's. */
-const HISTORY_RUN = { run: `\0roster invite history ${hostname()}` };
+const HISTORY_RUN = { run: commandRun(`invite history ${hostname()}`) };

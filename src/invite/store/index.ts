@@ -29,6 +29,8 @@
 // Writes asked in one turn of the event loop share one transaction (database.ts's batch). decide.ts is the
 // one place that reads these into "sent / in doubt / not sent". State an earlier roster kept in JSON Lines
 // files is imported once, when the database is created (legacy.ts).
+
+export { commandRun } from './claims.js';
 export { type RowPlan, standing, waitEnd } from './decide.js';
 export { FileRun, peekRun, type ResendFlags, type RunOf, type RunView } from './file-run.js';
 export { type HistoryEvent, recordHistory } from './history.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { RosterError } from '../../errors.js';
 import { readPrivateFileSync } from '../../files.js';
 import { invitationKey } from '../invitation.js';
-import { type ClaimState, putClaim } from './claims.js';
+import { type ClaimState, commandRun, putClaim } from './claims.js';
 import type { StoreDb } from './database.js';
 import { identityParts } from './identity.js';
 import { type RowState, writeJournal } from './journal.js';
@@ -209,7 +209,7 @@ function importClaims(db: StoreDb, path: string, text: string, journals: LegacyJ
     const text = (name: string) => (typeof claim[name] === 'string' ? (claim[name] as string) : undefined);
     putClaim(db, {
       id: claim.id as string,
-      run: journal ? journal.header.file : (claim.run as string),
+      run: journal ? journal.header.file : legacyRun(claim.run as string),
       file: text('file'),
       began: text('began'),
       over: claim.over === 'in-doubt' ? 'in-doubt' : undefined,
@@ -222,3 +222,7 @@ function importClaims(db: StoreDb, path: string, text: string, journals: LegacyJ
     });
   }
 }
+
+/** A command's own run as earlier builds named it (NUL, then "roster …"), named as the database names it. */
+const legacyRun = (run: string) =>
+  run.startsWith('\0') ? commandRun(run.slice(1).replace(/^roster /, '')) : run;

@@ -10,7 +10,7 @@ import { basename } from 'node:path';
 import type { InvitationBody } from '../../api/enrollment.js';
 import { MAX_RETRIES, MAX_RETRY_AFTER_MS } from '../../api/retry.js';
 import type { PlannedRow } from '../invite-file.js';
-import type { ClaimingRun } from './claims.js';
+import { type ClaimingRun, isCommandRun } from './claims.js';
 import { keyOf, rowVerdict, type Withheld } from './decide.js';
 import type { Journal, JournalEntry } from './journal.js';
 import { invitationIdentity, type SentEntry, type SentRecord } from './sent-record.js';
@@ -109,10 +109,10 @@ export const fileRunName = (file: string | undefined) => (file === undefined ? u
 
 /**
  * The run of a claim as the record names runs (SentEntry.by): a file run's file name; a command's own run
- * (a single send: its run starts with NUL) by its name without backticks or "roster ".
+ * (a single send: commandRun) by its name without backticks or "roster ".
  */
 export function claimRunName(claim: ClaimingRun): string | undefined {
-  if (!claim.run.startsWith('\0')) return fileRunName(claim.file);
+  if (!isCommandRun(claim.run)) return fileRunName(claim.file);
   return claim.file?.replaceAll('\u0060', '').replace(/^roster /, '');
 }
 

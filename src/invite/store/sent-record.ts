@@ -12,7 +12,15 @@ import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { privateFolder } from '../../files.js';
 import { thisProcess } from '../../lock.js';
-import { type Claim, type ClaimingRun, type ClaimState, claimOf, openClaimsIn, putClaim } from './claims.js';
+import {
+  type Claim,
+  type ClaimingRun,
+  type ClaimState,
+  claimOf,
+  commandRun,
+  openClaimsIn,
+  putClaim,
+} from './claims.js';
 import { StoreDb } from './database.js';
 import {
   type ClaimDecision,
@@ -425,10 +433,10 @@ function keptTime(at: string): number | string {
 const shownTime = (at: number | string) => (typeof at === 'number' ? new Date(at).toISOString() : at);
 
 /** The run forget() stands as when it reads the claims: no run's own, so every live one counts. */
-const FORGET_RUN = '\0roster invite forget';
+const FORGET_RUN = commandRun('invite forget');
 
 /** The run `roster invite settle` stands as: no run's own. */
-export const SETTLE_RUN = { run: '\0roster invite settle', file: '`roster invite settle`' };
+export const SETTLE_RUN = { run: commandRun('invite settle'), file: '`roster invite settle`' };
 
 /** An invitation left open by a run (SentRecord.openClaims): its parts, its identity and its claim. */
 export interface OpenClaim extends InvitationParts {
