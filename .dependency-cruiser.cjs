@@ -21,7 +21,7 @@ const FLOORS = [
   ['settings', ['src/(settings|config-file|base-url)\\.ts$']],
   [
     'foundations',
-    ['src/output/', 'src/(errors|files|heap|io|lock|paths|platform|prompter|redact|values|version)\\.ts$'],
+    ['src/output/', 'src/(clock|errors|files|heap|io|lock|paths|platform|prompter|redact|values|version)\\.ts$'],
   ],
 ];
 const SANDBOX = '^src/sandbox/';
@@ -79,6 +79,14 @@ module.exports = {
       comment: 'Every module of src/ belongs to a floor (add a new folder to FLOORS in .dependency-cruiser.cjs).',
       from: { path: '^src/', pathNot: [...everyFloor, SANDBOX] },
       to: {},
+    },
+    {
+      name: 'imports-on-a-floor',
+      severity: 'error',
+      comment:
+        'Every module of src/ that is imported belongs to a floor: one that imports nothing has no import for on-a-floor to catch (add it to FLOORS in .dependency-cruiser.cjs).',
+      from: { path: '^src/' },
+      to: { path: '^src/', pathNot: [...everyFloor, SANDBOX] },
     },
     {
       name: 'no-circular',
