@@ -77,11 +77,7 @@ describe('the layer rules', () => {
     ],
     ['sandbox-own-floor', 'src/sandbox/server.ts → src/settings.ts', 'it imports only the foundations'],
     ['on-a-floor', 'src/misc/helper.ts → src/output/text.ts', 'Every module of src/ belongs to a floor'],
-    [
-      'imports-on-a-floor',
-      'src/api/client.ts → src/misc/clock.ts',
-      'that is imported belongs to a floor',
-    ],
+    ['imports-on-a-floor', 'src/api/client.ts → src/misc/clock.ts', 'that is imported belongs to a floor'],
     ['no-circular', 'src/output/style.ts →', 'one direction only'],
     ['no-orphans', 'src/values.ts', 'dead code'],
     ['invite-store-one-door', 'src/invite/send.ts → src/invite/store/journal.ts', 'is entered through its'],
