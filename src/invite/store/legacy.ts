@@ -99,7 +99,11 @@ function parse(path: string, line: string, index: number): Record<string, unknow
     const value = JSON.parse(line) as unknown;
     if (value !== null && typeof value === 'object') return value as Record<string, unknown>;
   } catch {}
-  throw new RosterError(
+  throw damaged(path, index);
+}
+
+function damaged(path: string, index: number): RosterError {
+  return new RosterError(
     'failure',
     `${path} is damaged at line ${index + 1}; roster cannot take it into its database.`,
     'Move it aside only if you are sure: invitations it recorded could be sent again.',
@@ -110,7 +114,7 @@ function importRecord(db: StoreDb, path: string, text: string): void {
   forEachLine(text, (line, index) => {
     if (index === 0 || line === '') return;
     const e = parse(path, line, index);
-    if (typeof e.email !== 'string' || typeof e.schoolId !== 'string') parse(path, '', index);
+    if (typeof e.email !== 'string' || typeof e.schoolId !== 'string') throw damaged(path, index);
     const parts = { email: e.email as string, schoolId: e.schoolId as string };
     addRecordRow(
       db,
@@ -147,7 +151,7 @@ function readJournal(path: string, text: string): (LegacyJournal & { destination
       journal = { path, header, destination: header.destination, states: new Map() };
     } else if (journal && typeof entry.key === 'string' && typeof entry.state === 'string')
       journal.states.set(entry.key, entry);
-    else if (journal) parse(path, '', index);
+    else if (journal) throw damaged(path, index);
   });
   return journal;
 }
