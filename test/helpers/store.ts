@@ -79,8 +79,13 @@ export function runRows(db: string): { run: string; pid: number | null }[] {
 /** Every row of every table, in a fixed order: to show that something wrote nothing at all. */
 export function storeDump(db: string): Record<string, Row[]> {
   const tables = query(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
+  const ordered = (name: string) =>
+    query(db, `PRAGMA table_info("${name}")`).length > 1 ? 'ORDER BY 1, 2' : 'ORDER BY 1';
   return Object.fromEntries(
-    tables.map(({ name }) => [name as string, query(db, `SELECT * FROM "${name as string}" ORDER BY 1, 2`)]),
+    tables.map(({ name }) => [
+      name as string,
+      query(db, `SELECT * FROM "${name as string}" ${ordered(name as string)}`),
+    ]),
   );
 }
 

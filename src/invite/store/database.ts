@@ -38,6 +38,7 @@ CREATE INDEX IF NOT EXISTS record_identity ON record (identity, seq);
 CREATE TABLE IF NOT EXISTS claims (identity TEXT PRIMARY KEY, run TEXT NOT NULL, file TEXT, began TEXT,
   over TEXT, state TEXT NOT NULL, at TEXT NOT NULL, until TEXT, pid INTEGER NOT NULL, host TEXT,
   started TEXT) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS imported (run TEXT PRIMARY KEY) WITHOUT ROWID;
 `;
 
 type Sqlite = typeof import('node:sqlite');

@@ -111,7 +111,7 @@ export class FileRun {
         now,
       );
       record.load();
-      await recordSentRows(record, rows, journal.states, fileRunName(run.file));
+      if (journal.imported) await recordSentRows(record, rows, journal, fileRunName(run.file));
       const before = journal.states;
       const plan = planRows(rows, before, flags.resendInDoubt, elsewhere(record, flags));
       return new FileRun(journal, record, flags, run.file, rows, {
@@ -189,21 +189,24 @@ function elsewhere(record: SentRecord, flags: ResendFlags): SentElsewhere {
 }
 
 /**
- * Rows the journal says were sent and the record lacks are added, so no campaign plan or other file lists
- * them again: a run of an earlier roster killed between its journal's write and its record's (legacy.ts
- * imports both as they were; this roster writes the two in one transaction). Not those forgotten (`roster
- * invite forget`) since they were sent, which would undo the forgetting.
+ * Rows an imported journal says were sent and the record lacks are added, so no campaign plan or other file
+ * lists them again: a run of an earlier roster killed between its journal's write and its record's
+ * (legacy.ts imports both as they were). Until every row the journal sent has been in the file once: this
+ * roster writes a row's outcome and its record entry in one transaction. Not those forgotten (`roster invite forget`) since they were sent,
+ * which would undo the forgetting.
  */
 async function recordSentRows(
   record: SentRecord,
   rows: PlannedRow[],
-  states: ReadonlyMap<string, LastEntry>,
+  journal: Journal,
   by: string | undefined,
 ): Promise<void> {
   const missing: SentEntry[] = [];
+  let seen = 0;
   for (const row of rows) {
-    const entry = states.get(keyOf(row));
+    const entry = journal.states.get(keyOf(row));
     if (entry?.state !== 'sent') continue;
+    seen++;
     const identity = identityOf(row);
     if (record.has(identity)) continue;
     const forgotten = record.forgottenAt(identity);
@@ -211,4 +214,7 @@ async function recordSentRows(
       missing.push(sentEntry(row.body, new Date(entry.at), by));
   }
   await record.add(missing);
+  let sent = 0;
+  for (const entry of journal.states.values()) if (entry.state === 'sent') sent++;
+  if (seen === sent) await journal.checked();
 }

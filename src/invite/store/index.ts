@@ -22,6 +22,8 @@
 //   rows are only ever added.
 // - claims: who is sending which invitation right now (state sending, until a deadline) or could not
 //   tell (in-doubt); a settled claim is no row.
+// - imported: runs whose journal came from an earlier roster's files (legacy.ts), until the run's next
+//   start has added to the record the rows that journal had sent and that record lacked (file-run.ts).
 //
 // A row of a file: claim + in-flight entry (one transaction) → request → outcome + claim settled + record
 // entry when sent (one transaction). A kill at any point leaves the row sent, not sent, or in doubt for

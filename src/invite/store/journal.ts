@@ -83,6 +83,8 @@ export class Journal {
     readonly states: ReadonlyMap<string, LastEntry>,
     /** True when this run began the journal (a first run, not a resume). */
     readonly created: boolean,
+    /** True when the journal came from an earlier roster's files and its sent rows are not yet checked. */
+    readonly imported: boolean,
   ) {}
 
   /** The run the journal belongs to: its file's real path (claims name runs so). */
@@ -121,7 +123,8 @@ export class Journal {
         me.started ?? null,
       );
       const first: JournalHeader = row ? headerOf(row, db) : { ...header, createdAt };
-      return new Journal(db, first, row ? statesOf(db, header.file) : new Map(), !row);
+      const imported = db.get('SELECT run FROM imported WHERE run = ?', header.file) !== undefined;
+      return new Journal(db, first, row ? statesOf(db, header.file) : new Map(), !row, imported);
     });
   }
 
@@ -133,6 +136,11 @@ export class Journal {
   /** Writes the entries and resolves once they are on disk (`states` stays what the run began with). */
   record(entries: JournalEntry[]): Promise<void> {
     return this.db.batch(() => this.write(entries));
+  }
+
+  /** Its sent rows are checked against the record (file-run.ts): not again at a later start. */
+  checked(): Promise<void> {
+    return this.db.batch(() => this.db.run('DELETE FROM imported WHERE run = ?', this.run));
   }
 
   /** Lets go of the journal: another run of the file may take it. */

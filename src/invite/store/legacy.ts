@@ -164,6 +164,8 @@ function importJournal(db: StoreDb, { header, states }: LegacyJournal): void {
     header.sha256,
     header.createdAt,
   );
+  // The old record may lack rows this journal sent: the run's next start adds them (file-run.ts).
+  db.run('INSERT OR IGNORE INTO imported (run) VALUES (?)', header.file);
   // An earlier build's `pending` (planned, never tried) means the same as no entry.
   const entries = [...states].filter(([, e]) => e.state !== 'pending');
   writeJournal(
